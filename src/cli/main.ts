@@ -1,0 +1,46 @@
+#!/usr/bin/env node
+import { snapshotCommand } from './snapshot.js';
+import { UsageError } from './storage-flags.js';
+import { upCommand } from './up.js';
+
+const help = `wheelhouse: a Kubernetes control plane in TypeScript.
+
+Usage: wheelhouse COMMAND [flags]
+
+Commands:
+  up         run the cluster (for now: its storage layer) in this process
+  snapshot   save, restore or inspect a snapshot of the sqlite store
+  version    print the version
+
+Run 'wheelhouse COMMAND --help' for a command's flags.`;
+
+export async function main(argv: string[], out: (line: string) => void = console.log): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'up':
+        return await upCommand(rest, out);
+      case 'snapshot':
+        return await snapshotCommand(rest, out);
+      case 'version':
+      case '--version':
+        out('wheelhouse 0.1.0');
+        return 0;
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        out(help);
+        return command === undefined ? 2 : 0;
+      default:
+        throw new UsageError(`unknown command ${JSON.stringify(command)}\n\n${help}`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`wheelhouse: ${(err as Error).message}\n`);
+      return 2;
+    }
+    process.stderr.write(`wheelhouse: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,134 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { describeEvents, expectStorageError, WatchRecorder } from '../../testing/storage-conformance.js';
+import { SqliteStore } from './store.js';
+
+const dirs: string[] = [];
+function newPath(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'wheelhouse-sqlite-'));
+  dirs.push(dir);
+  return join(dir, 'state.db');
+}
+after(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+describe('sqlite store: durability and group commit', () => {
+  it('acknowledges no write before the sync of its batch has returned', async () => {
+    const synced = new Set<number>();
+    let syncs = 0;
+    const store = new SqliteStore({
+      path: newPath(),
+      commitHook: (revisions, commit) => {
+        commit();
+        syncs++;
+        for (const r of revisions) synced.add(r);
+      },
+    });
+    const acks: Array<{ revision: number; syncedBeforeAck: boolean }> = [];
+    const writes = Array.from({ length: 64 }, (_, i) =>
+      store.create(`/registry/pods/default/p${i}`, `pod ${i}`).then((r) => {
+        acks.push({ revision: r.revision, syncedBeforeAck: synced.has(r.revision) });
+      }),
+    );
+    await Promise.all(writes);
+    assert.equal(acks.length, 64);
+    assert.ok(
+      acks.every((a) => a.syncedBeforeAck),
+      'every acknowledged revision was in a batch whose sync had returned',
+    );
+    assert.equal(syncs, 1, '64 writes issued together share one commit');
+    await store.close();
+  });
+
+  it('acknowledges nothing, keeps nothing and tells watchers nothing when a sync fails', async () => {
+    let fail = false;
+    const store = new SqliteStore({
+      path: newPath(),
+      commitHook: (_revisions, commit) => {
+        if (fail) throw new Error('EIO: injected fsync failure');
+        commit();
+      },
+    });
+    const kept = await store.create('/registry/configmaps/default/kept', 'v1');
+    const rec = new WatchRecorder();
+    const w = store.watch('/registry/', kept.revision, rec.listener);
+    fail = true;
+    const results = await Promise.allSettled([
+      store.create('/registry/configmaps/default/a', 'x'),
+      store.update('/registry/configmaps/default/kept', 'v2', kept.revision),
+    ]);
+    for (const r of results) {
+      assert.equal(r.status, 'rejected');
+      assert.equal((r as PromiseRejectedResult).reason.code, 'Unavailable');
+    }
+    assert.equal(await store.currentRevision(), kept.revision);
+    assert.equal(await store.get('/registry/configmaps/default/a'), null);
+    assert.equal((await store.get('/registry/configmaps/default/kept'))?.value.toString(), 'v1');
+    fail = false;
+    const next = await store.update('/registry/configmaps/default/kept', 'v3', kept.revision);
+    assert.ok(next.revision > kept.revision);
+    assert.deepEqual(describeEvents(await rec.waitForEvents(1)), [
+      'update /registry/configmaps/default/kept=v3 (was v1)',
+    ]);
+    w.close();
+    await store.close();
+  });
+
+  it('opens its file in WAL mode with synchronous=FULL', async () => {
+    const path = newPath();
+    const store = new SqliteStore({ path });
+    await store.create('/registry/k', 'v');
+    const peek = new Database(path, { readonly: true });
+    assert.equal(peek.pragma('journal_mode', { simple: true }), 'wal');
+    peek.close();
+    await store.close();
+  });
+
+  it('keeps keys, revisions and history across a restart, and resumes a watch from before it', async () => {
+    const path = newPath();
+    const first = new SqliteStore({ path });
+    const a = await first.create('/registry/secrets/default/a', 'a1');
+    const mark = a.revision;
+    const a2 = await first.update('/registry/secrets/default/a', 'a2', a.revision);
+    const b = await first.create('/registry/secrets/default/b', 'b1');
+    await first.close();
+
+    const second = new SqliteStore({ path });
+    assert.equal(await second.currentRevision(), b.revision);
+    const kv = await second.get('/registry/secrets/default/a');
+    assert.equal(kv?.modRevision, a2.revision);
+    assert.equal(kv?.createRevision, a.revision);
+    assert.equal((await second.get('/registry/secrets/default/a', { revision: mark }))?.value.toString(), 'a1');
+    const rec = new WatchRecorder();
+    const w = second.watch('/registry/secrets/', mark, rec.listener);
+    const c = await second.create('/registry/secrets/default/c', 'c1');
+    assert.ok(c.revision > b.revision, 'revisions continue after a restart');
+    assert.deepEqual(describeEvents(await rec.waitForEvents(3)), [
+      'update /registry/secrets/default/a=a2 (was a1)',
+      'create /registry/secrets/default/b=b1',
+      'create /registry/secrets/default/c=c1',
+    ]);
+    w.close();
+    await second.close();
+  });
+
+  it('never reuses a revision, even after compaction removes the newest row', async () => {
+    const path = newPath();
+    const store = new SqliteStore({ path });
+    const c = await store.create('/registry/k', 'v');
+    const d = await store.delete('/registry/k', c.revision);
+    await store.compact(d.revision);
+    await store.close();
+    const again = new SqliteStore({ path });
+    assert.equal(await again.currentRevision(), d.revision);
+    const next = await again.create('/registry/k', 'v2');
+    assert.ok(next.revision > d.revision);
+    await expectStorageError(again.get('/registry/k', { revision: c.revision }), 'Compacted');
+    await again.close();
+  });
+});

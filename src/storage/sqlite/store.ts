@@ -1,0 +1,314 @@
+import Database from 'better-sqlite3';
+import { type Logger, silentLogger } from '../../util/logger.js';
+import {
+  type DeleteResult,
+  errors,
+  type KeyValue,
+  type ListOptions,
+  type ListResult,
+  prefixEnd,
+  type ReadOptions,
+  StorageError,
+  type Store,
+  toBytes,
+  type Value,
+  type Watch,
+  type WatchEvent,
+  type WatchListener,
+  type WriteResult,
+} from '../types.js';
+import { WatchHub } from '../watch-hub.js';
+import { createSchema, readLastRevision, readMeta } from './schema.js';
+
+/**
+ * Runs the commit of one batch of writes. The default just calls commit(), which is where SQLite syncs the
+ * write-ahead log to disk. Tests inject their own to observe the order of syncs and acknowledgements.
+ */
+export type CommitHook = (revisions: number[], commit: () => void) => void;
+
+export interface SqliteStoreOptions {
+  /** The database file. */
+  path: string;
+  logger?: Logger;
+  commitHook?: CommitHook;
+}
+
+type Op =
+  | { kind: 'create'; key: string; value: Buffer }
+  | { kind: 'update'; key: string; value: Buffer; expected: number }
+  | { kind: 'delete'; key: string; expected: number };
+
+interface Pending {
+  op: Op;
+  resolve: (r: WriteResult | DeleteResult) => void;
+  reject: (err: unknown) => void;
+}
+
+interface Row {
+  id: number;
+  name: string;
+  deleted: number;
+  create_revision: number;
+  value: Buffer | null;
+}
+
+interface LogRow extends Row {
+  prev_value: Buffer | null;
+  prev_deleted: number | null;
+}
+
+/** Keys are never longer than this code point, so it bounds a range with no end. */
+const NO_END = '\u{10FFFF}';
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * The embedded default backend: a log table in one SQLite file (WAL, synchronous=FULL).
+ *
+ * Writes queue up and are applied together in one transaction at the next turn of the event loop; the batch's
+ * commit is one sync of the write-ahead log, and only after it returns are the writes acknowledged and sent to
+ * watchers (group commit). Reads see committed state only.
+ */
+export class SqliteStore implements Store {
+  readonly backend = 'sqlite';
+  readonly path: string;
+  private readonly db: Database.Database;
+  private readonly hub: WatchHub;
+  private readonly log: Logger;
+  private readonly commitHook: CommitHook;
+  private rev: number;
+  private compacted: number;
+  private pending: Pending[] = [];
+  private flushScheduled = false;
+  private closed = false;
+  private readonly stmt: ReturnType<SqliteStore['prepare']>;
+
+  constructor(opts: SqliteStoreOptions) {
+    this.path = opts.path;
+    this.log = opts.logger ?? silentLogger;
+    this.commitHook = opts.commitHook ?? ((_revisions, commit) => commit());
+    this.hub = new WatchHub(this.log);
+    this.db = new Database(opts.path);
+    try {
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma('synchronous = FULL');
+      this.db.pragma('busy_timeout = 5000');
+      const mode = this.db.pragma('journal_mode', { simple: true });
+      const sync = this.db.pragma('synchronous', { simple: true });
+      if (mode !== 'wal' || sync !== 2) {
+        throw new Error(
+          `sqlite store ${opts.path} must run with journal_mode=WAL and synchronous=FULL (got ${mode}, ${sync})`,
+        );
+      }
+      createSchema(this.db);
+      this.rev = readLastRevision(this.db);
+      this.compacted = readMeta(this.db, 'compact_revision');
+      this.stmt = this.prepare();
+    } catch (err) {
+      this.db.close();
+      throw err;
+    }
+  }
+
+  private prepare() {
+    const db = this.db;
+    return {
+      latest: db.prepare(
+        'SELECT id, name, deleted, create_revision, value FROM kv WHERE name = ? ORDER BY id DESC LIMIT 1',
+      ),
+      at: db.prepare(
+        'SELECT id, name, deleted, create_revision, value FROM kv WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1',
+      ),
+      insert: db.prepare(
+        'INSERT INTO kv (id, name, deleted, create_revision, prev_revision, value) VALUES (?, ?, ?, ?, ?, ?)',
+      ),
+      list: db.prepare(`
+        SELECT kv.id, kv.name, kv.deleted, kv.create_revision, kv.value FROM kv
+        JOIN (SELECT max(id) AS id FROM kv WHERE name >= ? AND name < ? AND id <= ? GROUP BY name) AS latest
+          ON kv.id = latest.id
+        WHERE kv.deleted = 0 ORDER BY kv.name LIMIT ?`),
+      count: db.prepare(`
+        SELECT count(*) AS n FROM kv
+        JOIN (SELECT max(id) AS id FROM kv WHERE name >= ? AND name < ? GROUP BY name) AS latest ON kv.id = latest.id
+        WHERE kv.deleted = 0`),
+      since: db.prepare(`
+        SELECT kv.id, kv.name, kv.deleted, kv.create_revision, kv.value, p.value AS prev_value, p.deleted AS prev_deleted
+        FROM kv LEFT JOIN kv AS p ON p.id = kv.prev_revision
+        WHERE kv.id > ? AND kv.name >= ? AND kv.name < ? ORDER BY kv.id`),
+      lastRevision: db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'kv'").pluck(),
+      compactSuperseded: db.prepare(
+        'DELETE FROM kv WHERE id IN (SELECT prev_revision FROM kv WHERE id <= ? AND prev_revision > 0)',
+      ),
+      compactTombstones: db.prepare('DELETE FROM kv WHERE deleted = 1 AND id <= ?'),
+      setCompacted: db.prepare("UPDATE meta SET value = ? WHERE name = 'compact_revision'"),
+    };
+  }
+
+  async get(key: string, opts: ReadOptions = {}): Promise<KeyValue | null> {
+    const at = this.readRevision(opts.revision);
+    const row = this.stmt.at.get(key, at) as Row | undefined;
+    return row && row.deleted === 0 ? toKeyValue(row) : null;
+  }
+
+  async list(prefix: string, opts: ListOptions = {}): Promise<ListResult> {
+    const at = this.readRevision(opts.revision);
+    const start = opts.startKey !== undefined && opts.startKey > prefix ? opts.startKey : prefix;
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : -1;
+    const rows = this.stmt.list.all(start, prefixEnd(prefix) || NO_END, at, limit < 0 ? -1 : limit + 1) as Row[];
+    const more = limit > 0 && rows.length > limit;
+    if (more) rows.length = limit;
+    return { items: rows.map(toKeyValue), revision: at, more };
+  }
+
+  async count(prefix: string): Promise<number> {
+    this.assertOpen();
+    return (this.stmt.count.get(prefix, prefixEnd(prefix) || NO_END) as { n: number }).n;
+  }
+
+  create(key: string, value: Value): Promise<WriteResult> {
+    return this.enqueue(() => ({ kind: 'create', key, value: toBytes(key, value) }));
+  }
+
+  update(key: string, value: Value, expectedRevision: number): Promise<WriteResult> {
+    return this.enqueue(() => ({ kind: 'update', key, value: toBytes(key, value), expected: expectedRevision }));
+  }
+
+  delete(key: string, expectedRevision: number): Promise<DeleteResult> {
+    return this.enqueue(() => ({ kind: 'delete', key, expected: expectedRevision }));
+  }
+
+  watch(prefix: string, afterRevision: number, listener: WatchListener): Watch {
+    return this.hub.subscribe(prefix, listener, () => {
+      this.assertOpen();
+      if (afterRevision < this.compacted) throw errors.compacted(afterRevision, this.compacted);
+      const rows = this.stmt.since.all(afterRevision, prefix, prefixEnd(prefix) || NO_END) as LogRow[];
+      return rows.map(toEvent);
+    });
+  }
+
+  async compact(revision: number): Promise<void> {
+    this.assertOpen();
+    this.flushNow();
+    if (revision > this.rev) throw errors.futureRevision(revision, this.rev);
+    if (revision <= this.compacted) throw errors.compacted(revision, this.compacted);
+    this.db
+      .transaction(() => {
+        this.stmt.compactSuperseded.run(revision);
+        this.stmt.compactTombstones.run(revision);
+        this.stmt.setCompacted.run(revision);
+      })
+      .immediate();
+    this.compacted = revision;
+  }
+
+  async currentRevision(): Promise<number> {
+    this.assertOpen();
+    return this.rev;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.flushNow();
+    this.closed = true;
+    this.hub.closeAll();
+    this.db.close();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw errors.closed();
+  }
+
+  private readRevision(revision: number | undefined): number {
+    this.assertOpen();
+    if (revision === undefined || revision === 0) return this.rev;
+    if (revision > this.rev) throw errors.futureRevision(revision, this.rev);
+    if (revision < this.compacted) throw errors.compacted(revision, this.compacted);
+    return revision;
+  }
+
+  private enqueue<T>(makeOp: () => Op): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      if (this.closed) return reject(errors.closed());
+      const op = makeOp();
+      this.pending.push({ op, resolve: resolve as (r: WriteResult | DeleteResult) => void, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(() => this.flushNow());
+      }
+    });
+  }
+
+  /** Applies every queued write in one transaction, commits (one sync), then acknowledges and publishes. */
+  private flushNow(): void {
+    this.flushScheduled = false;
+    const batch = this.pending;
+    if (batch.length === 0) return;
+    this.pending = [];
+    const outcomes: Array<
+      { ok: true; result: WriteResult | DeleteResult; event: WatchEvent } | { ok: false; err: unknown }
+    > = [];
+    const startRev = this.rev;
+    let rev = startRev;
+    try {
+      this.db.exec('BEGIN IMMEDIATE');
+      // Another process may have written to the file since we last looked; never reuse its revisions.
+      rev = Math.max(rev, (this.stmt.lastRevision.get() as number | undefined) ?? 0);
+      for (const { op } of batch) {
+        try {
+          const applied = this.apply(op, rev + 1);
+          rev = applied.event.revision;
+          outcomes.push({ ok: true, ...applied });
+        } catch (err) {
+          outcomes.push({ ok: false, err });
+        }
+      }
+      const revisions = outcomes.flatMap((o) => (o.ok ? [o.result.revision] : []));
+      this.commitHook(revisions, () => this.db.exec('COMMIT'));
+    } catch (err) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      this.rev = Math.max(startRev, readLastRevision(this.db));
+      this.log.error('sqlite commit failed', { err: String(err) });
+      const failure = new StorageError('Unavailable', `sqlite commit failed: ${String(err)}`, { cause: err });
+      for (const p of batch) p.reject(failure);
+      return;
+    }
+    this.rev = rev;
+    this.hub.publish(outcomes.flatMap((o) => (o.ok ? [o.event] : [])));
+    batch.forEach((p, i) => {
+      const o = outcomes[i];
+      if (o?.ok) p.resolve(o.result);
+      else p.reject(o?.err);
+    });
+  }
+
+  private apply(op: Op, revision: number): { result: WriteResult | DeleteResult; event: WatchEvent } {
+    const latest = this.stmt.latest.get(op.key) as Row | undefined;
+    const live = latest && latest.deleted === 0 ? latest : undefined;
+    const prevRevision = latest?.id ?? 0;
+    if (op.kind === 'create') {
+      if (live) throw errors.keyExists(op.key, toKeyValue(live));
+      this.stmt.insert.run(revision, op.key, 0, revision, prevRevision, op.value);
+      return { result: { revision }, event: { type: 'create', key: op.key, value: op.value, revision } };
+    }
+    if (!live) throw errors.notFound(op.key);
+    if (live.id !== op.expected) throw errors.conflict(op.key, op.expected, toKeyValue(live));
+    const prevValue = live.value ?? EMPTY;
+    if (op.kind === 'update') {
+      this.stmt.insert.run(revision, op.key, 0, live.create_revision, prevRevision, op.value);
+      return { result: { revision }, event: { type: 'update', key: op.key, value: op.value, prevValue, revision } };
+    }
+    this.stmt.insert.run(revision, op.key, 1, live.create_revision, prevRevision, null);
+    return { result: { revision, prevValue }, event: { type: 'delete', key: op.key, prevValue, revision } };
+  }
+}
+
+function toKeyValue(row: Row): KeyValue {
+  return { key: row.name, value: row.value ?? EMPTY, modRevision: row.id, createRevision: row.create_revision };
+}
+
+function toEvent(row: LogRow): WatchEvent {
+  const prev = row.prev_value !== null && row.prev_deleted === 0 ? row.prev_value : undefined;
+  if (row.deleted) return { type: 'delete', key: row.name, prevValue: prev ?? EMPTY, revision: row.id };
+  const value = row.value ?? EMPTY;
+  if (prev === undefined) return { type: 'create', key: row.name, value, revision: row.id };
+  return { type: 'update', key: row.name, value, prevValue: prev, revision: row.id };
+}
