@@ -1,15 +1,17 @@
 import { parseArgs } from 'node:util';
-import { Compactor, DEFAULT_COMPACTION } from '../storage/compactor.js';
+import { Compactor } from '../storage/compactor.js';
 import { openStore } from '../storage/open.js';
 import type { Store } from '../storage/types.js';
 import { createLogger } from '../util/logger.js';
-import { storageConfigOf, storageFlagSpec } from './storage-flags.js';
+import { compactionPolicyOf, storageConfigOf, storageFlagSpec } from './storage-flags.js';
 
 export const upHelp = `Usage: wheelhouse up [--data-dir DIR] [--storage memory|sqlite|etcd] [--etcd-servers URL,…]
-    [--etcd-cafile F --etcd-certfile F --etcd-keyfile F] [-v N]
+    [--etcd-cafile F --etcd-certfile F --etcd-keyfile F] [--etcd-compaction-interval 5m]
+    [--storage-retain-revisions 1000] [--storage-retain-duration 5m] [-v N]
 
 Opens the cluster's storage (default: sqlite in ./.wheelhouse/state.db), reports what it holds, and keeps it
-open, compacting old history every 5 minutes, until interrupted.`;
+open until interrupted, compacting history every --etcd-compaction-interval (0: never) while keeping at least
+the last --storage-retain-revisions revisions and everything newer than --storage-retain-duration.`;
 
 /** Counts keys per resource under /registry/, as etcdctl get --prefix --keys-only would show them. */
 async function resourceCounts(store: Store): Promise<Map<string, number>> {
@@ -40,9 +42,10 @@ export async function upCommand(args: string[], out: (line: string) => void): Pr
     return 0;
   }
   const config = storageConfigOf(values);
+  const policy = compactionPolicyOf(values);
   const log = createLogger({ component: 'wheelhouse', verbosity: Number(values.v ?? 0) });
   const store = openStore(config, log.child('storage'));
-  const compactor = new Compactor(store, DEFAULT_COMPACTION, undefined, log.child('compactor'));
+  const compactor = policy ? new Compactor(store, policy, undefined, log.child('compactor')) : undefined;
   const revision = await store.currentRevision();
   const counts = await resourceCounts(store);
   const where =
@@ -54,9 +57,13 @@ export async function upCommand(args: string[], out: (line: string) => void): Pr
   out(`wheelhouse: storage ready: ${where}`);
   out(`  revision ${revision}, ${[...counts.values()].reduce((a, b) => a + b, 0)} objects`);
   for (const [resource, n] of [...counts].sort()) out(`    ${resource}: ${n}`);
-  out('  compacting history older than 5 minutes and 1000 revisions, every 5 minutes');
+  out(
+    policy
+      ? `  compacting every ${policy.intervalMs / 1000}s, keeping the last ${policy.retainRevisions} revisions and ${policy.retainMs / 1000}s of history`
+      : '  compaction is off (--etcd-compaction-interval=0)',
+  );
   out('  The API server and the other components are not part of this build yet. Press Ctrl-C to stop.');
-  compactor.start();
+  compactor?.start();
   await new Promise<void>((resolve) => {
     // The compactor's timers do not hold the process open; this does, until a signal arrives.
     const keepAlive = setInterval(() => {}, 1 << 30);
@@ -67,7 +74,7 @@ export async function upCommand(args: string[], out: (line: string) => void): Pr
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
-  compactor.stop();
+  compactor?.stop();
   await store.close();
   out('wheelhouse: storage closed');
   return 0;

@@ -44,7 +44,9 @@ export class MemoryStore implements Store {
   private rev = 0;
   private compacted = 0;
   private readonly history = new Map<string, Version[]>();
-  private keys: string[] = [];
+  /** Every key with history, sorted; keys added since the last sort wait in `added`. */
+  private sorted: string[] = [];
+  private added: string[] = [];
   private log: WatchEvent[] = [];
   private readonly hub: WatchHub;
   private closed = false;
@@ -64,8 +66,9 @@ export class MemoryStore implements Store {
     const limit = opts.limit && opts.limit > 0 ? opts.limit : Number.POSITIVE_INFINITY;
     const items: KeyValue[] = [];
     let more = false;
-    for (let i = lowerBound(this.keys, start); i < this.keys.length; i++) {
-      const key = this.keys[i] as string;
+    const keys = this.keys();
+    for (let i = lowerBound(keys, start); i < keys.length; i++) {
+      const key = keys[i] as string;
       if (!key.startsWith(prefix)) break;
       const kv = this.at(key, at);
       if (!kv) continue;
@@ -81,8 +84,9 @@ export class MemoryStore implements Store {
   async count(prefix: string): Promise<number> {
     this.assertOpen();
     let n = 0;
-    for (let i = lowerBound(this.keys, prefix); i < this.keys.length; i++) {
-      const key = this.keys[i] as string;
+    const keys = this.keys();
+    for (let i = lowerBound(keys, prefix); i < keys.length; i++) {
+      const key = keys[i] as string;
       if (!key.startsWith(prefix)) break;
       if (this.at(key, this.rev)) n++;
     }
@@ -149,7 +153,7 @@ export class MemoryStore implements Store {
       if (keepFrom > 0) versions.splice(0, keepFrom);
       if (versions.length === 0) this.history.delete(key);
     }
-    this.keys = this.keys.filter((k) => this.history.has(k));
+    this.sorted = this.keys().filter((k) => this.history.has(k));
     this.log = this.log.slice(this.firstLogIndexAfter(revision));
   }
 
@@ -202,7 +206,26 @@ export class MemoryStore implements Store {
       return;
     }
     this.history.set(key, [version]);
-    this.keys.splice(lowerBound(this.keys, key), 0, key);
+    this.added.push(key);
+  }
+
+  /** The sorted key list, merging in keys added since it was last needed. */
+  private keys(): string[] {
+    if (this.added.length === 0) return this.sorted;
+    const added = this.added.sort();
+    const merged: string[] = new Array(this.sorted.length + added.length);
+    let i = 0;
+    let j = 0;
+    let k = 0;
+    while (i < this.sorted.length && j < added.length) {
+      merged[k++] =
+        (this.sorted[i] as string) < (added[j] as string) ? (this.sorted[i++] as string) : (added[j++] as string);
+    }
+    while (i < this.sorted.length) merged[k++] = this.sorted[i++] as string;
+    while (j < added.length) merged[k++] = added[j++] as string;
+    this.sorted = merged;
+    this.added = [];
+    return merged;
   }
 
   private emit(event: WatchEvent): void {

@@ -1,8 +1,10 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:https';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { makeTestCerts, type TestCerts } from './openssl-certs.js';
 
 /**
  * Starts real etcd members (Debian's etcd-server package) on free loopback ports for tests and benchmarks, and
@@ -56,22 +58,28 @@ export class EtcdCluster {
     readonly members: EtcdMember[],
     private readonly root: string,
     private readonly token: string,
+    /** Set when the cluster serves clients over TLS and requires client certificates. */
+    readonly certs: TestCerts | undefined,
   ) {}
 
-  /** Starts size members that form one cluster and waits until every one answers /health. */
-  static async start(size = 1): Promise<EtcdCluster> {
+  /**
+   * Starts size members that form one cluster and waits until every one answers /health. With tls, clients must
+   * connect over https with a certificate signed by the cluster's test CA (etcd's --client-cert-auth).
+   */
+  static async start(size = 1, opts: { tls?: boolean } = {}): Promise<EtcdCluster> {
     const root = mkdtempSync(join(tmpdir(), 'wheelhouse-etcd-'));
+    const certs = opts.tls ? makeTestCerts(root) : undefined;
     const members: EtcdMember[] = [];
     for (let i = 0; i < size; i++) {
       members.push({
         name: `m${i}`,
-        clientUrl: `http://127.0.0.1:${await freePort()}`,
+        clientUrl: `${certs ? 'https' : 'http'}://127.0.0.1:${await freePort()}`,
         peerUrl: `http://127.0.0.1:${await freePort()}`,
         dataDir: join(root, `m${i}`),
         process: undefined,
       });
     }
-    const cluster = new EtcdCluster(members, root, `wheelhouse-${process.pid}-${Date.now()}`);
+    const cluster = new EtcdCluster(members, root, `wheelhouse-${process.pid}-${Date.now()}`, certs);
     try {
       for (const m of members) cluster.spawnMember(m);
       await Promise.all(members.map((m) => cluster.waitHealthy(m)));
@@ -102,8 +110,7 @@ export class EtcdCluster {
       for (const m of this.members) {
         if (!m.process) continue;
         try {
-          const res = await fetch(`${m.clientUrl}/metrics`);
-          const text = await res.text();
+          const text = await this.httpGet(`${m.clientUrl}/metrics`);
           if (/^etcd_server_is_leader 1$/m.test(text)) return m;
         } catch {
           // not answering yet
@@ -138,6 +145,14 @@ export class EtcdCluster {
         '--logger=zap',
         '--log-outputs=stderr',
         '--log-level=error',
+        ...(this.certs
+          ? [
+              `--cert-file=${this.certs.serverCertFile}`,
+              `--key-file=${this.certs.serverKeyFile}`,
+              `--trusted-ca-file=${this.certs.caFile}`,
+              '--client-cert-auth',
+            ]
+          : []),
       ],
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
@@ -145,13 +160,38 @@ export class EtcdCluster {
     m.process = child;
   }
 
+  /** GET over http, or over https with the test client certificate. */
+  private async httpGet(url: string): Promise<string> {
+    if (!this.certs) return (await fetch(url)).text();
+    const certs = this.certs;
+    return new Promise((resolve, reject) => {
+      const req = request(
+        url,
+        {
+          ca: readFileSync(certs.caFile),
+          cert: readFileSync(certs.clientCertFile),
+          key: readFileSync(certs.clientKeyFile),
+        },
+        (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (d) => {
+            body += d;
+          });
+          res.on('end', () => resolve(body));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
   private async waitHealthy(m: EtcdMember): Promise<void> {
     const deadline = Date.now() + 20_000;
     while (Date.now() < deadline) {
       if (!m.process || m.process.exitCode !== null) throw new Error(`etcd member ${m.name} exited during start`);
       try {
-        const res = await fetch(`${m.clientUrl}/health`);
-        const body = (await res.json()) as { health?: string };
+        const body = JSON.parse(await this.httpGet(`${m.clientUrl}/health`)) as { health?: string };
         if (body.health === 'true') return;
       } catch {
         // not listening yet

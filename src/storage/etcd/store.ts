@@ -61,6 +61,8 @@ export class EtcdStore implements Store {
           }
         : {}),
       dialTimeout: 5_000,
+      // A LIST of many objects is one response; like kube-apiserver, accept responses of any size etcd sends.
+      grpcOptions: { 'grpc.max_receive_message_length': -1, 'grpc.max_send_message_length': -1 },
       defaultCallOptions: () => ({ deadline: Date.now() + this.timeoutMs }),
     });
   }

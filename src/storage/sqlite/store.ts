@@ -121,15 +121,15 @@ export class SqliteStore implements Store {
       insert: db.prepare(
         'INSERT INTO kv (id, name, deleted, create_revision, prev_revision, value) VALUES (?, ?, ?, ?, ?, ?)',
       ),
+      // Walks the (name, id) index in key order, keeping each key's newest row at or below the revision.
       list: db.prepare(`
-        SELECT kv.id, kv.name, kv.deleted, kv.create_revision, kv.value FROM kv
-        JOIN (SELECT max(id) AS id FROM kv WHERE name >= ? AND name < ? AND id <= ? GROUP BY name) AS latest
-          ON kv.id = latest.id
-        WHERE kv.deleted = 0 ORDER BY kv.name LIMIT ?`),
+        SELECT id, name, deleted, create_revision, value FROM kv AS a
+        WHERE name >= ? AND name < ? AND deleted = 0
+          AND id = (SELECT max(id) FROM kv AS b WHERE b.name = a.name AND b.id <= ?)
+        ORDER BY name LIMIT ?`),
       count: db.prepare(`
-        SELECT count(*) AS n FROM kv
-        JOIN (SELECT max(id) AS id FROM kv WHERE name >= ? AND name < ? GROUP BY name) AS latest ON kv.id = latest.id
-        WHERE kv.deleted = 0`),
+        SELECT count(*) AS n FROM kv AS a
+        WHERE name >= ? AND name < ? AND deleted = 0 AND id = (SELECT max(id) FROM kv AS b WHERE b.name = a.name)`),
       since: db.prepare(`
         SELECT kv.id, kv.name, kv.deleted, kv.create_revision, kv.value, p.value AS prev_value, p.deleted AS prev_deleted
         FROM kv LEFT JOIN kv AS p ON p.id = kv.prev_revision
