@@ -1,11 +1,13 @@
 import { type Logger, silentLogger } from '../util/logger.js';
 import {
+  checkCompactRevision,
   type DeleteResult,
   errors,
   type KeyValue,
   type ListOptions,
   type ListResult,
   type ReadOptions,
+  resolveReadRevision,
   type Store,
   toBytes,
   type Value,
@@ -138,8 +140,7 @@ export class MemoryStore implements Store {
 
   async compact(revision: number): Promise<void> {
     this.assertOpen();
-    if (revision > this.rev) throw errors.futureRevision(revision, this.rev);
-    if (revision <= this.compacted) throw errors.compacted(revision, this.compacted);
+    checkCompactRevision(revision, this.rev, this.compacted);
     this.compacted = revision;
     for (const [key, versions] of this.history) {
       // Keep the newest version at or below the compaction point (unless it is a deletion) and all after it.
@@ -174,10 +175,7 @@ export class MemoryStore implements Store {
 
   private readRevision(revision: number | undefined): number {
     this.assertOpen();
-    if (revision === undefined || revision === 0) return this.rev;
-    if (revision > this.rev) throw errors.futureRevision(revision, this.rev);
-    if (revision < this.compacted) throw errors.compacted(revision, this.compacted);
-    return revision;
+    return resolveReadRevision(revision, this.rev, this.compacted);
   }
 
   private at(key: string, revision: number): KeyValue | null {

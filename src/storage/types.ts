@@ -166,3 +166,20 @@ export function prefixEnd(prefix: string): string {
 export function inPrefix(key: string, prefix: string): boolean {
   return key.startsWith(prefix);
 }
+
+/**
+ * The revision a read at `requested` (undefined or 0: the current one) should see, for backends that keep their own
+ * history: refuses revisions not written yet and revisions compacted away.
+ */
+export function resolveReadRevision(requested: number | undefined, current: number, compacted: number): number {
+  if (requested === undefined || requested === 0) return current;
+  if (requested > current) throw errors.futureRevision(requested, current);
+  if (requested < compacted) throw errors.compacted(requested, compacted);
+  return requested;
+}
+
+/** Refuses a compaction to a revision not written yet or not above the last compaction. */
+export function checkCompactRevision(revision: number, current: number, compacted: number): void {
+  if (revision > current) throw errors.futureRevision(revision, current);
+  if (revision <= compacted) throw errors.compacted(revision, compacted);
+}

@@ -117,6 +117,19 @@ describe('sqlite store: durability and group commit', () => {
     await second.close();
   });
 
+  it('refuses a second store on a file that is open, and takes over the lock of a dead process', async () => {
+    const path = newPath();
+    const store = new SqliteStore({ path });
+    assert.throws(() => new SqliteStore({ path }), /already open in this process/);
+    await store.close();
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(`${path}.lock`, '1\n'); // pid 1 is alive but is not us
+    assert.throws(() => new SqliteStore({ path }), /in use by process 1/);
+    writeFileSync(`${path}.lock`, '2147483646\n'); // no such process
+    const again = new SqliteStore({ path });
+    await again.close();
+  });
+
   it('never reuses a revision, even after compaction removes the newest row', async () => {
     const path = newPath();
     const store = new SqliteStore({ path });

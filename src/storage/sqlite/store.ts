@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { type Logger, silentLogger } from '../../util/logger.js';
 import {
+  checkCompactRevision,
   type DeleteResult,
   errors,
   type KeyValue,
@@ -8,6 +9,7 @@ import {
   type ListResult,
   prefixEnd,
   type ReadOptions,
+  resolveReadRevision,
   StorageError,
   type Store,
   toBytes,
@@ -18,6 +20,7 @@ import {
   type WriteResult,
 } from '../types.js';
 import { WatchHub } from '../watch-hub.js';
+import { lockStore } from './lock.js';
 import { createSchema, readLastRevision, readMeta } from './schema.js';
 
 /**
@@ -81,13 +84,20 @@ export class SqliteStore implements Store {
   private flushScheduled = false;
   private closed = false;
   private readonly stmt: ReturnType<SqliteStore['prepare']>;
+  private readonly unlock: () => void;
 
   constructor(opts: SqliteStoreOptions) {
     this.path = opts.path;
     this.log = opts.logger ?? silentLogger;
     this.commitHook = opts.commitHook ?? ((_revisions, commit) => commit());
     this.hub = new WatchHub(this.log);
-    this.db = new Database(opts.path);
+    this.unlock = lockStore(opts.path);
+    try {
+      this.db = new Database(opts.path);
+    } catch (err) {
+      this.unlock();
+      throw err;
+    }
     try {
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = FULL');
@@ -105,6 +115,7 @@ export class SqliteStore implements Store {
       this.stmt = this.prepare();
     } catch (err) {
       this.db.close();
+      this.unlock();
       throw err;
     }
   }
@@ -188,8 +199,7 @@ export class SqliteStore implements Store {
   async compact(revision: number): Promise<void> {
     this.assertOpen();
     this.flushNow();
-    if (revision > this.rev) throw errors.futureRevision(revision, this.rev);
-    if (revision <= this.compacted) throw errors.compacted(revision, this.compacted);
+    checkCompactRevision(revision, this.rev, this.compacted);
     this.db
       .transaction(() => {
         this.stmt.compactSuperseded.run(revision);
@@ -211,6 +221,7 @@ export class SqliteStore implements Store {
     this.closed = true;
     this.hub.closeAll();
     this.db.close();
+    this.unlock();
   }
 
   private assertOpen(): void {
@@ -219,10 +230,7 @@ export class SqliteStore implements Store {
 
   private readRevision(revision: number | undefined): number {
     this.assertOpen();
-    if (revision === undefined || revision === 0) return this.rev;
-    if (revision > this.rev) throw errors.futureRevision(revision, this.rev);
-    if (revision < this.compacted) throw errors.compacted(revision, this.compacted);
-    return revision;
+    return resolveReadRevision(revision, this.rev, this.compacted);
   }
 
   private enqueue<T>(makeOp: () => Op): Promise<T> {
