@@ -1,7 +1,20 @@
 /**
- * wheelhouse as a library. For now: the storage layer, so that tests and tools can use the same stores the cluster
- * uses. The in-process control plane (startControlPlane) arrives with the apiserver.
+ * wheelhouse as a library: start a whole control plane inside a Node process (for tests of controllers and
+ * tools), or use the storage layer directly.
  */
+import 'reflect-metadata';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildRegistry, ensureSystemNamespaces } from './apiserver/assemble.js';
+import { ensurePki } from './apiserver/bootstrap/pki.js';
+import { APIServer } from './apiserver/server.js';
+import { buildKubeconfig, type Kubeconfig, kubeconfigToYaml, writeKubeconfig } from './client/kubeconfig.js';
+import { type CompactionPolicy, Compactor } from './storage/compactor.js';
+import { openStore, type StorageConfig } from './storage/open.js';
+import type { Store } from './storage/types.js';
+import { type Logger, silentLogger } from './util/logger.js';
+
 export { type CompactionPolicy, Compactor, DEFAULT_COMPACTION } from './storage/compactor.js';
 export { EtcdStore, type EtcdStoreOptions } from './storage/etcd/store.js';
 export { MemoryStore } from './storage/memory.js';
@@ -9,3 +22,88 @@ export { openStore, type StorageConfig } from './storage/open.js';
 export { inspectSnapshot, restoreSnapshot, type SnapshotInfo, saveSnapshot } from './storage/sqlite/snapshot.js';
 export { SqliteStore, type SqliteStoreOptions } from './storage/sqlite/store.js';
 export * from './storage/types.js';
+
+export interface ControlPlaneOptions {
+  /** 'memory' (default), 'sqlite' (in dataDir) or a full storage configuration. */
+  storage?: 'memory' | 'sqlite' | StorageConfig;
+  /** Where the PKI, kubeconfig and (for sqlite) state live; a fresh temporary directory by default. */
+  dataDir?: string;
+  /** --bind-address; 127.0.0.1 by default. */
+  bindAddress?: string;
+  /** --secure-port; 0 (a free port) by default. */
+  securePort?: number;
+  /** How often to compact storage history and how much to keep (undefined: never compact). */
+  compaction?: CompactionPolicy;
+  logger?: Logger;
+}
+
+export interface ControlPlane {
+  /** https://127.0.0.1:<port> */
+  url: string;
+  dataDir: string;
+  /** The admin kubeconfig: where it was written, and its contents. */
+  kubeconfig: { path: string; config: Kubeconfig; yaml: string };
+  storage: Store;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts an apiserver over its own storage on a free loopback port, with its own PKI and an admin kubeconfig. Many
+ * can run in one process. The same HTTPS server that kubectl talks to is what tests talk to.
+ */
+export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise<ControlPlane> {
+  const ownDir = opts.dataDir === undefined;
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'wheelhouse-'));
+  mkdirSync(dataDir, { recursive: true });
+  const log = opts.logger ?? silentLogger;
+  const config: StorageConfig =
+    opts.storage === undefined || opts.storage === 'memory'
+      ? { backend: 'memory' }
+      : opts.storage === 'sqlite'
+        ? { backend: 'sqlite', dataDir }
+        : opts.storage;
+  const storage = openStore(config, log.child('storage'));
+  const bindAddress = opts.bindAddress ?? '127.0.0.1';
+  try {
+    const pki = await ensurePki(join(dataDir, 'pki'), bindAddress === '0.0.0.0' ? {} : { extraSans: [bindAddress] });
+    const registry = buildRegistry(storage, log);
+    const server = new APIServer({
+      storage,
+      registry,
+      tls: { certPem: pki.apiserver.certPem, keyPem: pki.apiserver.keyPem, clientCaPem: pki.ca.certPem },
+      bindAddress,
+      securePort: opts.securePort ?? 0,
+      logger: log.child('apiserver'),
+    });
+    const url = await server.start();
+    await ensureSystemNamespaces(registry);
+    const compactor = opts.compaction
+      ? new Compactor(storage, opts.compaction, undefined, log.child('compactor'))
+      : undefined;
+    compactor?.start();
+    const kubeconfig = buildKubeconfig({
+      server: url,
+      caPem: pki.ca.certPem,
+      certPem: pki.admin.certPem,
+      keyPem: pki.admin.keyPem,
+    });
+    const kubeconfigPath = join(dataDir, 'kubeconfig');
+    await writeKubeconfig(kubeconfigPath, kubeconfig);
+    return {
+      url,
+      dataDir,
+      kubeconfig: { path: kubeconfigPath, config: kubeconfig, yaml: kubeconfigToYaml(kubeconfig) },
+      storage,
+      async stop() {
+        compactor?.stop();
+        await server.stop();
+        await storage.close();
+        if (ownDir) rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    await storage.close();
+    if (ownDir) rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+}

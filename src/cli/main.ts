@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { kubeconfigCommand } from './kubeconfig.js';
 import { snapshotCommand } from './snapshot.js';
 import { UsageError } from './storage-flags.js';
 import { upCommand } from './up.js';
@@ -8,9 +9,10 @@ const help = `wheelhouse: a Kubernetes control plane in TypeScript.
 Usage: wheelhouse COMMAND [flags]
 
 Commands:
-  up         run the cluster (for now: its storage layer) in this process
-  snapshot   save, restore or inspect a snapshot of the sqlite store
-  version    print the version
+  up          run the control plane in this process
+  kubeconfig  print the admin kubeconfig of the cluster in --data-dir
+  snapshot    save, restore or inspect a snapshot of the sqlite store
+  version     print the version
 
 Run 'wheelhouse COMMAND --help' for a command's flags.`;
 
@@ -20,6 +22,8 @@ export async function main(argv: string[], out: (line: string) => void = console
     switch (command) {
       case 'up':
         return await upCommand(rest, out);
+      case 'kubeconfig':
+        return await kubeconfigCommand(rest, out);
       case 'snapshot':
         return await snapshotCommand(rest, out);
       case 'version':

@@ -1,81 +1,77 @@
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Compactor } from '../storage/compactor.js';
-import { openStore } from '../storage/open.js';
-import type { Store } from '../storage/types.js';
+import { startControlPlane } from '../index.js';
 import { createLogger } from '../util/logger.js';
-import { compactionPolicyOf, storageConfigOf, storageFlagSpec } from './storage-flags.js';
+import { compactionPolicyOf, dataDirOf, storageConfigOf, storageFlagSpec, UsageError } from './storage-flags.js';
 
-export const upHelp = `Usage: wheelhouse up [--data-dir DIR] [--storage memory|sqlite|etcd] [--etcd-servers URL,…]
-    [--etcd-cafile F --etcd-certfile F --etcd-keyfile F] [--etcd-compaction-interval 5m]
-    [--storage-retain-revisions 1000] [--storage-retain-duration 5m] [-v N]
+export const upHelp = `Usage: wheelhouse up [flags]
 
-Opens the cluster's storage (default: sqlite in ./.wheelhouse/state.db), reports what it holds, and keeps it
-open until interrupted, compacting history every --etcd-compaction-interval (0: never) while keeping at least
-the last --storage-retain-revisions revisions and everything newer than --storage-retain-duration.`;
+Starts a control plane in this process: the API server (HTTPS on --bind-address:--secure-port) over the
+chosen storage, with a PKI and an admin kubeconfig in --data-dir. Runs until interrupted (Ctrl-C).
 
-/** Counts keys per resource under /registry/, as etcdctl get --prefix --keys-only would show them. */
-async function resourceCounts(store: Store): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  let startKey: string | undefined;
-  for (;;) {
-    const page = await store.list('/registry/', { limit: 1000, ...(startKey ? { startKey } : {}) });
-    for (const item of page.items) {
-      const resource = item.key.split('/')[2] ?? '';
-      counts.set(resource, (counts.get(resource) ?? 0) + 1);
-    }
-    if (!page.more) return counts;
-    startKey = `${page.items[page.items.length - 1]?.key}\u0000`;
-  }
-}
+Flags:
+  --data-dir DIR                   where state, PKI and kubeconfig live (default ./.wheelhouse)
+  --storage memory|sqlite|etcd     storage backend (default sqlite; --etcd-servers implies etcd)
+  --etcd-servers URL[,URL…]        etcd client URLs; with --etcd-cafile, --etcd-certfile, --etcd-keyfile
+  --secure-port N                  HTTPS port (default 6443; 0 picks a free one)
+  --bind-address IP                address to listen on (default 127.0.0.1)
+  --etcd-compaction-interval D     how often to compact history (default 5m; 0 = never)
+  --storage-retain-revisions N     revisions always kept (default 1000)
+  --storage-retain-duration D      history always kept (default 5m)
+  -v N                             log verbosity`;
 
-/**
- * `wheelhouse up`. For now it runs the storage layer only: the apiserver and the other components are built on it
- * in the following steps.
- */
+/** `wheelhouse up`: the whole control plane in one process. */
 export async function upCommand(args: string[], out: (line: string) => void): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: { ...storageFlagSpec, v: { type: 'string', short: 'v' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      ...storageFlagSpec,
+      'secure-port': { type: 'string' },
+      'bind-address': { type: 'string' },
+      v: { type: 'string', short: 'v' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   if (values.help) {
     out(upHelp);
     return 0;
   }
-  const config = storageConfigOf(values);
-  const policy = compactionPolicyOf(values);
+  const storage = storageConfigOf(values);
+  const compaction = compactionPolicyOf(values);
+  const port = Number(values['secure-port'] ?? '6443');
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--secure-port must be a port number, not ${values['secure-port']}`);
+  const dataDir = dataDirOf(values);
   const log = createLogger({ component: 'wheelhouse', verbosity: Number(values.v ?? 0) });
-  const store = openStore(config, log.child('storage'));
-  const compactor = policy ? new Compactor(store, policy, undefined, log.child('compactor')) : undefined;
-  const revision = await store.currentRevision();
-  const counts = await resourceCounts(store);
+  const cp = await startControlPlane({
+    storage,
+    dataDir,
+    securePort: port,
+    bindAddress: values['bind-address'] ?? '127.0.0.1',
+    ...(compaction ? { compaction } : {}),
+    logger: log,
+  });
   const where =
-    config.backend === 'sqlite'
-      ? `sqlite at ${config.dataDir}/state.db`
-      : config.backend === 'etcd'
-        ? `etcd at ${config.servers.join(',')}`
+    storage.backend === 'sqlite'
+      ? `sqlite (${join(dataDir, 'state.db')})`
+      : storage.backend === 'etcd'
+        ? `etcd (${storage.servers.join(',')})`
         : 'memory (nothing is kept after exit)';
-  out(`wheelhouse: storage ready: ${where}`);
-  out(`  revision ${revision}, ${[...counts.values()].reduce((a, b) => a + b, 0)} objects`);
-  for (const [resource, n] of [...counts].sort()) out(`    ${resource}: ${n}`);
-  out(
-    policy
-      ? `  compacting every ${policy.intervalMs / 1000}s, keeping the last ${policy.retainRevisions} revisions and ${policy.retainMs / 1000}s of history`
-      : '  compaction is off (--etcd-compaction-interval=0)',
-  );
-  out('  The API server and the other components are not part of this build yet. Press Ctrl-C to stop.');
-  compactor?.start();
+  out(`wheelhouse: the API server is ready at ${cp.url}`);
+  out(`  storage: ${where}, revision ${await cp.storage.currentRevision()}`);
+  out(`  kubeconfig: ${cp.kubeconfig.path}`);
+  out('');
+  out(`  export KUBECONFIG=${cp.kubeconfig.path}`);
+  out('  kubectl get namespaces');
+  out('');
+  out('  Press Ctrl-C to stop.');
   await new Promise<void>((resolve) => {
-    // The compactor's timers do not hold the process open; this does, until a signal arrives.
-    const keepAlive = setInterval(() => {}, 1 << 30);
-    const stop = () => {
-      clearInterval(keepAlive);
-      resolve();
-    };
+    // The server's handles keep the process alive; a signal ends it.
+    const stop = () => resolve();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
-  compactor?.stop();
-  await store.close();
-  out('wheelhouse: storage closed');
+  await cp.stop();
+  out('wheelhouse: stopped');
   return 0;
 }

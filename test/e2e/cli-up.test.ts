@@ -1,59 +1,97 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { promisify } from 'node:util';
 import { compactionPolicyOf, storageConfigOf, UsageError } from '../../src/cli/storage-flags.js';
-import { SqliteStore } from '../../src/storage/sqlite/store.js';
 
+const run = promisify(execFile);
 const wheelhouse = join(import.meta.dirname, '..', '..', 'bin', 'wheelhouse.mjs');
 const root = mkdtempSync(join(tmpdir(), 'wheelhouse-cli-'));
 after(() => rmSync(root, { recursive: true, force: true }));
 
-describe('wheelhouse up', () => {
-  it('opens the sqlite store in --data-dir, says what it holds, and closes it cleanly on SIGINT', async () => {
-    const dataDir = join(root, 'data');
-    mkdirSync(dataDir, { recursive: true });
-    const seed = new SqliteStore({ path: join(dataDir, 'state.db') });
-    await seed.create('/registry/pods/default/a', '{}');
-    await seed.create('/registry/pods/default/b', '{}');
-    const last = await seed.create('/registry/namespaces/default', '{}');
-    await seed.close();
+/** Starts `wheelhouse up` and waits until it says it is ready. */
+async function up(args: string[]): Promise<{ child: ChildProcess; out: () => string; exited: Promise<number | null> }> {
+  const child = spawn(process.execPath, [wheelhouse, 'up', '--secure-port', '0', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d) => {
+    out += d;
+  });
+  child.stderr?.on('data', (d) => {
+    out += d;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 30_000;
+  while (!out.includes('Press Ctrl-C') && Date.now() < deadline && child.exitCode === null) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.match(out, /Press Ctrl-C/, out);
+  return { child, out: () => out, exited };
+}
 
-    const child = spawn(process.execPath, [wheelhouse, 'up', '--data-dir', dataDir], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-    });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    const deadline = Date.now() + 20_000;
-    while (!out.includes('Press Ctrl-C') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    assert.match(out, new RegExp(`storage ready: sqlite at ${dataDir}/state\\.db`));
-    assert.match(out, new RegExp(`revision ${last.revision}, 3 objects`));
-    assert.match(out, /pods: 2/);
-    assert.match(out, /namespaces: 1/);
-    child.kill('SIGINT');
-    assert.equal(await exited, 0);
-    assert.match(out, /storage closed/);
+async function kubectl(kubeconfig: string, ...args: string[]): Promise<string> {
+  const { stdout } = await run('kubectl', ['--kubeconfig', kubeconfig, '--cache-dir', join(root, 'kcache'), ...args]);
+  return stdout;
+}
+
+describe('wheelhouse up', () => {
+  it('serves the API on sqlite, prints how to use it, and keeps objects and resourceVersions across restarts', async () => {
+    const dataDir = join(root, 'data');
+    const first = await up(['--data-dir', dataDir]);
+    const kubeconfig = join(dataDir, 'kubeconfig');
+    assert.match(first.out(), /the API server is ready at https:\/\/127\.0\.0\.1:\d+/);
+    assert.match(first.out(), new RegExp(`export KUBECONFIG=${kubeconfig}`));
+    assert.match(first.out(), new RegExp(`storage: sqlite \\(${dataDir}/state\\.db\\)`));
+    const body = join(root, 'cm.json');
+    writeFileSync(
+      body,
+      JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kept' }, data: { k: 'v' } }),
+    );
+    await kubectl(kubeconfig, 'create', '--raw', '/api/v1/namespaces/default/configmaps', '-f', body);
+    const before = JSON.parse(await kubectl(kubeconfig, 'get', 'configmap', 'kept', '-n', 'default', '-o', 'json'));
+    first.child.kill('SIGINT');
+    assert.equal(await first.exited, 0);
+    assert.match(first.out(), /wheelhouse: stopped/);
+
+    const second = await up(['--data-dir', dataDir]);
+    const afterRestart = JSON.parse(
+      await kubectl(kubeconfig, 'get', 'configmap', 'kept', '-n', 'default', '-o', 'json'),
+    );
+    assert.equal(afterRestart.metadata.resourceVersion, before.metadata.resourceVersion);
+    assert.equal(afterRestart.metadata.uid, before.metadata.uid);
+    assert.deepEqual(afterRestart.data, { k: 'v' });
+    second.child.kill('SIGTERM');
+    assert.equal(await second.exited, 0);
   });
 
-  it('refuses bad flags with a clear message and exit code 2', async () => {
-    const run = (args: string[]) =>
-      new Promise<{ code: number | null; err: string }>((resolve) => {
-        const child = spawn(process.execPath, [wheelhouse, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  it('prints the kubeconfig, and refuses bad flags with a clear message and exit code 2', async () => {
+    const runCli = (args: string[]) =>
+      new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+        const child = spawn(process.execPath, [wheelhouse, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
         let err = '';
+        child.stdout.on('data', (d) => {
+          out += d;
+        });
         child.stderr.on('data', (d) => {
           err += d;
         });
-        child.once('exit', (code) => resolve({ code, err }));
+        child.once('exit', (code) => resolve({ code, out, err }));
       });
-    const bad = await run(['up', '--storage', 'cassandra']);
+    const printed = await runCli(['kubeconfig', '--data-dir', join(root, 'data')]);
+    assert.equal(printed.code, 0);
+    assert.match(printed.out, /current-context: wheelhouse/);
+    const missing = await runCli(['kubeconfig', '--data-dir', join(root, 'none')]);
+    assert.equal(missing.code, 2);
+    assert.match(missing.err, /start the cluster first with wheelhouse up/);
+    const bad = await runCli(['up', '--storage', 'cassandra']);
     assert.equal(bad.code, 2);
     assert.match(bad.err, /--storage must be memory, sqlite or etcd/);
-    const unknown = await run(['up', '--no-such-flag']);
+    const unknown = await runCli(['up', '--no-such-flag']);
     assert.equal(unknown.code, 2);
     assert.match(unknown.err, /Unknown option '--no-such-flag'/);
   });

@@ -1,0 +1,17 @@
+/**
+ * The `fieldValidation` query parameter of a PATCH request. It matters to patch decoding because kube-apiserver
+ * decodes JSON and merge patch bodies strictly (into typed Go values) unless it is `Ignore`, which changes which
+ * bodies are refused and with what message. An absent parameter means `Warn` in kube-apiserver v1.33.
+ */
+export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
+
+export const DEFAULT_FIELD_VALIDATION: FieldValidation = 'Warn';
+
+export interface PatchOptions {
+  readonly fieldValidation?: FieldValidation;
+}
+
+/** Whether the apiserver runs its strict decode of the patch body first (Warn and Strict). */
+export function decodesStrictly(options: PatchOptions | undefined): boolean {
+  return (options?.fieldValidation ?? DEFAULT_FIELD_VALIDATION) !== 'Ignore';
+}

@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { MemoryStore } from '../../storage/memory.js';
+import { silentLogger } from '../../util/logger.js';
+import { decodeFromStorage } from '../registry/codec.js';
+import type { KubeObject } from '../registry/object.js';
+import { Cacher, TooOldError, type WatchEventType } from './cacher.js';
+
+const obj = (name: string, labels: Record<string, string> = {}) => JSON.stringify({ metadata: { name, labels } });
+
+describe('Cacher', () => {
+  it('serves the current state, and refuses watches older than its window', async () => {
+    const store = new MemoryStore();
+    await store.create('/registry/things/a', obj('a'));
+    const cacher = new Cacher(store, '/registry/things/', decodeFromStorage, silentLogger, 3);
+    await cacher.start();
+    const first = (await cacher.list('/registry/things/', () => true)).revision;
+    let rev = 0;
+    for (let i = 0; i < 5; i++) rev = (await store.create(`/registry/things/n${i}`, obj(`n${i}`))).revision;
+    await new Promise((r) => setImmediate(r));
+    assert.equal(cacher.revision, rev);
+    const { items } = await cacher.list('/registry/things/', () => true);
+    assert.equal(items.length, 6);
+    await assert.rejects(
+      cacher.watch({
+        fromRevision: first,
+        prefix: '/registry/things/',
+        matches: () => true,
+        onEvent: () => {},
+        onEnd: () => {},
+      }),
+      (e: unknown) => e instanceof TooOldError && /^too old resource version: \d+ \(\d+\)$/.test(e.message),
+    );
+    const seen: string[] = [];
+    const w = await cacher.watch({
+      fromRevision: rev - 2,
+      prefix: '/registry/things/',
+      matches: () => true,
+      onEvent: (type: WatchEventType, o: KubeObject) => seen.push(`${type} ${o.metadata.name}`),
+      onEnd: () => {},
+    });
+    assert.deepEqual(seen, ['ADDED n3', 'ADDED n4'], 'the window replays what it still holds');
+    w.stop();
+    cacher.stop();
+  });
+
+  it('ends its watchers when its storage closes', async () => {
+    const store = new MemoryStore();
+    const cacher = new Cacher(store, '/registry/things/', decodeFromStorage, silentLogger);
+    await cacher.start();
+    const ends: string[] = [];
+    await cacher.watch({
+      fromRevision: undefined,
+      prefix: '/registry/things/',
+      matches: () => true,
+      onEvent: () => {},
+      onEnd: (r) => ends.push(r),
+    });
+    await store.close();
+    await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(ends, ['closed']);
+    cacher.stop();
+  });
+});

@@ -1,0 +1,241 @@
+import type { Store, WatchEvent } from '../../storage/types.js';
+import type { Logger } from '../../util/logger.js';
+import type { KubeObject } from '../registry/object.js';
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
+
+export interface CachedEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  key: string;
+  object: KubeObject;
+  prevObject: KubeObject | undefined;
+  revision: number;
+}
+
+export interface CacheWatchRequest {
+  /** Events after this revision; undefined: first the current state as ADDED events, then changes. */
+  fromRevision: number | undefined;
+  /** Only keys under this prefix (a namespace, or the whole resource). */
+  prefix: string;
+  /** Which objects the watcher wants; an object that stops matching is sent to it as DELETED. */
+  matches: (obj: KubeObject) => boolean;
+  onEvent(type: WatchEventType, object: KubeObject, revision: number): void;
+  /** The watch ended from the cache's side: 'expired' (too old, or the cache was rebuilt) or 'closed'. */
+  onEnd(reason: 'expired' | 'closed'): void;
+}
+
+export interface CacheWatch {
+  /** The revision the watch started from (the snapshot's revision when it began with the current state). */
+  readonly startRevision: number;
+  stop(): void;
+}
+
+interface Watcher {
+  req: CacheWatchRequest;
+  active: boolean;
+}
+
+/** Thrown when a watch asks for history the cache no longer holds. */
+export class TooOldError extends Error {
+  constructor(
+    readonly requested: number,
+    readonly oldest: number,
+  ) {
+    super(`too old resource version: ${requested} (${oldest})`);
+  }
+}
+
+/**
+ * The watch cache of one resource (ARCHITECTURE.md "A watch"): fed by one storage watch, it keeps every object's
+ * current state and a window of recent events, answers LISTs that may be served from memory, and fans events out
+ * to any number of watchers, each with its own namespace and selector filter.
+ */
+export class Cacher {
+  private readonly items = new Map<string, KubeObject>();
+  private window: CachedEvent[] = [];
+  private windowHead = 0;
+  /** The window holds every event after this revision. */
+  private windowStart = 0;
+  private rev = 0;
+  private readonly watchers = new Set<Watcher>();
+  private storageWatch: { close(): void } | undefined;
+  private ready: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly prefix: string,
+    private readonly decode: (value: Buffer, revision: number) => KubeObject,
+    private readonly log: Logger,
+    private readonly capacity = 10_000,
+  ) {}
+
+  /** Loads the current state and starts following changes; resolves when the cache is usable. */
+  start(): Promise<void> {
+    if (!this.ready) this.ready = this.load();
+    return this.ready;
+  }
+
+  get revision(): number {
+    return this.rev;
+  }
+
+  get size(): number {
+    return this.items.size;
+  }
+
+  /** The cached objects under prefix that match, in key order, and the revision they are current at. */
+  async list(
+    prefix: string,
+    matches: (obj: KubeObject) => boolean,
+  ): Promise<{ items: KubeObject[]; revision: number }> {
+    await this.start();
+    const keys = [...this.items.keys()].filter((k) => k.startsWith(prefix)).sort();
+    const items: KubeObject[] = [];
+    for (const k of keys) {
+      const obj = this.items.get(k) as KubeObject;
+      if (matches(obj)) items.push(obj);
+    }
+    return { items, revision: this.rev };
+  }
+
+  async get(key: string): Promise<KubeObject | undefined> {
+    await this.start();
+    return this.items.get(key);
+  }
+
+  async watch(req: CacheWatchRequest): Promise<CacheWatch> {
+    await this.start();
+    const w: Watcher = { req, active: true };
+    let startRevision = this.rev;
+    if (req.fromRevision === undefined) {
+      const keys = [...this.items.keys()].filter((k) => k.startsWith(req.prefix)).sort();
+      for (const k of keys) {
+        const obj = this.items.get(k) as KubeObject;
+        if (req.matches(obj)) req.onEvent('ADDED', obj, this.rev);
+      }
+    } else {
+      if (req.fromRevision < this.windowStart) throw new TooOldError(req.fromRevision, this.windowStart + 1);
+      startRevision = req.fromRevision;
+      for (const e of this.eventsAfter(req.fromRevision)) this.deliver(w, e);
+    }
+    this.watchers.add(w);
+    return {
+      startRevision,
+      stop: () => {
+        w.active = false;
+        this.watchers.delete(w);
+      },
+    };
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.storageWatch?.close();
+    for (const w of this.watchers) this.end(w, 'closed');
+  }
+
+  private async load(): Promise<void> {
+    this.items.clear();
+    let startKey: string | undefined;
+    let revision: number | undefined;
+    for (;;) {
+      const page = await this.store.list(this.prefix, {
+        limit: 1000,
+        ...(revision === undefined ? {} : { revision }),
+        ...(startKey === undefined ? {} : { startKey }),
+      });
+      revision = page.revision;
+      for (const kv of page.items) this.items.set(kv.key, this.decode(kv.value, kv.modRevision));
+      if (!page.more || page.items.length === 0) break;
+      startKey = `${page.items[page.items.length - 1]?.key}\u0000`;
+    }
+    this.rev = revision ?? 0;
+    this.windowStart = this.rev;
+    this.window = [];
+    this.windowHead = 0;
+    this.storageWatch = this.store.watch(this.prefix, this.rev, {
+      onEvent: (e) => this.apply(e),
+      onError: (err) => {
+        if (this.stopped) return;
+        for (const w of this.watchers) this.end(w, err.code === 'Closed' ? 'closed' : 'expired');
+        if (err.code === 'Closed') return;
+        this.log.error('watch cache lost its storage watch; reloading', { prefix: this.prefix, err: err.message });
+        this.ready = this.reload();
+      },
+    });
+  }
+
+  /** Loads again after losing the storage watch, retrying until it works or the cache is stopped. */
+  private async reload(): Promise<void> {
+    for (let delay = 100; !this.stopped; delay = Math.min(delay * 2, 5000)) {
+      try {
+        await this.load();
+        return;
+      } catch (err) {
+        this.log.error('watch cache reload failed', { prefix: this.prefix, err: String(err) });
+        await new Promise((r) => setTimeout(r, delay).unref());
+      }
+    }
+  }
+
+  private apply(e: WatchEvent): void {
+    const prev = this.items.get(e.key);
+    let event: CachedEvent;
+    if (e.type === 'delete') {
+      this.items.delete(e.key);
+      const last = prev ?? this.decode(e.prevValue, e.revision);
+      // A deleted object is reported in its last state, with the deletion's revision.
+      const object = { ...last, metadata: { ...last.metadata, resourceVersion: String(e.revision) } };
+      event = { type: 'DELETED', key: e.key, object, prevObject: prev, revision: e.revision };
+    } else {
+      const object = this.decode(e.value, e.revision);
+      this.items.set(e.key, object);
+      event = { type: prev ? 'MODIFIED' : 'ADDED', key: e.key, object, prevObject: prev, revision: e.revision };
+    }
+    this.rev = e.revision;
+    this.remember(event);
+    for (const w of this.watchers) this.deliver(w, event);
+  }
+
+  private remember(e: CachedEvent): void {
+    if (this.window.length < this.capacity) {
+      this.window.push(e);
+      return;
+    }
+    const evicted = this.window[this.windowHead] as CachedEvent;
+    this.windowStart = evicted.revision;
+    this.window[this.windowHead] = e;
+    this.windowHead = (this.windowHead + 1) % this.capacity;
+  }
+
+  private *eventsAfter(revision: number): Generator<CachedEvent> {
+    const n = this.window.length;
+    for (let i = 0; i < n; i++) {
+      const e = this.window[(this.windowHead + i) % n] as CachedEvent;
+      if (e.revision > revision) yield e;
+    }
+  }
+
+  /** Sends e to w as w sees it: filtered, with selector transitions turned into ADDED / DELETED. */
+  private deliver(w: Watcher, e: CachedEvent): void {
+    if (!w.active || !e.key.startsWith(w.req.prefix)) return;
+    const now = e.type !== 'DELETED' && w.req.matches(e.object);
+    const before = e.prevObject !== undefined && w.req.matches(e.prevObject);
+    if (e.type === 'DELETED') {
+      if (before || (e.prevObject === undefined && w.req.matches(e.object)))
+        w.req.onEvent('DELETED', e.object, e.revision);
+      return;
+    }
+    if (now && before) w.req.onEvent('MODIFIED', e.object, e.revision);
+    else if (now) w.req.onEvent('ADDED', e.object, e.revision);
+    else if (before) w.req.onEvent('DELETED', e.object, e.revision);
+  }
+
+  private end(w: Watcher, reason: 'expired' | 'closed'): void {
+    if (!w.active) return;
+    w.active = false;
+    this.watchers.delete(w);
+    w.req.onEnd(reason);
+  }
+}

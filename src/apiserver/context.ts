@@ -1,0 +1,38 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import type { RequestInfo } from './request-info.js';
+
+/** Who made a request, as authentication found out. */
+export interface UserInfo {
+  name: string;
+  uid?: string;
+  groups: string[];
+  extra?: Record<string, string[]>;
+}
+
+export type HttpRequest = IncomingMessage | Http2ServerRequest;
+/**
+ * The response. HTTP/2 requests get an Http2ServerResponse, whose compatibility API matches ServerResponse for
+ * everything handlers use; handlers see one type.
+ */
+export type HttpResponse = ServerResponse;
+export type AnyHttpResponse = ServerResponse | Http2ServerResponse;
+
+/** Everything a handler knows about one request; filters fill it in as the request passes through them. */
+export interface RequestContext {
+  req: HttpRequest;
+  res: HttpResponse;
+  method: string;
+  url: URL;
+  info: RequestInfo;
+  user: UserInfo | undefined;
+  auditId: string;
+  startedAt: number;
+  /** Set when the request may last indefinitely (watch, log follow…): excluded from latency metrics. */
+  longRunning: boolean;
+}
+
+export type Handler = (ctx: RequestContext) => Promise<void>;
+
+/** A step of the request pipeline: it may answer the request itself or pass it on to next. */
+export type Filter = (next: Handler) => Handler;

@@ -1,0 +1,47 @@
+import type { TLSSocket } from 'node:tls';
+import type { Filter, RequestContext, UserInfo } from '../context.js';
+
+/** Finds who made a request, or nothing: authenticators are tried in turn (ARCHITECTURE.md "Filters"). */
+export type Authenticator = (ctx: RequestContext) => UserInfo | undefined | Promise<UserInfo | undefined>;
+
+export const ANONYMOUS: UserInfo = { name: 'system:anonymous', groups: ['system:unauthenticated'] };
+
+/**
+ * x509 client certificates: a certificate the TLS layer verified against the cluster CA names the user (CN) and
+ * groups (O), as kube-apiserver's --client-ca-file authenticator does. Authenticated users also get
+ * system:authenticated.
+ */
+export const x509Authenticator: Authenticator = (ctx) => {
+  const socket = (ctx.req.socket ??
+    (ctx.req as unknown as { stream?: { session?: { socket?: TLSSocket } } }).stream?.session?.socket) as
+    | TLSSocket
+    | undefined;
+  if (!socket || typeof socket.getPeerCertificate !== 'function' || !socket.authorized) return undefined;
+  const cert = socket.getPeerCertificate();
+  if (!cert?.subject) return undefined;
+  const subject = cert.subject as unknown as Record<string, string | string[] | undefined>;
+  const cn = subject.CN;
+  const name = Array.isArray(cn) ? cn[0] : cn;
+  if (!name) return undefined;
+  const o = subject.O;
+  const groups = o === undefined ? [] : Array.isArray(o) ? o : [o];
+  return { name, groups };
+};
+
+/** Runs the authenticators in order; the first user found wins, else the request is anonymous. */
+export function withAuthentication(authenticators: Authenticator[]): Filter {
+  return (next) => async (ctx) => {
+    for (const authn of authenticators) {
+      const user = await authn(ctx);
+      if (user) {
+        const groups = user.groups.includes('system:authenticated')
+          ? user.groups
+          : [...user.groups, 'system:authenticated'];
+        ctx.user = { ...user, groups };
+        return next(ctx);
+      }
+    }
+    ctx.user = ANONYMOUS;
+    return next(ctx);
+  };
+}

@@ -1,0 +1,52 @@
+import { StatusError } from '../../api/status-error.js';
+import type { Filter, RequestContext } from '../context.js';
+
+export type Decision = 'allow' | 'deny' | 'no-opinion';
+
+/** Decides one request; the first authorizer with an opinion wins (ARCHITECTURE.md "Filters"). */
+export type Authorizer = (ctx: RequestContext) => Decision | Promise<Decision>;
+
+/** Paths anyone may read, as upstream's system:public-info-viewer role grants. */
+const PUBLIC_PATHS = ['/healthz', '/livez', '/readyz', '/version'];
+
+/**
+ * Until RBAC arrives: authenticated users may do anything; anonymous users may read the public health and version
+ * endpoints.
+ */
+export const authenticatedAllowed: Authorizer = (ctx) => {
+  if (ctx.user?.groups.includes('system:authenticated')) return 'allow';
+  const path = ctx.url.pathname;
+  if (ctx.method === 'GET' && PUBLIC_PATHS.some((p) => path === p || path.startsWith(`${p}/`))) return 'allow';
+  return 'no-opinion';
+};
+
+/** The message upstream gives when no authorizer allows a request. */
+export function forbiddenMessage(ctx: RequestContext): string {
+  const user = ctx.user?.name ?? 'system:anonymous';
+  const info = ctx.info;
+  if (!info.isResourceRequest) return `forbidden: User "${user}" cannot ${info.verb} path "${ctx.url.pathname}"`;
+  const resource = info.subresource ? `${info.resource}/${info.subresource}` : info.resource;
+  const what = `${info.resource}${info.name ? ` "${info.name}"` : ''} is forbidden`;
+  const scope = info.namespace
+    ? ` in the namespace "${info.namespace}"`
+    : info.resource === 'namespaces'
+      ? ''
+      : ' at the cluster scope';
+  return `${what}: User "${user}" cannot ${info.verb} resource "${resource}" in API group "${info.apiGroup}"${scope}`;
+}
+
+export function withAuthorization(authorizers: Authorizer[]): Filter {
+  return (next) => async (ctx) => {
+    for (const authz of authorizers) {
+      const decision = await authz(ctx);
+      if (decision === 'allow') return next(ctx);
+      if (decision === 'deny') break;
+    }
+    const info = ctx.info;
+    throw new StatusError(403, 'Forbidden', forbiddenMessage(ctx), {
+      ...(info.name ? { name: info.name } : {}),
+      ...(info.apiGroup ? { group: info.apiGroup } : {}),
+      ...(info.resource ? { kind: info.resource } : {}),
+    });
+  };
+}

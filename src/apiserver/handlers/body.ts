@@ -1,0 +1,46 @@
+import { parse as parseYaml } from 'yaml';
+import { statusErrors } from '../../api/status-error.js';
+import type { RequestContext } from '../context.js';
+
+/** kube-apiserver refuses request bodies over 3 MiB. */
+export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+/** Reads the whole request body, refusing more than MAX_BODY_BYTES with 413. */
+export async function readBody(ctx: RequestContext, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  const declared = Number(ctx.req.headers['content-length'] ?? '0');
+  if (declared > limit) throw statusErrors.requestEntityTooLarge(`limit is ${limit}`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw statusErrors.requestEntityTooLarge(`limit is ${limit}`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** The media type of the request body without parameters, lower case. */
+export function contentTypeOf(ctx: RequestContext): string {
+  const raw = String(ctx.req.headers['content-type'] ?? '');
+  return (raw.split(';')[0] ?? '').trim().toLowerCase();
+}
+
+/**
+ * Decodes a JSON or YAML body into a value. YAML is read as YAML 1.1, as Kubernetes reads it. Malformed input is
+ * a 400 BadRequest with the parser's complaint.
+ */
+export function decodeBody(body: Buffer, contentType: string): unknown {
+  const text = body.toString('utf8');
+  if (contentType === 'application/yaml' || contentType.endsWith('+yaml')) {
+    try {
+      return parseYaml(text, { version: '1.1' });
+    } catch (err) {
+      throw statusErrors.badRequest(`error converting YAML to JSON: ${(err as Error).message}`);
+    }
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw statusErrors.badRequest(`the body of the request could not be decoded: ${(err as Error).message}`);
+  }
+}

@@ -1,0 +1,287 @@
+import { stringify as toYaml } from 'yaml';
+import { StatusError, statusErrors, successStatus } from '../../api/status-error.js';
+import type { APIRegistry, ServedResource } from '../api-registry.js';
+import type { RequestContext } from '../context.js';
+import { contentTypeFor, negotiateOutput, type OutputForm } from '../negotiate.js';
+import { parseIncludeObject, partialObjectMetadata, toTable } from '../printers/table.js';
+import { bookmarkObject, listObjects, validateWatchRequest, watchObjects } from '../registry/list.js';
+import { isObject, type KubeObject } from '../registry/object.js';
+import { apiVersionOf, groupResource } from '../registry/resource.js';
+import { selectionFromQuery } from '../registry/selection.js';
+import type { DeleteOptions } from '../registry/store.js';
+import { writeJson } from '../respond.js';
+import { contentTypeOf, decodeBody, readBody } from './body.js';
+import { applyPatchBody, PATCH_TYPES } from './patch.js';
+import { WatchStream } from './watch.js';
+import { writeJsonList } from './write-list.js';
+
+/** Upstream's --min-request-timeout: watches without timeoutSeconds last between this and twice this. */
+const MIN_REQUEST_TIMEOUT_S = 1800;
+const BOOKMARK_EVERY_MS = 60_000;
+
+/** Serves /api/v1/... and /apis/<group>/<version>/... resource requests. */
+export async function serveResource(ctx: RequestContext, registry: APIRegistry): Promise<void> {
+  const info = ctx.info;
+  const served = registry.lookup(info.apiGroup, info.apiVersion, info.resource);
+  if (!served) throw statusErrors.pathNotFound();
+  const { def } = served;
+  if (!def.namespaced && info.namespace && info.resource !== 'namespaces') throw statusErrors.pathNotFound();
+  if (info.subresource && !(info.subresource === 'status' && def.status)) throw statusErrors.pathNotFound();
+  const q = ctx.url.searchParams;
+  const dryRun = parseDryRun(q);
+  const ns = def.namespaced ? info.namespace : '';
+  const status = info.subresource === 'status';
+  switch (info.verb) {
+    case 'get':
+      return respondObject(ctx, served, await served.store.get(ns, info.name));
+    case 'list':
+      return serveList(ctx, served, ns);
+    case 'watch':
+      return serveWatch(ctx, served, ns);
+    case 'create': {
+      if (status || (info.name && info.resource !== 'namespaces')) {
+        throw statusErrors.methodNotSupported(groupResource(def), 'create');
+      }
+      const obj = await readObject(ctx, served);
+      const created = await served.store.create(ns, obj, { dryRun });
+      return respondObject(ctx, served, created, 201);
+    }
+    case 'update': {
+      const obj = await readObject(ctx, served);
+      const { object, created } = await served.store.update(ns, info.name, obj, {
+        dryRun,
+        ...(status ? { subresource: 'status' as const } : {}),
+      });
+      return respondObject(ctx, served, object, created ? 201 : 200);
+    }
+    case 'patch': {
+      const type = contentTypeOf(ctx);
+      if (!PATCH_TYPES.includes(type)) throw statusErrors.unsupportedMediaType(PATCH_TYPES);
+      const body = decodeBody(await readBody(ctx), type);
+      const patched = await served.store.guaranteedUpdate(
+        ns,
+        info.name,
+        (current) => {
+          const next = applyPatchBody(type, current, body, def);
+          if (!isObject(next.metadata)) next.metadata = {};
+          const wantRV = next.metadata.resourceVersion;
+          if (wantRV && wantRV !== current.metadata.resourceVersion) {
+            throw statusErrors.modified(groupResource(def), info.name);
+          }
+          if (next.metadata.name !== undefined && next.metadata.name !== info.name) {
+            throw statusErrors.badRequest(
+              'metadata.name: Invalid value: the name of the object cannot be changed by a patch',
+            );
+          }
+          next.metadata.name = info.name;
+          return served.store.prepareUpdate(next, current, status);
+        },
+        { dryRun, validate: (next, old) => served.store.validateUpdate(next, old, status) },
+      );
+      return respondObject(ctx, served, patched);
+    }
+    case 'delete': {
+      const opts = await readDeleteOptions(ctx, dryRun);
+      const { object, deleted } = await served.store.delete(ns, info.name, opts);
+      if (deleted && !def.strategy.returnDeletedObject) {
+        return writeJson(
+          ctx,
+          200,
+          successStatus({
+            name: info.name,
+            ...(def.group ? { group: def.group } : {}),
+            kind: def.resource,
+            uid: object.metadata.uid ?? '',
+          }),
+        );
+      }
+      return respondObject(ctx, served, object, 200);
+    }
+    case 'deletecollection': {
+      const opts = await readDeleteOptions(ctx, dryRun);
+      const list = await listObjects(served.store, ns, { selection: selectionFromQuery(def, q) });
+      const gone: KubeObject[] = [];
+      for (const item of list.items) {
+        try {
+          gone.push((await served.store.delete(ns, item.metadata.name ?? '', opts)).object);
+        } catch (err) {
+          if (!(err instanceof StatusError && err.code === 404)) throw err;
+        }
+      }
+      return writeJson(ctx, 200, {
+        kind: def.listKind,
+        apiVersion: apiVersionOf(def),
+        metadata: { resourceVersion: list.resourceVersion },
+        items: gone,
+      });
+    }
+    default:
+      throw statusErrors.methodNotSupported(groupResource(def), info.verb || ctx.method.toLowerCase());
+  }
+}
+
+function parseDryRun(q: URLSearchParams): boolean {
+  const values = q.getAll('dryRun');
+  for (const v of values) {
+    if (v !== 'All') throw statusErrors.badRequest(`Invalid dry run value: ${v}`);
+  }
+  return values.length > 0;
+}
+
+async function readObject(ctx: RequestContext, served: ServedResource): Promise<KubeObject> {
+  const body = decodeBody(await readBody(ctx), contentTypeOf(ctx));
+  if (!isObject(body)) throw statusErrors.badRequest('the body of the request must be a JSON or YAML object');
+  const { def } = served;
+  const apiVersion = apiVersionOf(def);
+  if (body.apiVersion !== undefined && body.apiVersion !== apiVersion) {
+    throw statusErrors.badRequest(
+      `the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${apiVersion})`,
+    );
+  }
+  if (body.kind !== undefined && body.kind !== def.kind) {
+    throw statusErrors.badRequest(
+      `the kind in the data (${String(body.kind)}) does not match the expected kind (${def.kind})`,
+    );
+  }
+  if (body.metadata !== undefined && !isObject(body.metadata)) {
+    throw statusErrors.badRequest('metadata must be an object');
+  }
+  return { ...body, metadata: (body.metadata as KubeObject['metadata']) ?? {} } as KubeObject;
+}
+
+async function readDeleteOptions(ctx: RequestContext, dryRun: boolean): Promise<DeleteOptions> {
+  const q = ctx.url.searchParams;
+  const raw = await readBody(ctx);
+  let body: Record<string, unknown> = {};
+  if (raw.length > 0) {
+    const decoded = decodeBody(raw, contentTypeOf(ctx) || 'application/json');
+    if (isObject(decoded)) body = decoded;
+  }
+  const opts: DeleteOptions = {};
+  const grace = q.get('gracePeriodSeconds') ?? body.gracePeriodSeconds;
+  if (grace !== undefined && grace !== null) opts.gracePeriodSeconds = Number(grace);
+  const policy = (q.get('propagationPolicy') ?? body.propagationPolicy) as string | undefined;
+  if (policy !== undefined && policy !== null) {
+    if (policy !== 'Orphan' && policy !== 'Background' && policy !== 'Foreground') {
+      throw statusErrors.badRequest(
+        `propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`,
+      );
+    }
+    opts.propagationPolicy = policy;
+  }
+  const orphan = q.get('orphanDependents') ?? body.orphanDependents;
+  if (opts.propagationPolicy === undefined && (orphan === true || orphan === 'true')) opts.propagationPolicy = 'Orphan';
+  if (isObject(body.preconditions)) opts.preconditions = body.preconditions as DeleteOptions['preconditions'];
+  const bodyDryRun = Array.isArray(body.dryRun) && body.dryRun.includes('All');
+  if (dryRun || bodyDryRun) opts.dryRun = true;
+  return opts;
+}
+
+function render(served: ServedResource, obj: KubeObject, form: OutputForm, includeObject: string | null): unknown {
+  if (form.as === 'Table') {
+    return toTable(served.printer, [obj], { includeObject: parseIncludeObject(includeObject), version: form.version });
+  }
+  if (form.as === 'PartialObjectMetadata') return partialObjectMetadata(obj, form.version);
+  return obj;
+}
+
+function respondObject(ctx: RequestContext, served: ServedResource, obj: KubeObject, code = 200): void {
+  const form = negotiateOutput(header(ctx, 'accept'));
+  const body = render(served, obj, form, ctx.url.searchParams.get('includeObject'));
+  if (form.as === 'object' && form.yaml) {
+    ctx.res.writeHead(code, { 'content-type': 'application/yaml', 'audit-id': ctx.auditId });
+    ctx.res.end(toYaml(body));
+    return;
+  }
+  writeJson(ctx, code, body, contentTypeFor(form));
+}
+
+async function serveList(ctx: RequestContext, served: ServedResource, ns: string): Promise<void> {
+  const q = ctx.url.searchParams;
+  const form = negotiateOutput(header(ctx, 'accept'));
+  const limit = q.get('limit');
+  const result = await listObjects(served.store, ns, {
+    selection: selectionFromQuery(served.def, q),
+    ...(limit ? { limit: Number(limit) } : {}),
+    ...(q.get('continue') ? { continue: q.get('continue') as string } : {}),
+    ...(q.has('resourceVersion') ? { resourceVersion: q.get('resourceVersion') as string } : {}),
+    ...(q.get('resourceVersionMatch') ? { resourceVersionMatch: q.get('resourceVersionMatch') as string } : {}),
+  });
+  const listMeta = {
+    resourceVersion: result.resourceVersion,
+    ...(result.continue ? { continue: result.continue } : {}),
+  };
+  if (form.as === 'Table') {
+    const table = toTable(served.printer, result.items, {
+      includeObject: parseIncludeObject(q.get('includeObject')),
+      version: form.version,
+      listMeta,
+    });
+    const { rows, ...head } = table;
+    return writeJsonList(ctx, head, rows, contentTypeFor(form), 'rows');
+  }
+  if (form.as === 'PartialObjectMetadata') {
+    return writeJsonList(
+      ctx,
+      { kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${form.version}`, metadata: listMeta },
+      result.items.map((o) => partialObjectMetadata(o, form.version)),
+      contentTypeFor(form),
+    );
+  }
+  return writeJsonList(
+    ctx,
+    { kind: served.def.listKind, apiVersion: apiVersionOf(served.def), metadata: listMeta },
+    result.items,
+    'application/json',
+  );
+}
+
+async function serveWatch(ctx: RequestContext, served: ServedResource, ns: string): Promise<void> {
+  ctx.longRunning = true;
+  const q = ctx.url.searchParams;
+  const form = negotiateOutput(header(ctx, 'accept'));
+  const includeObject = q.get('includeObject');
+  const timeoutSeconds = q.get('timeoutSeconds');
+  const timeoutMs = timeoutSeconds
+    ? Number(timeoutSeconds) * 1000
+    : (MIN_REQUEST_TIMEOUT_S + Math.random() * MIN_REQUEST_TIMEOUT_S) * 1000;
+  const allowBookmarks = q.get('allowWatchBookmarks') === 'true';
+  const sendInitial = q.get('sendInitialEvents');
+  const selection = selectionFromQuery(served.def, q);
+  const watchReq = {
+    selection,
+    ...(q.has('resourceVersion') ? { resourceVersion: q.get('resourceVersion') as string } : {}),
+    ...(q.get('resourceVersionMatch') ? { resourceVersionMatch: q.get('resourceVersionMatch') as string } : {}),
+    ...(sendInitial !== null ? { sendInitialEvents: sendInitial === 'true' } : {}),
+    allowWatchBookmarks: allowBookmarks,
+  };
+  // Refuse bad parameters with a Status before the stream's 200 goes out.
+  validateWatchRequest(watchReq);
+  let lastRV = '';
+  const stream = new WatchStream(ctx, {
+    form,
+    timeoutMs,
+    render: (obj) => {
+      lastRV = obj.metadata.resourceVersion ?? lastRV;
+      return render(served, obj, form, includeObject);
+    },
+    ...(allowBookmarks
+      ? {
+          bookmark: {
+            everyMs: BOOKMARK_EVERY_MS,
+            object: () => bookmarkObject(served.store, lastRV || String(served.store.cacher.revision)),
+          },
+        }
+      : {}),
+  });
+  const watch = await watchObjects(served.store, ns, watchReq, {
+    event: (type, object) => stream.send(type, object),
+    end: (error) => stream.end(error),
+  });
+  stream.attach(watch);
+}
+
+function header(ctx: RequestContext, name: string): string | undefined {
+  const v = ctx.req.headers[name];
+  return Array.isArray(v) ? v.join(',') : v;
+}

@@ -1,0 +1,88 @@
+import type { CacheWatch, WatchEventType } from '../cacher/cacher.js';
+import type { RequestContext } from '../context.js';
+import type { OutputForm } from '../negotiate.js';
+import type { KubeObject } from '../registry/object.js';
+
+/** A watcher whose socket has this much unsent data is too slow and is cut off rather than allowed to grow. */
+const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
+
+export interface WatchStreamOptions {
+  form: OutputForm;
+  /** Turns an object into what this client asked for (a one-row Table, metadata only, or as is). */
+  render(obj: KubeObject, type: WatchEventType): unknown;
+  timeoutMs: number;
+  /** Sends a BOOKMARK with this object every bookmarkMs, when the client allows bookmarks. */
+  bookmark?: { everyMs: number; object: () => KubeObject };
+}
+
+/**
+ * Streams watch events to the client as upstream does: HTTP 200, then one JSON object per line
+ * ({"type":"ADDED","object":{…}}), until the timeout, the client leaving, or an ERROR event.
+ */
+export class WatchStream {
+  private ended = false;
+  private watch: CacheWatch | undefined;
+  private timers: NodeJS.Timeout[] = [];
+
+  constructor(
+    private readonly ctx: RequestContext,
+    private readonly opts: WatchStreamOptions,
+  ) {
+    const contentType =
+      opts.form.as === 'object'
+        ? 'application/json'
+        : `application/json;as=${opts.form.as};v=${opts.form.version};g=meta.k8s.io`;
+    ctx.res.writeHead(200, {
+      'content-type': contentType,
+      'cache-control': 'no-cache, private',
+      'audit-id': ctx.auditId,
+    });
+    // Flush the headers now: clients wait for them before they consider the watch established.
+    ctx.res.write('');
+    ctx.res.on('close', () => this.finish());
+    this.timers.push(setTimeout(() => this.finish(), opts.timeoutMs));
+    if (opts.bookmark) {
+      const b = opts.bookmark;
+      this.timers.push(setInterval(() => this.send('BOOKMARK', b.object()), b.everyMs));
+    }
+  }
+
+  attach(watch: CacheWatch | undefined): void {
+    this.watch = watch;
+    if (this.ended) watch?.stop();
+  }
+
+  send(type: WatchEventType, object: KubeObject): void {
+    if (this.ended) return;
+    const body = type === 'BOOKMARK' ? object : this.opts.render(object, type);
+    this.write(`${JSON.stringify({ type, object: body })}\n`);
+  }
+
+  /** Sends an ERROR event carrying a Status (if given) and ends the stream. */
+  end(error?: { code: number; reason: string; message: string }): void {
+    if (this.ended) return;
+    if (error) {
+      const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', ...error };
+      this.write(`${JSON.stringify({ type: 'ERROR', object: status })}\n`);
+    }
+    this.finish();
+  }
+
+  private write(line: string): void {
+    const res = this.ctx.res;
+    if (res.writableLength > MAX_BUFFERED_BYTES) {
+      // A slow reader: stop here rather than buffer without bound; the client will re-watch.
+      this.finish();
+      return;
+    }
+    res.write(line);
+  }
+
+  private finish(): void {
+    if (this.ended) return;
+    this.ended = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.watch?.stop();
+    if (!this.ctx.res.writableEnded) this.ctx.res.end();
+  }
+}

@@ -1,0 +1,46 @@
+import { type FieldError, invalidStatus } from '../../api/field-errors.js';
+import { StatusError, statusErrors } from '../../api/status-error.js';
+import { isStorageError, type StorageError } from '../../storage/types.js';
+import type { KubeObject } from './object.js';
+import { groupResource, type ResourceDefinition } from './resource.js';
+
+/** Objects are stored as JSON without their resourceVersion; it is the storage revision of their last write. */
+export function encodeForStorage(obj: KubeObject): string {
+  const { resourceVersion: _rv, selfLink: _sl, ...metadata } = obj.metadata;
+  return JSON.stringify({ ...obj, metadata });
+}
+
+export function decodeFromStorage(value: Buffer, revision: number): KubeObject {
+  const obj = JSON.parse(value.toString('utf8')) as KubeObject;
+  obj.metadata = { ...obj.metadata, resourceVersion: String(revision) };
+  return obj;
+}
+
+/** The Status a storage failure becomes for a client, as kube-apiserver maps etcd's errors. */
+export function storageToStatus(err: unknown, def: ResourceDefinition, name: string): StatusError {
+  if (err instanceof StatusError) return err;
+  if (!isStorageError(err)) return statusErrors.internal(err);
+  const e: StorageError = err;
+  switch (e.code) {
+    case 'KeyExists':
+      return statusErrors.alreadyExists(groupResource(def), name);
+    case 'NotFound':
+      return statusErrors.notFound(groupResource(def), name);
+    case 'Conflict':
+      return statusErrors.modified(groupResource(def), name);
+    case 'Compacted':
+      return statusErrors.resourceExpired('The resourceVersion for the provided list is too old.');
+    case 'TooLarge':
+      return statusErrors.requestEntityTooLarge('limit is 1500000 bytes for a stored object');
+    case 'FutureRevision':
+      return statusErrors.timeout(`Too large resource version: ${e.message}`, 1);
+    default:
+      return statusErrors.internal(e);
+  }
+}
+
+/** The 422 Invalid status for a failed validation, with upstream's message and causes. */
+export function invalidError(def: ResourceDefinition, name: string, errors: FieldError[]): StatusError {
+  const s = invalidStatus({ group: def.group, kind: def.kind }, name, errors);
+  return new StatusError(422, 'Invalid', s.message, s.details);
+}

@@ -1,0 +1,211 @@
+import { statusErrors } from '../../api/status-error.js';
+import { isStorageError } from '../../storage/types.js';
+import { type CacheWatch, TooOldError, type WatchEventType } from '../cacher/cacher.js';
+import { decodeFromStorage, storageToStatus } from './codec.js';
+import { CONTINUE_EXPIRED, decodeContinue, encodeContinue } from './continue-token.js';
+import type { KubeObject } from './object.js';
+import { listPrefix } from './resource.js';
+import type { GenericStore } from './store.js';
+
+/** Which objects a list or watch wants (label and field selectors already parsed). */
+export interface Selection {
+  matches(obj: KubeObject): boolean;
+  /** True when nothing is filtered out. */
+  everything: boolean;
+}
+
+export interface ListRequest {
+  selection: Selection;
+  limit?: number;
+  continue?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: string;
+}
+
+export interface ListResult {
+  items: KubeObject[];
+  resourceVersion: string;
+  continue?: string;
+}
+
+function parseRV(rv: string): number {
+  if (!/^\d+$/.test(rv)) throw statusErrors.badRequest(`invalid resource version: ${JSON.stringify(rv)}`);
+  return Number(rv);
+}
+
+/**
+ * LIST with upstream's resourceVersion semantics: unset = a consistent read of the latest state (from storage);
+ * "0" = any recent state (from the watch cache); N with Exact = the state at N (from storage's history);
+ * N with NotOlderThan (or unset match without a limit) = the latest state, once it is at least N. limit/continue
+ * read pages at one fixed revision.
+ */
+export async function listObjects(store: GenericStore, namespace: string, req: ListRequest): Promise<ListResult> {
+  const prefix = listPrefix(store.def, namespace);
+  const rv = req.resourceVersion ?? '';
+  const match = req.resourceVersionMatch ?? '';
+  if (match && match !== 'Exact' && match !== 'NotOlderThan') {
+    throw statusErrors.badRequest(`unsupported resourceVersionMatch value ${JSON.stringify(match)}`);
+  }
+  if (match && rv === '') {
+    throw statusErrors.badRequest('resourceVersionMatch is forbidden unless resourceVersion is provided');
+  }
+  if (req.continue && rv !== '') {
+    throw statusErrors.badRequest('specifying resource version is not allowed when using continue');
+  }
+  const limit = req.limit && req.limit > 0 ? req.limit : undefined;
+
+  // Served from the watch cache: any state is fine, or a state not older than N.
+  const fromCache =
+    !req.continue && (rv === '0' || (rv !== '' && (match === 'NotOlderThan' || (match === '' && !limit))));
+  if (fromCache) {
+    const min = rv === '0' ? 0 : parseRV(rv);
+    const { items, revision } = await store.cacher.list(prefix, (o) => req.selection.matches(o));
+    if (revision < min) {
+      throw statusErrors.timeout(`Too large resource version: ${min}, current: ${revision}`, 1);
+    }
+    return { items, resourceVersion: String(revision) };
+  }
+
+  let revision: number | undefined;
+  let startKey: string | undefined;
+  if (req.continue) {
+    const token = decodeContinue(req.continue, prefix);
+    revision = token.revision;
+    startKey = token.startKey;
+  } else if (rv !== '') {
+    revision = parseRV(rv);
+  }
+  const items: KubeObject[] = [];
+  let next: string | undefined;
+  try {
+    for (;;) {
+      const want = limit === undefined ? undefined : Math.max(limit - items.length, req.selection.everything ? 0 : 100);
+      const page = await store.storage.list(prefix, {
+        ...(revision === undefined ? {} : { revision }),
+        ...(startKey === undefined ? {} : { startKey }),
+        ...(want === undefined ? {} : { limit: want }),
+      });
+      revision = page.revision;
+      let i = 0;
+      for (; i < page.items.length; i++) {
+        const kv = page.items[i] as (typeof page.items)[number];
+        const obj = decodeFromStorage(kv.value, kv.modRevision);
+        if (req.selection.matches(obj)) items.push(obj);
+        if (limit !== undefined && items.length >= limit) break;
+      }
+      const last = page.items[Math.min(i, page.items.length - 1)];
+      if (limit !== undefined && items.length >= limit) {
+        if (i < page.items.length - 1 || page.more) next = `${last?.key}\u0000`;
+        break;
+      }
+      if (!page.more || !last) break;
+      startKey = `${last.key}\u0000`;
+    }
+  } catch (err) {
+    if (isStorageError(err, 'Compacted')) {
+      throw statusErrors.resourceExpired(
+        req.continue ? CONTINUE_EXPIRED : 'The resourceVersion for the provided list is too old.',
+      );
+    }
+    if (isStorageError(err, 'FutureRevision')) {
+      const current = await store.storage.currentRevision();
+      throw statusErrors.timeout(`Too large resource version: ${revision}, current: ${current}`, 1);
+    }
+    throw storageToStatus(err, store.def, '');
+  }
+  const result: ListResult = { items, resourceVersion: String(revision ?? 0) };
+  if (next !== undefined && revision !== undefined) result.continue = encodeContinue(revision, next, prefix);
+  return result;
+}
+
+export interface WatchRequest {
+  selection: Selection;
+  resourceVersion?: string;
+  resourceVersionMatch?: string;
+  sendInitialEvents?: boolean;
+  allowWatchBookmarks?: boolean;
+}
+
+export interface WatchSink {
+  event(type: WatchEventType, object: KubeObject): void;
+  /** The watch failed or ended from the server's side: send an ERROR event with this status (if any) and finish. */
+  end(error?: { code: number; reason: string; message: string }): void;
+}
+
+/**
+ * WATCH with upstream's semantics: unset or "0" resourceVersion starts with the current state as ADDED events;
+ * N starts after N (or ends at once with 410 Expired when N is older than the cache's window); sendInitialEvents
+ * sends the current state first and then a bookmark annotated k8s.io/initial-events-end.
+ */
+export async function watchObjects(
+  store: GenericStore,
+  namespace: string,
+  req: WatchRequest,
+  sink: WatchSink,
+): Promise<CacheWatch | undefined> {
+  validateWatchRequest(req);
+  const rv = req.resourceVersion ?? '';
+  let fromRevision: number | undefined;
+  if (req.sendInitialEvents === true) fromRevision = undefined;
+  else if (rv === '' || rv === '0') fromRevision = req.sendInitialEvents === false ? store.cacher.revision : undefined;
+  else fromRevision = parseRV(rv);
+  const prefix = listPrefix(store.def, namespace);
+  try {
+    const watch = await store.cacher.watch({
+      fromRevision,
+      prefix,
+      matches: (o) => req.selection.matches(o),
+      onEvent: (type, object) => sink.event(type, object),
+      onEnd: (reason) =>
+        sink.end(
+          reason === 'expired'
+            ? {
+                code: 410,
+                reason: 'Expired',
+                message: 'The watch was ended because the server lost its place in the history; start a new watch.',
+              }
+            : undefined,
+        ),
+    });
+    if (req.sendInitialEvents === true) {
+      sink.event('BOOKMARK', bookmarkObject(store, String(watch.startRevision), true));
+    }
+    return watch;
+  } catch (err) {
+    if (err instanceof TooOldError) {
+      sink.end({ code: 410, reason: 'Expired', message: err.message });
+      return undefined;
+    }
+    throw err;
+  }
+}
+
+/** Refuses parameter combinations upstream refuses. */
+export function validateWatchRequest(req: WatchRequest): void {
+  if (req.sendInitialEvents !== undefined) {
+    if (!req.allowWatchBookmarks) {
+      throw statusErrors.badRequest('sendInitialEvents is forbidden for watch unless allowWatchBookmarks=true');
+    }
+    if (req.resourceVersionMatch !== 'NotOlderThan') {
+      throw statusErrors.badRequest('sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
+    }
+  } else if (req.resourceVersionMatch) {
+    throw statusErrors.badRequest('resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
+  }
+  if (req.resourceVersion && !/^\d+$/.test(req.resourceVersion)) {
+    throw statusErrors.badRequest(`invalid resource version: ${JSON.stringify(req.resourceVersion)}`);
+  }
+}
+
+/** A BOOKMARK event's object: the kind with only a resourceVersion (and the initial-events-end annotation). */
+export function bookmarkObject(store: GenericStore, resourceVersion: string, initialEventsEnd = false): KubeObject {
+  const def = store.def;
+  return {
+    kind: def.kind,
+    apiVersion: def.group ? `${def.group}/${def.version}` : def.version,
+    metadata: {
+      resourceVersion,
+      ...(initialEventsEnd ? { annotations: { 'k8s.io/initial-events-end': 'true' } } : {}),
+    },
+  };
+}

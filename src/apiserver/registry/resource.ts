@@ -1,0 +1,68 @@
+import type { FieldError } from '../../api/field-errors.js';
+import type { GroupKind, GroupResource } from '../../api/status-error.js';
+import type { KubeObject } from './object.js';
+
+/**
+ * What makes one resource different from another in the generic store (ARCHITECTURE.md "one generic store, many
+ * strategies"). Every hook is optional.
+ */
+export interface Strategy {
+  /** Fills defaults into an object decoded from a request, as upstream's defaulting functions do. */
+  default?(obj: KubeObject): void;
+  /** Resets what a client may not set on create (e.g. status on resources that have a status subresource). */
+  prepareForCreate?(obj: KubeObject): void;
+  /** Carries over what a client may not change on update (status from old, …). */
+  prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
+  validate?(obj: KubeObject): FieldError[];
+  validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
+  /** Fields a field selector may use besides metadata.name and metadata.namespace, with how to read each. */
+  selectableFields?: Record<string, (obj: KubeObject) => string>;
+  /** Whether an update (PUT) of a missing object creates it. */
+  allowCreateOnUpdate?: boolean;
+  /** Whether a DELETE answers with the deleted object rather than a Success status. */
+  returnDeletedObject?: boolean;
+  /** Whether changes to the object outside metadata and status count as spec changes that bump generation. */
+  tracksGeneration?: boolean;
+}
+
+/** The status subresource's strategy: what a PUT/PATCH of /status may change. */
+export interface StatusStrategy {
+  /** Copies everything but status (and the metadata status writers may touch) from old into obj. */
+  prepareForUpdate(obj: KubeObject, old: KubeObject): void;
+  validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
+}
+
+export interface ResourceDefinition {
+  group: string;
+  version: string;
+  resource: string;
+  kind: string;
+  listKind: string;
+  namespaced: boolean;
+  /** Storage key prefix without trailing slash: /registry/pods. */
+  storagePrefix: string;
+  strategy: Strategy;
+  /** Present when the resource has a status subresource. */
+  status?: StatusStrategy;
+}
+
+export function apiVersionOf(def: { group: string; version: string }): string {
+  return def.group ? `${def.group}/${def.version}` : def.version;
+}
+
+export function groupResource(def: ResourceDefinition): GroupResource {
+  return { group: def.group, resource: def.resource };
+}
+
+export function groupKind(def: ResourceDefinition): GroupKind {
+  return { group: def.group, kind: def.kind };
+}
+
+export function storageKey(def: ResourceDefinition, namespace: string, name: string): string {
+  return def.namespaced ? `${def.storagePrefix}/${namespace}/${name}` : `${def.storagePrefix}/${name}`;
+}
+
+/** The prefix under which a list of the resource (in one namespace, or in all when namespace is '') lives. */
+export function listPrefix(def: ResourceDefinition, namespace: string): string {
+  return def.namespaced && namespace ? `${def.storagePrefix}/${namespace}/` : `${def.storagePrefix}/`;
+}

@@ -1,0 +1,102 @@
+import { lookupResource } from '../../../api/catalog.js';
+import type { FieldError } from '../../../api/field-errors.js';
+import { path } from '../../../api/field-errors.js';
+import { type NameValidator, nameIsDNSSubdomain } from '../../../api/validation/name-validators.js';
+import { validateObjectMeta } from '../../../api/validation/object-meta.js';
+import type { ObjectMetaInput } from '../../../api/validation/object-meta-types.js';
+import { validateObjectMetaUpdate } from '../../../api/validation/object-meta-update.js';
+import { defaultPrinter, type Printer } from '../../printers/table.js';
+import type { KubeObject } from '../object.js';
+import type { ResourceDefinition, StatusStrategy, Strategy } from '../resource.js';
+
+export interface BuiltinSpec {
+  group: string;
+  version: string;
+  resource: string;
+  strategy?: Strategy;
+  /** The name format the resource requires (default: a DNS-1123 subdomain, as most upstream resources). */
+  nameValidator?: NameValidator;
+  /** Whether the resource has a status subresource this server serves. */
+  hasStatus?: boolean;
+  printer?: Printer;
+}
+
+export interface Builtin {
+  def: ResourceDefinition;
+  printer: Printer;
+}
+
+/**
+ * A built-in resource from the catalog's facts (kind, scope, storage prefix) and its own strategy. Every one gets
+ * upstream's metadata validation; resources with a status subresource get its spec/status split: status is
+ * ignored on the main resource and everything but status is ignored on /status.
+ */
+export function builtin(spec: BuiltinSpec): Builtin {
+  const info = lookupResource(spec.group, spec.version, spec.resource);
+  if (!info?.storagePrefix)
+    throw new Error(`${spec.resource} in ${spec.group}/${spec.version} is not a stored resource`);
+  const own = spec.strategy ?? {};
+  const options = { namespaced: info.namespaced, nameValidator: spec.nameValidator ?? nameIsDNSSubdomain };
+  const strategy: Strategy = {
+    ...own,
+    prepareForCreate(obj) {
+      if (spec.hasStatus) delete obj.status;
+      own.prepareForCreate?.(obj);
+    },
+    prepareForUpdate(obj, old) {
+      if (spec.hasStatus) {
+        if (old.status === undefined) delete obj.status;
+        else obj.status = old.status;
+      }
+      own.prepareForUpdate?.(obj, old);
+    },
+    validate(obj) {
+      return [...validateObjectMeta(obj.metadata as ObjectMetaInput, options), ...(own.validate?.(obj) ?? [])];
+    },
+    validateUpdate(obj, old) {
+      return [
+        ...validateObjectMetaUpdate(obj.metadata as ObjectMetaInput, old.metadata as ObjectMetaInput, path('metadata')),
+        ...validateObjectMeta(obj.metadata as ObjectMetaInput, options),
+        ...(own.validateUpdate?.(obj, old) ?? own.validate?.(obj) ?? []),
+      ];
+    },
+  };
+  const def: ResourceDefinition = {
+    group: info.group,
+    version: info.version,
+    resource: info.resource,
+    kind: info.kind,
+    listKind: `${info.kind}List`,
+    namespaced: info.namespaced,
+    storagePrefix: `/registry/${info.storagePrefix}`,
+    strategy,
+    ...(spec.hasStatus ? { status: statusStrategy() } : {}),
+  };
+  return { def, printer: spec.printer ?? defaultPrinter };
+}
+
+/**
+ * Upstream's status-update rules: a write to /status changes status only; spec and the metadata a status writer
+ * may not touch (labels, annotations, finalizers, owner references) are kept as they were.
+ */
+export function statusStrategy(validate?: (obj: KubeObject, old: KubeObject) => FieldError[]): StatusStrategy {
+  return {
+    prepareForUpdate(obj, old) {
+      const status = obj.status;
+      for (const key of Object.keys(obj)) if (key !== 'metadata' && key !== 'status') delete obj[key];
+      for (const [key, value] of Object.entries(old)) if (key !== 'metadata' && key !== 'status') obj[key] = value;
+      if (status === undefined) delete obj.status;
+      const meta = obj.metadata;
+      for (const field of ['labels', 'annotations', 'finalizers', 'ownerReferences'] as const) {
+        if (old.metadata[field] === undefined) delete meta[field];
+        else meta[field] = old.metadata[field] as never;
+      }
+    },
+    ...(validate ? { validateUpdate: validate } : {}),
+  };
+}
+
+/** The number of entries of a map field, for DATA-style columns. */
+export function countKeys(v: unknown): number {
+  return v && typeof v === 'object' ? Object.keys(v).length : 0;
+}

@@ -1,0 +1,41 @@
+import { FieldSelector, supportedFieldLabels } from '../../api/fields.js';
+import { LabelSelector } from '../../api/labels.js';
+import { statusErrors } from '../../api/status-error.js';
+import type { Selection } from './list.js';
+import type { KubeObject } from './object.js';
+import type { ResourceDefinition } from './resource.js';
+
+/** The field values of an object that field selectors can match, as the resource declares them. */
+export function fieldsOf(def: ResourceDefinition, obj: KubeObject): Record<string, string> {
+  const fields: Record<string, string> = { 'metadata.name': obj.metadata.name ?? '' };
+  if (def.namespaced) fields['metadata.namespace'] = obj.metadata.namespace ?? '';
+  for (const [name, read] of Object.entries(def.strategy.selectableFields ?? {})) fields[name] = read(obj);
+  return fields;
+}
+
+/**
+ * The selection a list or watch asked for with labelSelector and fieldSelector. A selector that does not parse,
+ * or names a field the resource does not support, is a 400 BadRequest with upstream's message.
+ */
+export function selectionFromQuery(def: ResourceDefinition, q: URLSearchParams): Selection {
+  let labels: LabelSelector;
+  let fields: FieldSelector;
+  try {
+    labels = LabelSelector.parse(q.get('labelSelector') ?? '');
+    const supported = [
+      'metadata.name',
+      ...(def.namespaced ? ['metadata.namespace'] : []),
+      ...Object.keys(def.strategy.selectableFields ?? {}),
+    ];
+    fields = FieldSelector.parse(q.get('fieldSelector') ?? '').transform(supportedFieldLabels(supported));
+  } catch (err) {
+    throw statusErrors.badRequest((err as Error).message);
+  }
+  const noLabels = labels.isEmpty();
+  const noFields = fields.isEmpty();
+  return {
+    everything: noLabels && noFields,
+    matches: (obj) =>
+      (noLabels || labels.matches(obj.metadata.labels)) && (noFields || fields.matches(fieldsOf(def, obj))),
+  };
+}

@@ -1,0 +1,287 @@
+import type { FieldError } from '../../api/field-errors.js';
+import { statusErrors } from '../../api/status-error.js';
+import { isStorageError, type Store } from '../../storage/types.js';
+import { type Clock, realClock } from '../../util/clock.js';
+import type { Cacher } from '../cacher/cacher.js';
+import { decodeFromStorage, encodeForStorage, invalidError, storageToStatus } from './codec.js';
+import { deepClone, generateNameFrom, jsonEqual, type KubeObject, newUid, nowTimestamp } from './object.js';
+import { apiVersionOf, groupResource, type ResourceDefinition, storageKey } from './resource.js';
+
+export interface WriteOptions {
+  /** dryRun=All: run every step but do not store. */
+  dryRun?: boolean;
+}
+
+export interface DeleteOptions extends WriteOptions {
+  gracePeriodSeconds?: number;
+  propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+
+/** Answers whether objects may be created in a namespace. */
+export type NamespaceCheck = (namespace: string) => Promise<void>;
+
+const MAX_UPDATE_RETRIES = 20;
+
+/**
+ * The generic registry store: create, get, update (optimistic concurrency), delete (preconditions, finalizers,
+ * graceful deletion) for one resource, shaped by the resource's strategy. Lists and watches are in list.ts.
+ */
+export class GenericStore {
+  constructor(
+    readonly def: ResourceDefinition,
+    readonly storage: Store,
+    readonly cacher: Cacher,
+    private readonly deps: { namespaceCheck?: NamespaceCheck; clock?: Clock } = {},
+  ) {}
+
+  private get clock(): Clock {
+    return this.deps.clock ?? realClock;
+  }
+
+  key(namespace: string, name: string): string {
+    return storageKey(this.def, namespace, name);
+  }
+
+  async get(namespace: string, name: string): Promise<KubeObject> {
+    const kv = await this.wrap(name, () => this.storage.get(this.key(namespace, name)));
+    if (!kv) throw statusErrors.notFound(groupResource(this.def), name);
+    return decodeFromStorage(kv.value, kv.modRevision);
+  }
+
+  async create(namespace: string, input: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
+    const obj = deepClone(input);
+    this.checkNamespace(obj, namespace);
+    this.def.strategy.default?.(obj);
+    const meta = obj.metadata;
+    if (!meta.name && meta.generateName) meta.name = generateNameFrom(meta.generateName);
+    if (this.def.namespaced) meta.namespace = namespace;
+    else delete meta.namespace;
+    meta.uid = newUid();
+    meta.creationTimestamp = nowTimestamp(this.clock.now());
+    delete meta.resourceVersion;
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    delete meta.selfLink;
+    if (this.def.strategy.tracksGeneration !== false) meta.generation = 1;
+    else delete meta.generation;
+    obj.apiVersion = apiVersionOf(this.def);
+    obj.kind = this.def.kind;
+    this.def.strategy.prepareForCreate?.(obj);
+    const problems = this.def.strategy.validate?.(obj) ?? [];
+    if (problems.length > 0) throw invalidError(this.def, meta.name ?? '', problems);
+    if (this.def.namespaced && this.deps.namespaceCheck) await this.deps.namespaceCheck(namespace);
+    const name = meta.name as string;
+    if (opts.dryRun) {
+      const existing = await this.wrap(name, () => this.storage.get(this.key(namespace, name)));
+      if (existing) throw statusErrors.alreadyExists(groupResource(this.def), name);
+      return obj;
+    }
+    const { revision } = await this.wrap(name, () =>
+      this.storage.create(this.key(namespace, name), encodeForStorage(obj)),
+    );
+    meta.resourceVersion = String(revision);
+    return obj;
+  }
+
+  /**
+   * Reads the object, lets tryUpdate compute its next state, and writes it if the object did not change meanwhile;
+   * retries on a conflicting write unless tryUpdate itself refuses (a client precondition). An update that changes
+   * nothing writes nothing. Returns the stored object.
+   */
+  async guaranteedUpdate(
+    namespace: string,
+    name: string,
+    tryUpdate: (current: KubeObject) => KubeObject | Promise<KubeObject>,
+    opts: WriteOptions & { validate?: (next: KubeObject, old: KubeObject) => FieldError[] } = {},
+  ): Promise<KubeObject> {
+    const key = this.key(namespace, name);
+    for (let attempt = 0; ; attempt++) {
+      const current = await this.get(namespace, name);
+      const next = await tryUpdate(deepClone(current));
+      next.apiVersion = apiVersionOf(this.def);
+      next.kind = this.def.kind;
+      const problems = opts.validate?.(next, current) ?? [];
+      if (problems.length > 0) throw invalidError(this.def, name, problems);
+      if (jsonEqual(withoutVolatile(next), withoutVolatile(current))) return current;
+      if (opts.dryRun) return next;
+      const expected = Number(current.metadata.resourceVersion);
+      try {
+        if (next.metadata.deletionTimestamp && (next.metadata.finalizers ?? []).length === 0) {
+          // The last finalizer of an object being deleted is gone: the object goes now.
+          const { revision } = await this.storage.delete(key, expected);
+          next.metadata.resourceVersion = String(revision);
+          return next;
+        }
+        const { revision } = await this.storage.update(key, encodeForStorage(next), expected);
+        next.metadata.resourceVersion = String(revision);
+        return next;
+      } catch (err) {
+        if (isStorageError(err, 'Conflict') && attempt < MAX_UPDATE_RETRIES) continue;
+        throw storageToStatus(err, this.def, name);
+      }
+    }
+  }
+
+  /** PUT of the whole object (or of its status subresource). */
+  async update(
+    namespace: string,
+    name: string,
+    input: KubeObject,
+    opts: WriteOptions & { subresource?: 'status' } = {},
+  ): Promise<{ object: KubeObject; created: boolean }> {
+    const obj = deepClone(input);
+    this.checkNamespace(obj, namespace);
+    if (obj.metadata.name && obj.metadata.name !== name) {
+      throw statusErrors.badRequest('the name of the object does not match the name on the URL');
+    }
+    obj.metadata.name = name;
+    const wantRV = obj.metadata.resourceVersion;
+    const status = opts.subresource === 'status';
+    if (!status && this.def.strategy.allowCreateOnUpdate && !wantRV) {
+      const exists = await this.wrap(name, () => this.storage.get(this.key(namespace, name)));
+      if (!exists) return { object: await this.create(namespace, obj, opts), created: true };
+    }
+    if (!status) this.def.strategy.default?.(obj);
+    const object = await this.guaranteedUpdate(
+      namespace,
+      name,
+      (current) => {
+        if (wantRV && wantRV !== current.metadata.resourceVersion)
+          throw statusErrors.modified(groupResource(this.def), name);
+        return this.prepareUpdate(deepClone(obj), current, status);
+      },
+      { ...opts, validate: (next, old) => this.validateUpdate(next, old, status) },
+    );
+    return { object, created: false };
+  }
+
+  /** Applies the update rules (system fields kept, status or spec carried over, generation) to next. */
+  prepareUpdate(next: KubeObject, current: KubeObject, status: boolean): KubeObject {
+    const meta = next.metadata;
+    const old = current.metadata;
+    meta.uid = old.uid;
+    meta.creationTimestamp = old.creationTimestamp;
+    meta.resourceVersion = old.resourceVersion;
+    if (this.def.namespaced) meta.namespace = old.namespace;
+    if (old.deletionTimestamp) {
+      meta.deletionTimestamp = old.deletionTimestamp;
+      meta.deletionGracePeriodSeconds = old.deletionGracePeriodSeconds;
+    } else {
+      delete meta.deletionTimestamp;
+      delete meta.deletionGracePeriodSeconds;
+    }
+    if (status) {
+      this.def.status?.prepareForUpdate(next, current);
+    } else {
+      this.def.strategy.prepareForUpdate?.(next, current);
+    }
+    if (this.def.strategy.tracksGeneration !== false) {
+      meta.generation = (old.generation ?? 1) + (specChanged(next, current) ? 1 : 0);
+    }
+    return next;
+  }
+
+  validateUpdate(next: KubeObject, old: KubeObject, status: boolean): FieldError[] {
+    if (status) return this.def.status?.validateUpdate?.(next, old) ?? [];
+    return this.def.strategy.validateUpdate?.(next, old) ?? [];
+  }
+
+  /**
+   * DELETE. An object with finalizers (or one the strategy deletes gracefully) is only marked with a
+   * deletionTimestamp; it goes once the last finalizer is removed. Returns the object and whether it is gone.
+   */
+  async delete(
+    namespace: string,
+    name: string,
+    opts: DeleteOptions = {},
+  ): Promise<{ object: KubeObject; deleted: boolean }> {
+    const key = this.key(namespace, name);
+    for (let attempt = 0; ; attempt++) {
+      const current = await this.get(namespace, name);
+      const pre = opts.preconditions;
+      if (pre?.uid && pre.uid !== current.metadata.uid) {
+        throw statusErrors.conflict(
+          groupResource(this.def),
+          name,
+          `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid ?? ''}`,
+        );
+      }
+      if (pre?.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion) {
+        throw statusErrors.conflict(
+          groupResource(this.def),
+          name,
+          `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion ?? ''}`,
+        );
+      }
+      const next = deepClone(current);
+      const finalizers = new Set(next.metadata.finalizers ?? []);
+      if (opts.propagationPolicy === 'Orphan') finalizers.add('orphan');
+      if (opts.propagationPolicy === 'Foreground') finalizers.add('foregroundDeletion');
+      if (finalizers.size > 0) {
+        // Mark for deletion and leave the object to whoever owns the finalizers.
+        next.metadata.finalizers = [...finalizers];
+        if (!next.metadata.deletionTimestamp) {
+          next.metadata.deletionTimestamp = nowTimestamp(this.clock.now());
+          next.metadata.deletionGracePeriodSeconds = 0;
+        }
+        if (jsonEqual(next, current)) return { object: current, deleted: false };
+        if (opts.dryRun) return { object: next, deleted: false };
+        try {
+          const { revision } = await this.storage.update(
+            key,
+            encodeForStorage(next),
+            Number(current.metadata.resourceVersion),
+          );
+          next.metadata.resourceVersion = String(revision);
+          return { object: next, deleted: false };
+        } catch (err) {
+          if (isStorageError(err, 'Conflict') && attempt < MAX_UPDATE_RETRIES) continue;
+          throw storageToStatus(err, this.def, name);
+        }
+      }
+      if (opts.dryRun) return { object: current, deleted: true };
+      try {
+        const { revision } = await this.storage.delete(key, Number(current.metadata.resourceVersion));
+        current.metadata.resourceVersion = String(revision);
+        return { object: current, deleted: true };
+      } catch (err) {
+        if (isStorageError(err, 'Conflict') && attempt < MAX_UPDATE_RETRIES) continue;
+        throw storageToStatus(err, this.def, name);
+      }
+    }
+  }
+
+  private checkNamespace(obj: KubeObject, namespace: string): void {
+    if (!obj.metadata || typeof obj.metadata !== 'object') obj.metadata = {};
+    const ns = obj.metadata.namespace;
+    if (this.def.namespaced && ns && ns !== namespace) {
+      throw statusErrors.badRequest(
+        'the namespace of the provided object does not match the namespace sent on the request',
+      );
+    }
+  }
+
+  private async wrap<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw storageToStatus(err, this.def, name);
+    }
+  }
+}
+
+/** Fields that change on every write and must not make a no-op update look like a change. */
+function withoutVolatile(obj: KubeObject): KubeObject {
+  const { resourceVersion: _rv, managedFields: _mf, ...metadata } = obj.metadata;
+  return { ...obj, metadata };
+}
+
+/** Whether anything outside metadata and status differs: what bumps metadata.generation. */
+export function specChanged(next: KubeObject, old: KubeObject): boolean {
+  const strip = (o: KubeObject) => {
+    const { metadata: _m, status: _s, ...rest } = o;
+    return rest;
+  };
+  return !jsonEqual(strip(next), strip(old));
+}

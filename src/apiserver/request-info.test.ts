@@ -1,0 +1,151 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseRequestInfo } from './request-info.js';
+
+const info = (method: string, url: string) => {
+  const u = new URL(url, 'https://x');
+  const r = parseRequestInfo(method, u.pathname, u.searchParams);
+  return [r.isResourceRequest, r.verb, r.apiGroup, r.apiVersion, r.namespace, r.resource, r.subresource, r.name];
+};
+
+describe('parseRequestInfo', () => {
+  it('reads core and group resources, collections and objects', () => {
+    assert.deepEqual(info('GET', '/api/v1/namespaces/default/pods'), [
+      true,
+      'list',
+      '',
+      'v1',
+      'default',
+      'pods',
+      '',
+      '',
+    ]);
+    assert.deepEqual(info('GET', '/api/v1/namespaces/default/pods/p1'), [
+      true,
+      'get',
+      '',
+      'v1',
+      'default',
+      'pods',
+      '',
+      'p1',
+    ]);
+    assert.deepEqual(info('GET', '/api/v1/pods'), [true, 'list', '', 'v1', '', 'pods', '', '']);
+    assert.deepEqual(info('POST', '/apis/apps/v1/namespaces/ns/deployments'), [
+      true,
+      'create',
+      'apps',
+      'v1',
+      'ns',
+      'deployments',
+      '',
+      '',
+    ]);
+    assert.deepEqual(info('PUT', '/apis/apps/v1/namespaces/ns/deployments/d/scale'), [
+      true,
+      'update',
+      'apps',
+      'v1',
+      'ns',
+      'deployments',
+      'scale',
+      'd',
+    ]);
+    assert.deepEqual(info('PATCH', '/api/v1/nodes/n1/status'), [true, 'patch', '', 'v1', '', 'nodes', 'status', 'n1']);
+    assert.deepEqual(info('DELETE', '/api/v1/namespaces/ns/configmaps'), [
+      true,
+      'deletecollection',
+      '',
+      'v1',
+      'ns',
+      'configmaps',
+      '',
+      '',
+    ]);
+    assert.deepEqual(info('DELETE', '/api/v1/namespaces/ns/configmaps/c'), [
+      true,
+      'delete',
+      '',
+      'v1',
+      'ns',
+      'configmaps',
+      '',
+      'c',
+    ]);
+  });
+
+  it('reads watches from the query and from the old /watch/ path', () => {
+    assert.deepEqual(info('GET', '/api/v1/namespaces/default/pods?watch=true'), [
+      true,
+      'watch',
+      '',
+      'v1',
+      'default',
+      'pods',
+      '',
+      '',
+    ]);
+    assert.deepEqual(info('GET', '/api/v1/pods?watch=1'), [true, 'watch', '', 'v1', '', 'pods', '', '']);
+    assert.deepEqual(info('GET', '/api/v1/pods?watch=false'), [true, 'list', '', 'v1', '', 'pods', '', '']);
+    assert.deepEqual(info('GET', '/api/v1/watch/namespaces/ns/pods'), [true, 'watch', '', 'v1', 'ns', 'pods', '', '']);
+    assert.deepEqual(info('GET', '/api/v1/watch/namespaces/ns/pods/p'), [
+      true,
+      'watch',
+      '',
+      'v1',
+      'ns',
+      'pods',
+      '',
+      'p',
+    ]);
+  });
+
+  it('treats a namespace as the namespaces resource, with its own name as namespace', () => {
+    assert.deepEqual(info('GET', '/api/v1/namespaces'), [true, 'list', '', 'v1', '', 'namespaces', '', '']);
+    assert.deepEqual(info('GET', '/api/v1/namespaces/kube-system'), [
+      true,
+      'get',
+      '',
+      'v1',
+      'kube-system',
+      'namespaces',
+      '',
+      'kube-system',
+    ]);
+    assert.deepEqual(info('PUT', '/api/v1/namespaces/ns/finalize'), [
+      true,
+      'update',
+      '',
+      'v1',
+      'ns',
+      'namespaces',
+      'finalize',
+      'ns',
+    ]);
+    assert.deepEqual(info('PUT', '/api/v1/namespaces/ns/status'), [
+      true,
+      'update',
+      '',
+      'v1',
+      'ns',
+      'namespaces',
+      'status',
+      'ns',
+    ]);
+  });
+
+  it('does not treat discovery and other paths as resource requests', () => {
+    for (const p of [
+      '/api',
+      '/api/v1',
+      '/apis',
+      '/apis/apps',
+      '/apis/apps/v1',
+      '/version',
+      '/healthz',
+      '/openapi/v2',
+    ]) {
+      assert.equal(info('GET', p)[0], false, p);
+    }
+  });
+});

@@ -1,0 +1,130 @@
+import { createSecureServer, type Http2SecureServer } from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import { statusErrors } from '../api/status-error.js';
+import type { Store } from '../storage/types.js';
+import { type Logger, silentLogger } from '../util/logger.js';
+import type { APIRegistry } from './api-registry.js';
+import type { Handler } from './context.js';
+import { x509Authenticator } from './filters/authentication.js';
+import { authenticatedAllowed } from './filters/authorization.js';
+import { APIServerMetrics } from './filters/metrics.js';
+import { buildHandlerChain } from './handler-chain.js';
+import { Discovery } from './handlers/discovery.js';
+import { HealthChecks } from './handlers/health.js';
+import { serveResource } from './handlers/rest.js';
+import { versionHandler } from './handlers/version.js';
+import { writeText } from './respond.js';
+
+export interface ServingCerts {
+  certPem: string;
+  keyPem: string;
+  /** CA that client certificates must be signed by. */
+  clientCaPem: string;
+}
+
+export interface APIServerOptions {
+  storage: Store;
+  registry: APIRegistry;
+  tls: ServingCerts;
+  /** --bind-address (default 0.0.0.0 as upstream; `wheelhouse up` and tests pass 127.0.0.1). */
+  bindAddress?: string;
+  /** --secure-port (0 picks a free port). */
+  securePort?: number;
+  logger?: Logger;
+}
+
+/**
+ * kube-apiserver: HTTPS with HTTP/2 and HTTP/1.1 on one port, the request pipeline, and the handlers for
+ * version, health, discovery and resources.
+ */
+export class APIServer {
+  readonly health = new HealthChecks();
+  private server: Http2SecureServer | undefined;
+  private readonly log: Logger;
+  private port = 0;
+  private readonly discovery: Discovery;
+  private readonly metrics: APIServerMetrics;
+
+  constructor(private readonly opts: APIServerOptions) {
+    this.log = opts.logger ?? silentLogger;
+    this.discovery = new Discovery(opts.registry, () => `${this.host}:${this.port}`);
+    this.metrics = new APIServerMetrics(opts.registry);
+    this.health.add(['healthz', 'livez', 'readyz'], { name: 'ping', check: () => {} });
+    this.health.add(['healthz', 'livez', 'readyz'], { name: 'log', check: () => {} });
+    this.health.add(['healthz', 'livez', 'readyz'], {
+      name: 'etcd',
+      check: async () => {
+        await opts.storage.currentRevision();
+      },
+    });
+  }
+
+  private get host(): string {
+    const bind = this.opts.bindAddress ?? '0.0.0.0';
+    return bind === '0.0.0.0' || bind === '::' ? '127.0.0.1' : bind;
+  }
+
+  get url(): string {
+    return `https://${this.host}:${this.port}`;
+  }
+
+  async start(): Promise<string> {
+    await Promise.all(this.opts.registry.all().map((s) => s.store.cacher.start()));
+    const handler = buildHandlerChain(this.route, {
+      authenticators: [x509Authenticator],
+      authorizers: [authenticatedAllowed],
+      log: this.log,
+      metrics: this.metrics.filter(),
+    });
+    const server = createSecureServer(
+      {
+        allowHTTP1: true,
+        cert: this.opts.tls.certPem,
+        key: this.opts.tls.keyPem,
+        ca: this.opts.tls.clientCaPem,
+        requestCert: true,
+        rejectUnauthorized: false,
+      },
+      handler,
+    );
+    server.on('sessionError', () => {});
+    server.on('tlsClientError', () => {});
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.opts.securePort ?? 6443, this.opts.bindAddress ?? '0.0.0.0', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    this.port = (server.address() as AddressInfo).port;
+    this.log.info('serving', { url: this.url });
+    return this.url;
+  }
+
+  async stop(): Promise<void> {
+    for (const s of this.opts.registry.all()) s.store.cacher.stop();
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      // Watches and idle HTTP/2 sessions would hold close() open.
+      (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      setTimeout(resolve, 2000).unref();
+    });
+  }
+
+  private readonly route: Handler = async (ctx) => {
+    const path = ctx.url.pathname;
+    if (ctx.info.isResourceRequest) return serveResource(ctx, this.opts.registry);
+    if (path === '/version' || path === '/version/') return versionHandler(ctx);
+    if (await this.health.serve(ctx)) return;
+    if (path === '/metrics' && ctx.method === 'GET') {
+      const { contentType, body } = await this.metrics.text();
+      return writeText(ctx.res, 200, body, { 'content-type': contentType });
+    }
+    if (this.discovery.serve(ctx)) return;
+    throw statusErrors.pathNotFound();
+  };
+}

@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { type ControlPlane, startControlPlane } from '../../src/index.js';
+import { apiRequest } from '../../src/testing/api-client.js';
+
+describe('apiserver: serving, version, health, discovery, errors', () => {
+  let cp: ControlPlane;
+  before(async () => {
+    cp = await startControlPlane();
+  });
+  after(async () => {
+    await cp?.stop();
+  });
+
+  it('reports Kubernetes v1.33 on /version', async () => {
+    const res = await apiRequest(cp, 'GET', '/version');
+    assert.equal(res.status, 200);
+    assert.equal(res.body.major, '1');
+    assert.equal(res.body.minor, '33');
+    assert.match(res.body.gitVersion, /^v1\.33\.\d+-wheelhouse/);
+  });
+
+  it('answers health checks plainly, verbosely and per check', async () => {
+    assert.equal((await apiRequest(cp, 'GET', '/healthz')).text, 'ok');
+    const verbose = await apiRequest(cp, 'GET', '/readyz?verbose');
+    assert.equal(verbose.status, 200);
+    assert.match(verbose.text, /^\[\+\]ping ok$/m);
+    assert.match(verbose.text, /^\[\+\]etcd ok$/m);
+    assert.match(verbose.text, /readyz check passed\n$/);
+    assert.equal((await apiRequest(cp, 'GET', '/livez/etcd')).text, 'ok');
+    assert.equal((await apiRequest(cp, 'GET', '/livez/nonsense')).status, 404);
+  });
+
+  it('exposes Prometheus metrics with upstream names and labels', async () => {
+    await apiRequest(cp, 'GET', '/api/v1/namespaces');
+    const res = await apiRequest(cp, 'GET', '/metrics');
+    assert.equal(res.status, 200);
+    assert.match(
+      res.text,
+      /^apiserver_request_total\{.*verb="LIST".*resource="namespaces".*scope="cluster".*code="200"\} \d+$/m,
+    );
+    assert.match(res.text, /^apiserver_request_duration_seconds_bucket\{.*verb="LIST".*resource="namespaces"/m);
+    assert.match(res.text, /^apiserver_storage_objects\{resource="namespaces"\} 4$/m);
+    assert.match(res.text, /^# TYPE apiserver_longrunning_requests gauge$/m);
+  });
+
+  it('lets anonymous users read health and version only', async () => {
+    assert.equal((await apiRequest(cp, 'GET', '/healthz', { anonymous: true })).status, 200);
+    const denied = await apiRequest(cp, 'GET', '/api/v1/namespaces/default/configmaps', { anonymous: true });
+    assert.equal(denied.status, 403);
+    assert.equal(denied.body.reason, 'Forbidden');
+    assert.equal(
+      denied.body.message,
+      'configmaps is forbidden: User "system:anonymous" cannot list resource "configmaps" in API group "" in the namespace "default"',
+    );
+  });
+
+  it('serves legacy and aggregated discovery', async () => {
+    const api = await apiRequest(cp, 'GET', '/api');
+    assert.equal(api.body.kind, 'APIVersions');
+    assert.deepEqual(api.body.versions, ['v1']);
+    const v1 = await apiRequest(cp, 'GET', '/api/v1');
+    assert.equal(v1.body.kind, 'APIResourceList');
+    const cm = v1.body.resources.find((r: { name: string }) => r.name === 'configmaps');
+    assert.deepEqual(cm, {
+      name: 'configmaps',
+      singularName: 'configmap',
+      namespaced: true,
+      kind: 'ConfigMap',
+      verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+      shortNames: ['cm'],
+    });
+    assert.ok(v1.body.resources.some((r: { name: string }) => r.name === 'namespaces/status'));
+    const agg = await apiRequest(cp, 'GET', '/api', {
+      headers: { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json' },
+    });
+    assert.equal(agg.headers['content-type'], 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
+    assert.equal(agg.body.kind, 'APIGroupDiscoveryList');
+    const core = agg.body.items[0];
+    assert.equal(core.metadata.name, '');
+    const ns = core.versions[0].resources.find((r: { resource: string }) => r.resource === 'namespaces');
+    assert.equal(ns.scope, 'Cluster');
+    assert.deepEqual(
+      ns.subresources.map((s: { subresource: string }) => s.subresource),
+      ['status'],
+    );
+  });
+
+  it('answers unknown paths and resources with upstream 404 Status', async () => {
+    for (const path of ['/nope', '/api/v1/widgets', '/apis/example.com/v1/things']) {
+      const res = await apiRequest(cp, 'GET', path);
+      assert.equal(res.status, 404, path);
+      assert.equal(res.body.kind, 'Status');
+      assert.equal(res.body.reason, 'NotFound');
+      assert.equal(res.body.message, 'the server could not find the requested resource');
+    }
+  });
+
+  it('refuses malformed and oversized bodies without harm', async () => {
+    const bad = await apiRequest(cp, 'POST', '/api/v1/namespaces/default/configmaps', { body: '{"metadata": {' });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.reason, 'BadRequest');
+    const huge = await apiRequest(cp, 'POST', '/api/v1/namespaces/default/configmaps', {
+      body: { metadata: { name: 'huge' }, data: { a: 'x'.repeat(3 * 1024 * 1024 + 10) } },
+    });
+    assert.equal(huge.status, 413);
+    assert.equal(huge.body.reason, 'RequestEntityTooLarge');
+    assert.equal((await apiRequest(cp, 'GET', '/version')).status, 200, 'the server is still fine');
+  });
+});

@@ -1,0 +1,242 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { type ControlPlane, startControlPlane } from '../../src/index.js';
+import { apiRequest } from '../../src/testing/api-client.js';
+
+const CMS = '/api/v1/namespaces/default/configmaps';
+const cm = (name: string, data: Record<string, string> = {}, labels?: Record<string, string>) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, ...(labels ? { labels } : {}) },
+  data,
+});
+
+describe('apiserver: the generic registry on ConfigMaps, Secrets and Namespaces', () => {
+  let cp: ControlPlane;
+  before(async () => {
+    cp = await startControlPlane();
+  });
+  after(async () => {
+    await cp?.stop();
+  });
+
+  it('creates with system fields, and refuses a duplicate with AlreadyExists', async () => {
+    const res = await apiRequest(cp, 'POST', CMS, { body: cm('one', { a: '1' }) });
+    assert.equal(res.status, 201);
+    const meta = res.body.metadata;
+    assert.equal(meta.namespace, 'default');
+    assert.match(meta.uid, /^[0-9a-f-]{36}$/);
+    assert.match(meta.creationTimestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    assert.match(meta.resourceVersion, /^\d+$/);
+    const dup = await apiRequest(cp, 'POST', CMS, { body: cm('one') });
+    assert.equal(dup.status, 409);
+    assert.equal(dup.body.reason, 'AlreadyExists');
+    assert.equal(dup.body.message, 'configmaps "one" already exists');
+    assert.deepEqual(dup.body.details, { name: 'one', kind: 'configmaps' });
+  });
+
+  it('generates names from generateName', async () => {
+    const res = await apiRequest(cp, 'POST', CMS, { body: { metadata: { generateName: 'gen-' } } });
+    assert.equal(res.status, 201);
+    assert.match(res.body.metadata.name, /^gen-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
+  });
+
+  it('validates names with upstream messages', async () => {
+    const res = await apiRequest(cp, 'POST', CMS, { body: cm('Bad_Name') });
+    assert.equal(res.status, 422);
+    assert.equal(res.body.reason, 'Invalid');
+    assert.match(
+      res.body.message,
+      /^ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain/,
+    );
+    assert.equal(res.body.details.causes[0].field, 'metadata.name');
+    const ns = await apiRequest(cp, 'POST', '/api/v1/namespaces', { body: { metadata: { name: 'a.b' } } });
+    assert.equal(ns.status, 422, 'namespace names are DNS labels');
+  });
+
+  it('refuses content in a namespace that does not exist', async () => {
+    const res = await apiRequest(cp, 'POST', '/api/v1/namespaces/nowhere/configmaps', { body: cm('x') });
+    assert.equal(res.status, 404);
+    assert.equal(res.body.message, 'namespaces "nowhere" not found');
+  });
+
+  it('updates with optimistic concurrency and bumps nothing on a no-op', async () => {
+    const created = (await apiRequest(cp, 'POST', CMS, { body: cm('upd', { v: '1' }) })).body;
+    const next = { ...created, data: { v: '2' } };
+    const ok = await apiRequest(cp, 'PUT', `${CMS}/upd`, { body: next });
+    assert.equal(ok.status, 200);
+    assert.notEqual(ok.body.metadata.resourceVersion, created.metadata.resourceVersion);
+    const stale = await apiRequest(cp, 'PUT', `${CMS}/upd`, { body: { ...created, data: { v: '3' } } });
+    assert.equal(stale.status, 409);
+    assert.equal(stale.body.reason, 'Conflict');
+    assert.equal(
+      stale.body.message,
+      'Operation cannot be fulfilled on configmaps "upd": the object has been modified; please apply your changes to the latest version and try again',
+    );
+    const same = await apiRequest(cp, 'PUT', `${CMS}/upd`, { body: ok.body });
+    assert.equal(same.body.metadata.resourceVersion, ok.body.metadata.resourceVersion, 'a no-op update writes nothing');
+    const immutable = await apiRequest(cp, 'PUT', `${CMS}/upd`, {
+      body: { ...ok.body, metadata: { ...ok.body.metadata, uid: '00000000-0000-0000-0000-000000000000' } },
+    });
+    assert.equal(immutable.body.metadata.uid, ok.body.metadata.uid, 'the uid cannot be changed');
+  });
+
+  it('patches with JSON patch, merge patch and strategic merge patch', async () => {
+    await apiRequest(cp, 'POST', CMS, { body: cm('p', { a: '1' }, { app: 'x' }) });
+    const merge = await apiRequest(cp, 'PATCH', `${CMS}/p`, {
+      body: { data: { b: '2' }, metadata: { labels: { app: null, tier: 'fe' } } },
+      contentType: 'application/merge-patch+json',
+    });
+    assert.equal(merge.status, 200);
+    assert.deepEqual(merge.body.data, { a: '1', b: '2' });
+    assert.deepEqual(merge.body.metadata.labels, { tier: 'fe' });
+    const json = await apiRequest(cp, 'PATCH', `${CMS}/p`, {
+      body: [
+        { op: 'remove', path: '/data/a' },
+        { op: 'add', path: '/metadata/labels/app.kubernetes.io~1name', value: 'web' },
+      ],
+      contentType: 'application/json-patch+json',
+    });
+    assert.equal(json.status, 200);
+    assert.deepEqual(json.body.data, { b: '2' });
+    assert.equal(json.body.metadata.labels['app.kubernetes.io/name'], 'web');
+    const smp = await apiRequest(cp, 'PATCH', `${CMS}/p`, {
+      body: { data: { c: '3' } },
+      contentType: 'application/strategic-merge-patch+json',
+    });
+    assert.deepEqual(smp.body.data, { b: '2', c: '3' });
+    const failedTest = await apiRequest(cp, 'PATCH', `${CMS}/p`, {
+      body: [{ op: 'test', path: '/data/b', value: 'nope' }],
+      contentType: 'application/json-patch+json',
+    });
+    assert.equal(failedTest.status, 422);
+    const apply = await apiRequest(cp, 'PATCH', `${CMS}/p`, {
+      body: 'data: {}',
+      contentType: 'application/apply-patch+yaml',
+    });
+    assert.equal(apply.status, 415);
+    assert.equal(apply.body.reason, 'UnsupportedMediaType');
+  });
+
+  it('merges Secret stringData into base64 data', async () => {
+    const res = await apiRequest(cp, 'POST', '/api/v1/namespaces/default/secrets', {
+      body: {
+        metadata: { name: 's' },
+        stringData: { password: 'hunter2' },
+        data: { user: Buffer.from('me').toString('base64') },
+      },
+    });
+    assert.equal(res.status, 201);
+    assert.equal(res.body.type, 'Opaque');
+    assert.equal(res.body.stringData, undefined);
+    assert.equal(Buffer.from(res.body.data.password, 'base64').toString(), 'hunter2');
+    assert.equal(Buffer.from(res.body.data.user, 'base64').toString(), 'me');
+  });
+
+  it('runs dryRun=All without storing anything', async () => {
+    const res = await apiRequest(cp, 'POST', `${CMS}?dryRun=All`, { body: cm('dry') });
+    assert.equal(res.status, 201);
+    assert.equal((await apiRequest(cp, 'GET', `${CMS}/dry`)).status, 404);
+    const del = await apiRequest(cp, 'DELETE', `${CMS}/one?dryRun=All`);
+    assert.equal(del.status, 200);
+    assert.equal((await apiRequest(cp, 'GET', `${CMS}/one`)).status, 200);
+  });
+
+  it('lists with label and field selectors and pages with limit/continue at one revision', async () => {
+    for (let i = 0; i < 7; i++) {
+      await apiRequest(cp, 'POST', '/api/v1/namespaces/kube-public/configmaps', {
+        body: cm(`page-${i}`, {}, { group: i % 2 === 0 ? 'even' : 'odd' }),
+      });
+    }
+    const even = await apiRequest(cp, 'GET', '/api/v1/namespaces/kube-public/configmaps?labelSelector=group%3Deven');
+    assert.deepEqual(
+      even.body.items.map((i: { metadata: { name: string } }) => i.metadata.name),
+      ['page-0', 'page-2', 'page-4', 'page-6'],
+    );
+    assert.equal(even.body.kind, 'ConfigMapList');
+    const byName = await apiRequest(cp, 'GET', '/api/v1/configmaps?fieldSelector=metadata.name%3Dpage-3');
+    assert.deepEqual(
+      byName.body.items.map((i: { metadata: { namespace: string } }) => i.metadata.namespace),
+      ['kube-public'],
+    );
+    const badField = await apiRequest(cp, 'GET', '/api/v1/configmaps?fieldSelector=spec.nope%3D1');
+    assert.equal(badField.status, 400);
+    assert.equal(badField.body.message, 'field label not supported: spec.nope');
+    const badLabel = await apiRequest(cp, 'GET', '/api/v1/configmaps?labelSelector=a%20in%20(');
+    assert.equal(badLabel.status, 400);
+
+    const names: string[] = [];
+    let page = await apiRequest(cp, 'GET', '/api/v1/namespaces/kube-public/configmaps?limit=3');
+    const rv = page.body.metadata.resourceVersion;
+    await apiRequest(cp, 'POST', '/api/v1/namespaces/kube-public/configmaps', { body: cm('page-late') });
+    for (;;) {
+      names.push(...page.body.items.map((i: { metadata: { name: string } }) => i.metadata.name));
+      assert.equal(page.body.metadata.resourceVersion, rv, 'every page is read at the first page revision');
+      const token = page.body.metadata.continue;
+      if (!token) break;
+      page = await apiRequest(
+        cp,
+        'GET',
+        `/api/v1/namespaces/kube-public/configmaps?limit=3&continue=${encodeURIComponent(token)}`,
+      );
+      assert.equal(page.status, 200);
+    }
+    assert.deepEqual(
+      names,
+      Array.from({ length: 7 }, (_, i) => `page-${i}`),
+    );
+    const bogus = await apiRequest(cp, 'GET', '/api/v1/namespaces/kube-public/configmaps?limit=3&continue=garbage');
+    assert.equal(bogus.status, 400);
+  });
+
+  it('returns a Table when kubectl asks for one', async () => {
+    const res = await apiRequest(cp, 'GET', '/api/v1/namespaces?includeObject=Object', {
+      headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' },
+    });
+    assert.equal(res.body.kind, 'Table');
+    assert.deepEqual(
+      res.body.columnDefinitions.map((c: { name: string }) => c.name),
+      ['Name', 'Status', 'Age'],
+    );
+    const names = res.body.rows.map((r: { cells: string[] }) => r.cells[0]);
+    for (const n of ['default', 'kube-node-lease', 'kube-public', 'kube-system']) assert.ok(names.includes(n), n);
+    assert.equal(res.body.rows[0].cells[1], 'Active');
+    assert.equal(res.body.rows[0].object.kind, 'Namespace');
+    const meta = await apiRequest(cp, 'GET', `${CMS}/one`, {
+      headers: { accept: 'application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io' },
+    });
+    assert.equal(meta.body.kind, 'PartialObjectMetadata');
+    assert.equal(meta.body.data, undefined);
+  });
+
+  it('keeps an object with finalizers until the last one is removed', async () => {
+    await apiRequest(cp, 'POST', CMS, { body: { metadata: { name: 'fin', finalizers: ['example.com/hold'] } } });
+    const del = await apiRequest(cp, 'DELETE', `${CMS}/fin`);
+    assert.equal(del.status, 200);
+    assert.ok(del.body.metadata.deletionTimestamp);
+    const still = await apiRequest(cp, 'GET', `${CMS}/fin`);
+    assert.equal(still.status, 200);
+    const done = await apiRequest(cp, 'PATCH', `${CMS}/fin`, {
+      body: { metadata: { finalizers: null } },
+      contentType: 'application/merge-patch+json',
+    });
+    assert.equal(done.status, 200);
+    assert.equal((await apiRequest(cp, 'GET', `${CMS}/fin`)).status, 404);
+  });
+
+  it('deletes with preconditions and answers a Success status', async () => {
+    const created = (await apiRequest(cp, 'POST', CMS, { body: cm('gone') })).body;
+    const wrong = await apiRequest(cp, 'DELETE', `${CMS}/gone`, {
+      body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: 'nope' } },
+    });
+    assert.equal(wrong.status, 409);
+    const ok = await apiRequest(cp, 'DELETE', `${CMS}/gone`, {
+      body: { preconditions: { uid: created.metadata.uid } },
+    });
+    assert.equal(ok.status, 200);
+    assert.equal(ok.body.kind, 'Status');
+    assert.equal(ok.body.status, 'Success');
+    assert.deepEqual(ok.body.details, { name: 'gone', kind: 'configmaps', uid: created.metadata.uid });
+    assert.equal((await apiRequest(cp, 'DELETE', `${CMS}/gone`)).status, 404);
+  });
+});

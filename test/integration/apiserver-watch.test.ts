@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { type ControlPlane, startControlPlane } from '../../src/index.js';
+import { apiRequest, openWatch } from '../../src/testing/api-client.js';
+
+const CMS = '/api/v1/namespaces/default/configmaps';
+
+describe('apiserver: watch', () => {
+  let cp: ControlPlane;
+  before(async () => {
+    cp = await startControlPlane();
+  });
+  after(async () => {
+    await cp?.stop();
+  });
+
+  it('starts with the current state as ADDED events, then streams changes in order', async () => {
+    await apiRequest(cp, 'POST', CMS, { body: { metadata: { name: 'w1' } } });
+    const w = openWatch(cp, `${CMS}?watch=true`);
+    const [first] = await w.waitFor(1);
+    assert.equal(first.type, 'ADDED');
+    assert.equal(first.object.metadata.name, 'w1');
+    const created = (await apiRequest(cp, 'POST', CMS, { body: { metadata: { name: 'w2' } } })).body;
+    await apiRequest(cp, 'PATCH', `${CMS}/w2`, {
+      body: { data: { a: '1' } },
+      contentType: 'application/merge-patch+json',
+    });
+    await apiRequest(cp, 'DELETE', `${CMS}/w2`);
+    const events = await w.waitFor(4);
+    assert.deepEqual(
+      events.slice(1).map((e) => `${e.type} ${e.object.metadata.name}`),
+      ['ADDED w2', 'MODIFIED w2', 'DELETED w2'],
+    );
+    assert.equal(events[1].object.metadata.resourceVersion, created.metadata.resourceVersion);
+    assert.deepEqual(events[2].object.data, { a: '1' });
+    w.stop();
+  });
+
+  it('resumes from a resourceVersion', async () => {
+    const a = (await apiRequest(cp, 'POST', CMS, { body: { metadata: { name: 'r1' } } })).body;
+    await apiRequest(cp, 'POST', CMS, { body: { metadata: { name: 'r2' } } });
+    const w = openWatch(cp, `${CMS}?watch=1&resourceVersion=${a.metadata.resourceVersion}`);
+    const [e] = await w.waitFor(1);
+    assert.equal(`${e.type} ${e.object.metadata.name}`, 'ADDED r2');
+    w.stop();
+    const bad = await apiRequest(cp, 'GET', `${CMS}?watch=1&resourceVersion=abc`);
+    assert.equal(bad.status, 400);
+  });
+
+  it('turns selector transitions into ADDED and DELETED for a filtered watcher', async () => {
+    const rv = (await apiRequest(cp, 'GET', CMS)).body.metadata.resourceVersion;
+    const w = openWatch(cp, `${CMS}?watch=1&labelSelector=color%3Dblue&resourceVersion=${rv}`);
+    await apiRequest(cp, 'POST', CMS, { body: { metadata: { name: 'sel', labels: { color: 'red' } } } });
+    const merge = (labels: Record<string, string>) =>
+      apiRequest(cp, 'PATCH', `${CMS}/sel`, {
+        body: { metadata: { labels } },
+        contentType: 'application/merge-patch+json',
+      });
+    await merge({ color: 'blue' });
+    await merge({ color: 'blue', size: 'big' });
+    await merge({ color: 'green' });
+    const events = await w.waitFor(3);
+    assert.deepEqual(
+      events.map((e) => `${e.type} ${e.object.metadata.labels.color}`),
+      ['ADDED blue', 'MODIFIED blue', 'DELETED green'],
+    );
+    w.stop();
+  });
+
+  it('sends the initial state then an initial-events-end bookmark with sendInitialEvents', async () => {
+    const w = openWatch(
+      cp,
+      '/api/v1/namespaces?watch=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan',
+    );
+    const events = await w.waitFor(5);
+    assert.deepEqual(
+      events.slice(0, 4).map((e) => `${e.type} ${e.object.metadata.name}`),
+      ['ADDED default', 'ADDED kube-node-lease', 'ADDED kube-public', 'ADDED kube-system'],
+    );
+    assert.equal(events[4].type, 'BOOKMARK');
+    assert.equal(events[4].object.kind, 'Namespace');
+    assert.equal(events[4].object.metadata.annotations['k8s.io/initial-events-end'], 'true');
+    assert.match(events[4].object.metadata.resourceVersion, /^\d+$/);
+    w.stop();
+    const bad = await apiRequest(cp, 'GET', '/api/v1/namespaces?watch=1&sendInitialEvents=true');
+    assert.equal(bad.status, 400);
+  });
+
+  it('ends a watch after timeoutSeconds, and streams one-row Tables to kubectl get -w', async () => {
+    const t = openWatch(cp, `${CMS}?watch=1&timeoutSeconds=1&resourceVersion=0`);
+    assert.ok(await t.waitForEnd(5000));
+    const w = openWatch(cp, '/api/v1/namespaces?watch=1', {
+      accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json',
+    });
+    const [e] = await w.waitFor(1);
+    assert.equal(e.object.kind, 'Table');
+    assert.equal(e.object.rows.length, 1);
+    assert.equal(e.object.rows[0].cells[0], 'default');
+    w.stop();
+  });
+});
