@@ -144,7 +144,10 @@ export class Discovery {
   /** The subresources this server implements for a resource. */
   private subresources(r: ResourceInfo) {
     const served = this.registry.lookup(r.group, r.version, r.resource);
-    return r.subresources.filter((s) => s.name === 'status' && served?.def.status !== undefined);
+    return r.subresources.filter(
+      (s) =>
+        (s.name === 'status' && served?.def.status !== undefined) || (s.name === 'scale' && served?.def.scale === true),
+    );
   }
 
   private aggregated(served: GroupVersionResources[], version: 'v2' | 'v2beta1') {

@@ -1,12 +1,15 @@
 import { stringify as toYaml } from 'yaml';
+import { invalid, path } from '../../api/field-errors.js';
 import { StatusError, statusErrors, successStatus } from '../../api/status-error.js';
 import type { APIRegistry, ServedResource } from '../api-registry.js';
 import type { RequestContext } from '../context.js';
 import { contentTypeFor, negotiateOutput, type OutputForm } from '../negotiate.js';
 import { parseIncludeObject, partialObjectMetadata, toTable } from '../printers/table.js';
+import { invalidError } from '../registry/codec.js';
 import { bookmarkObject, listObjects, validateWatchRequest, watchObjects } from '../registry/list.js';
 import { isObject, type KubeObject } from '../registry/object.js';
-import { apiVersionOf, groupResource } from '../registry/resource.js';
+import { apiVersionOf, groupResource, type ResourceDefinition } from '../registry/resource.js';
+import { applyScale, type Scale, scaleOf } from '../registry/scale.js';
 import { selectionFromQuery } from '../registry/selection.js';
 import type { DeleteOptions } from '../registry/store.js';
 import { writeJson } from '../respond.js';
@@ -26,10 +29,11 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
   if (!served) throw statusErrors.pathNotFound();
   const { def } = served;
   if (!def.namespaced && info.namespace && info.resource !== 'namespaces') throw statusErrors.pathNotFound();
-  if (info.subresource && !(info.subresource === 'status' && def.status)) throw statusErrors.pathNotFound();
   const q = ctx.url.searchParams;
   const dryRun = parseDryRun(q);
   const ns = def.namespaced ? info.namespace : '';
+  if (info.subresource === 'scale' && def.scale) return serveScale(ctx, served, ns, dryRun);
+  if (info.subresource && !(info.subresource === 'status' && def.status)) throw statusErrors.pathNotFound();
   const status = info.subresource === 'status';
   switch (info.verb) {
     case 'get':
@@ -118,6 +122,49 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
     default:
       throw statusErrors.methodNotSupported(groupResource(def), info.verb || ctx.method.toLowerCase());
   }
+}
+
+/** GET, PUT and PATCH of the scale subresource: an autoscaling/v1 Scale view of spec.replicas. */
+async function serveScale(ctx: RequestContext, served: ServedResource, ns: string, dryRun: boolean): Promise<void> {
+  const { def } = served;
+  const name = ctx.info.name;
+  const scaleResource: ResourceDefinition = { ...def, group: 'autoscaling', version: 'v1', kind: 'Scale' };
+  if (ctx.info.verb === 'get') return writeJson(ctx, 200, scaleOf(await served.store.get(ns, name)));
+  if (ctx.info.verb !== 'update' && ctx.info.verb !== 'patch') {
+    throw statusErrors.methodNotSupported(groupResource(def), ctx.info.verb);
+  }
+  let input: Scale | undefined;
+  let patch: { type: string; body: unknown } | undefined;
+  if (ctx.info.verb === 'update') {
+    const body = decodeBody(await readBody(ctx), contentTypeOf(ctx));
+    if (!isObject(body)) throw statusErrors.badRequest('the body of the request must be a JSON or YAML object');
+    input = body as Scale;
+  } else {
+    const type = contentTypeOf(ctx);
+    if (!PATCH_TYPES.includes(type)) throw statusErrors.unsupportedMediaType(PATCH_TYPES);
+    patch = { type, body: decodeBody(await readBody(ctx), type) };
+  }
+  const updated = await served.store.guaranteedUpdate(
+    ns,
+    name,
+    (current) => {
+      const currentScale = scaleOf(current);
+      const wanted = patch
+        ? (applyPatchBody(patch.type, currentScale, patch.body, scaleResource) as Scale)
+        : (input as Scale);
+      const wantRV = wanted.metadata?.resourceVersion;
+      if (wantRV && wantRV !== current.metadata.resourceVersion) throw statusErrors.modified(groupResource(def), name);
+      const replicas = wanted.spec?.replicas ?? 0;
+      if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
+        throw invalidError(scaleResource, name, [
+          invalid(path('spec', 'replicas'), replicas, 'must be greater than or equal to 0'),
+        ]);
+      }
+      return served.store.prepareUpdate(applyScale(current, wanted), current, false);
+    },
+    { dryRun, validate: (next, old) => served.store.validateUpdate(next, old, false) },
+  );
+  return writeJson(ctx, 200, scaleOf(updated));
 }
 
 function parseDryRun(q: URLSearchParams): boolean {

@@ -44,6 +44,8 @@ export interface ResourceDefinition {
   strategy: Strategy;
   /** Present when the resource has a status subresource. */
   status?: StatusStrategy;
+  /** True when the resource has a scale subresource (spec.replicas, status.replicas, spec.selector). */
+  scale?: boolean;
 }
 
 export function apiVersionOf(def: { group: string; version: string }): string {

@@ -18,6 +18,8 @@ export interface BuiltinSpec {
   nameValidator?: NameValidator;
   /** Whether the resource has a status subresource this server serves. */
   hasStatus?: boolean;
+  /** Whether the resource has a scale subresource (autoscaling/v1 Scale over spec.replicas). */
+  hasScale?: boolean;
   printer?: Printer;
 }
 
@@ -71,6 +73,7 @@ export function builtin(spec: BuiltinSpec): Builtin {
     storagePrefix: `/registry/${info.storagePrefix}`,
     strategy,
     ...(spec.hasStatus ? { status: statusStrategy() } : {}),
+    ...(spec.hasScale ? { scale: true } : {}),
   };
   return { def, printer: spec.printer ?? defaultPrinter };
 }

@@ -1,9 +1,18 @@
 import type { Builtin } from './common.js';
 import { configmaps, namespaces, secrets, serviceaccounts } from './core-config.js';
 import { coreResources } from './core-index.js';
+import { events } from './events.js';
 import { appsAndOtherGroupResources } from './groups-index.js';
 
 /** Every built-in resource this server serves. */
 export function builtinResources(): Builtin[] {
-  return [namespaces, configmaps, secrets, serviceaccounts, ...coreResources(), ...appsAndOtherGroupResources()];
+  return [
+    namespaces,
+    configmaps,
+    secrets,
+    serviceaccounts,
+    events,
+    ...coreResources(),
+    ...appsAndOtherGroupResources(),
+  ];
 }
