@@ -4,10 +4,16 @@ import { isStorageError, type StorageError } from '../../storage/types.js';
 import type { KubeObject } from './object.js';
 import { groupResource, type ResourceDefinition } from './resource.js';
 
+/** The object with apiVersion, kind and metadata as its first keys, the order upstream writes them in. */
+export function withTypeFirst(obj: KubeObject): KubeObject {
+  const { apiVersion, kind, metadata, ...rest } = obj;
+  return { apiVersion, kind, metadata, ...rest };
+}
+
 /** Objects are stored as JSON without their resourceVersion; it is the storage revision of their last write. */
 export function encodeForStorage(obj: KubeObject): string {
   const { resourceVersion: _rv, selfLink: _sl, ...metadata } = obj.metadata;
-  return JSON.stringify({ ...obj, metadata });
+  return JSON.stringify(withTypeFirst({ ...obj, metadata }));
 }
 
 export function decodeFromStorage(value: Buffer, revision: number): KubeObject {

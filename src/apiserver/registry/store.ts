@@ -3,7 +3,7 @@ import { statusErrors } from '../../api/status-error.js';
 import { isStorageError, type Store } from '../../storage/types.js';
 import { type Clock, realClock } from '../../util/clock.js';
 import type { Cacher } from '../cacher/cacher.js';
-import { decodeFromStorage, encodeForStorage, invalidError, storageToStatus } from './codec.js';
+import { decodeFromStorage, encodeForStorage, invalidError, storageToStatus, withTypeFirst } from './codec.js';
 import { deepClone, generateNameFrom, jsonEqual, type KubeObject, newUid, nowTimestamp } from './object.js';
 import { apiVersionOf, groupResource, type ResourceDefinition, storageKey } from './resource.js';
 
@@ -65,23 +65,22 @@ export class GenericStore {
     delete meta.selfLink;
     if (this.def.strategy.tracksGeneration !== false) meta.generation = 1;
     else delete meta.generation;
-    obj.apiVersion = apiVersionOf(this.def);
-    obj.kind = this.def.kind;
-    this.def.strategy.prepareForCreate?.(obj);
-    const problems = this.def.strategy.validate?.(obj) ?? [];
+    const typed = withTypeFirst({ ...obj, apiVersion: apiVersionOf(this.def), kind: this.def.kind });
+    this.def.strategy.prepareForCreate?.(typed);
+    const problems = this.def.strategy.validate?.(typed) ?? [];
     if (problems.length > 0) throw invalidError(this.def, meta.name ?? '', problems);
     if (this.def.namespaced && this.deps.namespaceCheck) await this.deps.namespaceCheck(namespace);
     const name = meta.name as string;
     if (opts.dryRun) {
       const existing = await this.wrap(name, () => this.storage.get(this.key(namespace, name)));
       if (existing) throw statusErrors.alreadyExists(groupResource(this.def), name);
-      return obj;
+      return typed;
     }
     const { revision } = await this.wrap(name, () =>
-      this.storage.create(this.key(namespace, name), encodeForStorage(obj)),
+      this.storage.create(this.key(namespace, name), encodeForStorage(typed)),
     );
-    meta.resourceVersion = String(revision);
-    return obj;
+    typed.metadata.resourceVersion = String(revision);
+    return typed;
   }
 
   /**

@@ -1,0 +1,261 @@
+// apiserver benchmark: real HTTPS (HTTP/2) against `wheelhouse up` (compiled) in a child process.
+// Prints one JSON object as its last line. `--quick` runs in under a minute (no 100k-pod list).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parse as parseYaml } from 'yaml';
+import { credentialsFromKubeconfig, Http2Client } from './http2-client.js';
+import { median, percentile, round } from './stats.js';
+
+const quick = process.argv.includes('--quick');
+const storage = process.argv.find((a) => a.startsWith('--storage='))?.slice('--storage='.length) ?? 'sqlite';
+const root = join(import.meta.dirname, '..');
+const bin = join(root, 'bin', 'wheelhouse.mjs');
+const log = (msg: string) => process.stderr.write(`${msg}\n`);
+const CLIENTS = 32;
+
+/** Like scheduler_perf's default pod: one pause container with requests and limits (~1.5 KB once defaulted). */
+function benchPod(name: string, padBytes = 0): unknown {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, labels: { app: 'bench' }, ...(padBytes ? { annotations: { pad: 'x'.repeat(padBytes) } } : {}) },
+    spec: {
+      containers: [
+        {
+          name: 'pause',
+          image: 'registry.k8s.io/pause:3.10',
+          ports: [{ containerPort: 80 }],
+          resources: { limits: { cpu: '100m', memory: '500Mi' }, requests: { cpu: '100m', memory: '500Mi' } },
+        },
+      ],
+    },
+  };
+}
+
+interface Server {
+  child: ChildProcess;
+  url: string;
+  dataDir: string;
+  kubeconfig: string;
+}
+
+async function startServer(dataDir: string): Promise<Server & { readyMs: number }> {
+  const t0 = performance.now();
+  const child = spawn(
+    process.execPath,
+    [bin, 'up', '--data-dir', dataDir, '--secure-port', '0', `--storage=${storage}`],
+    {
+      env: { ...process.env, WHEELHOUSE_COMPILED: '1' },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    },
+  );
+  let out = '';
+  child.stdout?.on('data', (d) => {
+    out += d;
+  });
+  let url = '';
+  while (!url) {
+    const m = /ready at (https:\/\/[\d.]+:\d+)/.exec(out);
+    if (m?.[1]) url = m[1];
+    else await new Promise((r) => setTimeout(r, 2));
+    if (child.exitCode !== null) throw new Error(`wheelhouse up exited: ${out}`);
+  }
+  while (!(await readyz(url))) await new Promise((r) => setTimeout(r, 2));
+  const readyMs = performance.now() - t0;
+  return { child, url, dataDir, kubeconfig: join(dataDir, 'kubeconfig'), readyMs };
+}
+
+function readyz(url: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = request(`${url}/readyz`, { rejectUnauthorized: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('error', () => resolve(false));
+    req.end();
+  });
+}
+
+async function stopServer(s: Server): Promise<void> {
+  const exited = new Promise((r) => s.child.once('exit', r));
+  s.child.kill('SIGINT');
+  await exited;
+}
+
+function rssBytes(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
+  return kb * 1024;
+}
+
+async function createPods(
+  clients: Http2Client[],
+  ns: string,
+  prefix: string,
+  count: number,
+  pad = 0,
+): Promise<number[]> {
+  const latencies: number[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async (_, i) => {
+      const c = clients[i % clients.length] as Http2Client;
+      while (next < count) {
+        const n = next++;
+        const t = performance.now();
+        const res = await c.request('POST', `/api/v1/namespaces/${ns}/pods`, benchPod(`${prefix}-${n}`, pad));
+        latencies.push(performance.now() - t);
+        if (res.status !== 201) throw new Error(`create failed: ${res.status} ${res.text.slice(0, 300)}`);
+      }
+    }),
+  );
+  return latencies;
+}
+
+async function timedList(client: Http2Client, path: string, want: number): Promise<number> {
+  const samples: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const t = performance.now();
+    const res = await client.request('GET', path);
+    samples.push(performance.now() - t);
+    const items = JSON.parse(res.text).items.length;
+    if (items !== want) throw new Error(`listed ${items}, wanted ${want}`);
+  }
+  return median(samples);
+}
+
+async function fanout(clients: Http2Client[], writer: Http2Client, watchers: number, changes: number): Promise<number> {
+  await writer.request('POST', '/api/v1/namespaces', { metadata: { name: 'fanout' } });
+  const pod = JSON.parse((await writer.request('POST', '/api/v1/namespaces/fanout/pods', benchPod('target'))).text);
+  const rv = pod.metadata.resourceVersion;
+  const seen = new Map<string, number[]>();
+  const closers: Array<() => void> = [];
+  let connected = 0;
+  for (let w = 0; w < watchers; w++) {
+    const c = clients[w % clients.length] as Http2Client;
+    closers.push(
+      c.watch(`/api/v1/namespaces/fanout/pods?watch=1&resourceVersion=${rv}&allowWatchBookmarks=false`, (line) => {
+        const ev = JSON.parse(line);
+        const v = ev.object?.metadata?.labels?.v as string | undefined;
+        if (!v) return;
+        const list = seen.get(v) ?? [];
+        list.push(performance.now());
+        seen.set(v, list);
+      }),
+    );
+    connected++;
+  }
+  await new Promise((r) => setTimeout(r, 1500));
+  const latencies: number[] = [];
+  for (let i = 0; i < changes; i++) {
+    const v = `c${i}`;
+    const t = performance.now();
+    await writer.request(
+      'PATCH',
+      '/api/v1/namespaces/fanout/pods/target',
+      { metadata: { labels: { v } } },
+      {
+        'content-type': 'application/merge-patch+json',
+      },
+    );
+    const deadline = performance.now() + 10_000;
+    while ((seen.get(v)?.length ?? 0) < connected && performance.now() < deadline)
+      await new Promise((r) => setTimeout(r, 1));
+    for (const at of seen.get(v) ?? []) latencies.push(at - t);
+    for (let missing = seen.get(v)?.length ?? 0; missing < connected; missing++)
+      latencies.push(Number.POSITIVE_INFINITY);
+  }
+  for (const close of closers) close();
+  return percentile(latencies, 99);
+}
+
+async function inProcessStart(): Promise<{ first: number; median: number }> {
+  const { startControlPlane } = (await import(join(root, 'dist', 'index.js'))) as typeof import('../src/index.js');
+  const samples: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const t = performance.now();
+    const cp = await startControlPlane({ storage: 'memory' });
+    while (!(await readyz(cp.url))) await new Promise((r) => setTimeout(r, 1));
+    samples.push(performance.now() - t);
+    await cp.stop();
+  }
+  return { first: samples[0] as number, median: median(samples.slice(1)) };
+}
+
+const work = mkdtempSync(join(tmpdir(), 'wheelhouse-bench-api-'));
+const out: Record<string, unknown> = { quick, storage, date: new Date().toISOString() };
+try {
+  log('start-up of the compiled wheelhouse up on fresh data dirs');
+  const readies: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const s = await startServer(join(work, `fresh-${i}`));
+    readies.push(s.readyMs);
+    await stopServer(s);
+  }
+  out.upReadyMs = round(median(readies), 1);
+  const inproc = await inProcessStart();
+  out.inProcessStartMs = round(inproc.median, 1);
+  out.inProcessFirstStartMs = round(inproc.first, 1);
+
+  const server = await startServer(join(work, 'main'));
+  const kubeconfig = parseYaml(readFileSync(server.kubeconfig, 'utf8'), { version: '1.1' });
+  const creds = credentialsFromKubeconfig(kubeconfig);
+  const clients = Array.from({ length: 4 }, () => new Http2Client(server.url, creds));
+  const admin = clients[0] as Http2Client;
+  await admin.request('POST', '/api/v1/namespaces', { metadata: { name: 'bench' } });
+  const rssEmpty = rssBytes(server.child.pid as number);
+
+  log(`creates with ${CLIENTS} concurrent clients`);
+  const createCount = quick ? 4000 : 10_000;
+  const t = performance.now();
+  const createLat = await createPods(clients, 'bench', 'p', createCount);
+  out.createsPerSec = round(createCount / ((performance.now() - t) / 1000), 0);
+  out.createP50Ms = round(percentile(createLat, 50), 2);
+  out.createP99Ms = round(percentile(createLat, 99), 2);
+  if (createCount < 10_000) await createPods(clients, 'bench', 'q', 10_000 - createCount);
+  await new Promise((r) => setTimeout(r, 500));
+  out.rssBytesPerPod = round((rssBytes(server.child.pid as number) - rssEmpty) / 10_000, 0);
+
+  log('gets');
+  const getLat: number[] = [];
+  await Promise.all(
+    Array.from({ length: 8 }, async (_, i) => {
+      for (let n = 0; n < (quick ? 250 : 1000); n++) {
+        const name = `p-${Math.floor(Math.random() * createCount)}`;
+        const t0 = performance.now();
+        await (clients[i % clients.length] as Http2Client).request('GET', `/api/v1/namespaces/bench/pods/${name}`);
+        getLat.push(performance.now() - t0);
+      }
+    }),
+  );
+  out.getP50Ms = round(percentile(getLat, 50), 2);
+  out.getP99Ms = round(percentile(getLat, 99), 2);
+
+  log('list 10k pods from the cache');
+  out.list10kMs = round(await timedList(admin, '/api/v1/namespaces/bench/pods?resourceVersion=0', 10_000), 1);
+
+  log('watch fan-out');
+  out.watchFanout1000P99Ms = round(await fanout(clients, admin, 1000, quick ? 5 : 20), 1);
+
+  if (!quick) {
+    log('100k pods');
+    await createPods(clients, 'bench', 'r', 90_000);
+    out.list100kMs = round(await timedList(admin, '/api/v1/namespaces/bench/pods?resourceVersion=0', 100_000), 1);
+    const before = rssBytes(server.child.pid as number);
+    await admin.request('POST', '/api/v1/namespaces', { metadata: { name: 'big' } });
+    await createPods(clients, 'big', 'b', 10_000, 2500);
+    await new Promise((r) => setTimeout(r, 500));
+    out.rssBytesPer4kPod = round((rssBytes(server.child.pid as number) - before) / 10_000, 0);
+  } else {
+    out.list100kMs = null;
+  }
+  for (const c of clients) c.close();
+  await stopServer(server);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+console.log(JSON.stringify(out));

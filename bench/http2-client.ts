@@ -1,0 +1,77 @@
+// A small HTTP/2 client for the benchmarks: one TLS session, many concurrent streams, client-certificate auth.
+import { type ClientHttp2Session, connect } from 'node:http2';
+
+export interface Credentials {
+  ca: Buffer;
+  cert: Buffer;
+  key: Buffer;
+}
+
+export function credentialsFromKubeconfig(config: {
+  clusters: Array<{ cluster: Record<string, string> }>;
+  users: Array<{ user: Record<string, string> }>;
+}): Credentials {
+  const b = (s: string | undefined) => Buffer.from(s ?? '', 'base64');
+  return {
+    ca: b(config.clusters[0]?.cluster['certificate-authority-data']),
+    cert: b(config.users[0]?.user['client-certificate-data']),
+    key: b(config.users[0]?.user['client-key-data']),
+  };
+}
+
+export class Http2Client {
+  private readonly session: ClientHttp2Session;
+
+  constructor(url: string, creds: Credentials) {
+    this.session = connect(url, { ca: creds.ca, cert: creds.cert, key: creds.key });
+    this.session.on('error', () => {});
+  }
+
+  request(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; text: string }> {
+    return new Promise((resolve, reject) => {
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      const stream = this.session.request({
+        ':method': method,
+        ':path': path,
+        ...(payload ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      });
+      let status = 0;
+      const chunks: Buffer[] = [];
+      stream.on('response', (h) => {
+        status = Number(h[':status']);
+      });
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => resolve({ status, text: Buffer.concat(chunks).toString('utf8') }));
+      stream.on('error', reject);
+      if (payload) stream.end(payload);
+      else stream.end();
+    });
+  }
+
+  /** Opens a watch; onLine is called with each event line. Returns a function that closes it. */
+  watch(path: string, onLine: (line: string) => void): () => void {
+    const stream = this.session.request({ ':method': 'GET', ':path': path });
+    let buffer = '';
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => {
+      buffer += chunk;
+      for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
+        onLine(buffer.slice(0, nl));
+        buffer = buffer.slice(nl + 1);
+      }
+    });
+    stream.on('error', () => {});
+    stream.end();
+    return () => stream.close();
+  }
+
+  close(): void {
+    this.session.close();
+  }
+}
