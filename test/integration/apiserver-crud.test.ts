@@ -224,6 +224,27 @@ describe('apiserver: the generic registry on ConfigMaps, Secrets and Namespaces'
     assert.equal((await apiRequest(cp, 'GET', `${CMS}/fin`)).status, 404);
   });
 
+  it('keeps a deleted namespace Terminating until it is finalized, and refuses new content in it', async () => {
+    await apiRequest(cp, 'POST', '/api/v1/namespaces', { body: { metadata: { name: 'doomed' } } });
+    const created = await apiRequest(cp, 'GET', '/api/v1/namespaces/doomed');
+    assert.deepEqual(created.body.spec, { finalizers: ['kubernetes'] });
+    assert.equal(created.body.metadata.labels['kubernetes.io/metadata.name'], 'doomed');
+    const del = await apiRequest(cp, 'DELETE', '/api/v1/namespaces/doomed');
+    assert.equal(del.status, 200);
+    assert.equal(del.body.status.phase, 'Terminating');
+    assert.ok(del.body.metadata.deletionTimestamp);
+    const refused = await apiRequest(cp, 'POST', '/api/v1/namespaces/doomed/configmaps', { body: cm('late') });
+    assert.equal(refused.status, 403);
+    assert.equal(
+      refused.body.message,
+      'namespaces "doomed" is forbidden: unable to create new content in namespace doomed because it is being terminated',
+    );
+    const body = { ...del.body, spec: { finalizers: [] } };
+    const fin = await apiRequest(cp, 'PUT', '/api/v1/namespaces/doomed/finalize', { body });
+    assert.equal(fin.status, 200);
+    assert.equal((await apiRequest(cp, 'GET', '/api/v1/namespaces/doomed')).status, 404);
+  });
+
   it('deletes with preconditions and answers a Success status', async () => {
     const created = (await apiRequest(cp, 'POST', CMS, { body: cm('gone') })).body;
     const wrong = await apiRequest(cp, 'DELETE', `${CMS}/gone`, {

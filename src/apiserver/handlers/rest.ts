@@ -33,6 +33,7 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
   const dryRun = parseDryRun(q);
   const ns = def.namespaced ? info.namespace : '';
   if (info.subresource === 'scale' && def.scale) return serveScale(ctx, served, ns, dryRun);
+  if (info.subresource === 'finalize' && def.finalize) return serveFinalize(ctx, served, dryRun);
   if (info.subresource && !(info.subresource === 'status' && def.status)) throw statusErrors.pathNotFound();
   const status = info.subresource === 'status';
   switch (info.verb) {
@@ -165,6 +166,33 @@ async function serveScale(ctx: RequestContext, served: ServedResource, ns: strin
     { dryRun, validate: (next, old) => served.store.validateUpdate(next, old, false) },
   );
   return writeJson(ctx, 200, scaleOf(updated));
+}
+
+/**
+ * PUT of a namespace's finalize subresource: replaces spec.finalizers only (what the namespace controller does when
+ * a namespace is empty); a terminating namespace left with no finalizers is deleted.
+ */
+async function serveFinalize(ctx: RequestContext, served: ServedResource, dryRun: boolean): Promise<void> {
+  if (ctx.info.verb !== 'update') throw statusErrors.methodNotSupported(groupResource(served.def), ctx.info.verb);
+  const body = await readObject(ctx, served);
+  const finalizers = isObject(body.spec) ? body.spec.finalizers : undefined;
+  const updated = await served.store.guaranteedUpdate(
+    '',
+    ctx.info.name,
+    (current) => {
+      const wantRV = body.metadata.resourceVersion;
+      if (wantRV && wantRV !== current.metadata.resourceVersion) {
+        throw statusErrors.modified(groupResource(served.def), ctx.info.name);
+      }
+      current.spec = {
+        ...(isObject(current.spec) ? current.spec : {}),
+        finalizers: Array.isArray(finalizers) ? finalizers : [],
+      };
+      return current;
+    },
+    { dryRun },
+  );
+  return respondObject(ctx, served, updated);
 }
 
 function parseDryRun(q: URLSearchParams): boolean {

@@ -2,6 +2,17 @@ import type { FieldError } from '../../api/field-errors.js';
 import type { GroupKind, GroupResource } from '../../api/status-error.js';
 import type { KubeObject } from './object.js';
 
+export interface WriteOptions {
+  /** dryRun=All: run every step but do not store. */
+  dryRun?: boolean;
+}
+
+export interface DeleteOptions extends WriteOptions {
+  gracePeriodSeconds?: number;
+  propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+
 /**
  * What makes one resource different from another in the generic store (ARCHITECTURE.md "one generic store, many
  * strategies"). Every hook is optional.
@@ -17,6 +28,13 @@ export interface Strategy {
   validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
   /** Fields a field selector may use besides metadata.name and metadata.namespace, with how to read each. */
   selectableFields?: Record<string, (obj: KubeObject) => string>;
+  /**
+   * Graceful deletion: may mark obj for deletion (deletionTimestamp, grace period, status) and return true to keep
+   * it, instead of deleting it at once (pods on a node, namespaces with spec.finalizers).
+   */
+  prepareForDelete?(obj: KubeObject, opts: DeleteOptions, now: number): boolean;
+  /** For an object marked for deletion without metadata.finalizers: whether it may go now (default yes). */
+  mayFinishDeletion?(obj: KubeObject): boolean;
   /** Whether an update (PUT) of a missing object creates it. */
   allowCreateOnUpdate?: boolean;
   /** Whether a DELETE answers with the deleted object rather than a Success status. */
@@ -46,6 +64,8 @@ export interface ResourceDefinition {
   status?: StatusStrategy;
   /** True when the resource has a scale subresource (spec.replicas, status.replicas, spec.selector). */
   scale?: boolean;
+  /** True for namespaces: the finalize subresource writes spec.finalizers. */
+  finalize?: boolean;
 }
 
 export function apiVersionOf(def: { group: string; version: string }): string {

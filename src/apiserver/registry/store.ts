@@ -5,18 +5,16 @@ import { type Clock, realClock } from '../../util/clock.js';
 import type { Cacher } from '../cacher/cacher.js';
 import { decodeFromStorage, encodeForStorage, invalidError, storageToStatus, withTypeFirst } from './codec.js';
 import { deepClone, generateNameFrom, jsonEqual, type KubeObject, newUid, nowTimestamp } from './object.js';
-import { apiVersionOf, groupResource, type ResourceDefinition, storageKey } from './resource.js';
+import {
+  apiVersionOf,
+  type DeleteOptions,
+  groupResource,
+  type ResourceDefinition,
+  storageKey,
+  type WriteOptions,
+} from './resource.js';
 
-export interface WriteOptions {
-  /** dryRun=All: run every step but do not store. */
-  dryRun?: boolean;
-}
-
-export interface DeleteOptions extends WriteOptions {
-  gracePeriodSeconds?: number;
-  propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
-  preconditions?: { uid?: string; resourceVersion?: string };
-}
+export type { DeleteOptions, WriteOptions } from './resource.js';
 
 /** Answers whether objects may be created in a namespace. */
 export type NamespaceCheck = (namespace: string) => Promise<void>;
@@ -106,7 +104,7 @@ export class GenericStore {
       if (opts.dryRun) return next;
       const expected = Number(current.metadata.resourceVersion);
       try {
-        if (next.metadata.deletionTimestamp && (next.metadata.finalizers ?? []).length === 0) {
+        if (next.metadata.deletionTimestamp && this.mayFinishDeletion(next)) {
           // The last finalizer of an object being deleted is gone: the object goes now.
           const { revision } = await this.storage.delete(key, expected);
           next.metadata.resourceVersion = String(revision);
@@ -217,9 +215,10 @@ export class GenericStore {
       const finalizers = new Set(next.metadata.finalizers ?? []);
       if (opts.propagationPolicy === 'Orphan') finalizers.add('orphan');
       if (opts.propagationPolicy === 'Foreground') finalizers.add('foregroundDeletion');
-      if (finalizers.size > 0) {
-        // Mark for deletion and leave the object to whoever owns the finalizers.
-        next.metadata.finalizers = [...finalizers];
+      if (finalizers.size > 0) next.metadata.finalizers = [...finalizers];
+      // Graceful deletion (a pod on a node, a namespace with content): the strategy marks the object and keeps it.
+      const graceful = this.def.strategy.prepareForDelete?.(next, opts, this.clock.now()) ?? false;
+      if (finalizers.size > 0 || graceful) {
         if (!next.metadata.deletionTimestamp) {
           next.metadata.deletionTimestamp = nowTimestamp(this.clock.now());
           next.metadata.deletionGracePeriodSeconds = 0;
@@ -249,6 +248,12 @@ export class GenericStore {
         throw storageToStatus(err, this.def, name);
       }
     }
+  }
+
+  /** Whether an object marked for deletion holds nothing back any more. */
+  private mayFinishDeletion(obj: KubeObject): boolean {
+    if ((obj.metadata.finalizers ?? []).length > 0) return false;
+    return this.def.strategy.mayFinishDeletion?.(obj) ?? true;
   }
 
   private checkNamespace(obj: KubeObject, namespace: string): void {

@@ -20,6 +20,8 @@ export interface BuiltinSpec {
   hasStatus?: boolean;
   /** Whether the resource has a scale subresource (autoscaling/v1 Scale over spec.replicas). */
   hasScale?: boolean;
+  /** Whether the resource has a finalize subresource (namespaces). */
+  hasFinalize?: boolean;
   printer?: Printer;
 }
 
@@ -74,6 +76,7 @@ export function builtin(spec: BuiltinSpec): Builtin {
     strategy,
     ...(spec.hasStatus ? { status: statusStrategy() } : {}),
     ...(spec.hasScale ? { scale: true } : {}),
+    ...(spec.hasFinalize ? { finalize: true } : {}),
   };
   return { def, printer: spec.printer ?? defaultPrinter };
 }

@@ -20,6 +20,7 @@ export const namespaces: Builtin = builtin({
   resource: 'namespaces',
   nameValidator: nameIsDNSLabel,
   hasStatus: true,
+  hasFinalize: true,
   strategy: {
     tracksGeneration: false,
     default(obj) {
@@ -32,9 +33,22 @@ export const namespaces: Builtin = builtin({
       // Upstream labels every namespace with its own name.
       obj.metadata.labels = { ...obj.metadata.labels, 'kubernetes.io/metadata.name': obj.metadata.name ?? '' };
     },
-    prepareForUpdate(obj) {
+    prepareForUpdate(obj, old) {
       obj.metadata.labels = { ...obj.metadata.labels, 'kubernetes.io/metadata.name': obj.metadata.name ?? '' };
+      // spec.finalizers change only through the finalize subresource.
+      obj.spec = {
+        ...(isObject(obj.spec) ? obj.spec : {}),
+        finalizers: (old.spec as { finalizers?: unknown })?.finalizers,
+      };
     },
+    // A namespace with spec.finalizers is emptied by the namespace controller before it goes: until then it is
+    // Terminating, and nothing new may be created in it.
+    prepareForDelete(obj) {
+      if (namespaceFinalizers(obj).length === 0) return false;
+      obj.status = { ...(isObject(obj.status) ? obj.status : {}), phase: 'Terminating' };
+      return true;
+    },
+    mayFinishDeletion: (obj) => namespaceFinalizers(obj).length === 0,
   },
   printer: {
     columns: [nameColumn, col('Status', 'The phase of the namespace.'), ageColumn],
@@ -67,6 +81,11 @@ function configMapKeyErrors(key: string): string[] {
   else if (key === '..') errs.push("must not be '..'");
   else if (key.startsWith('..')) errs.push("must not start with '..'");
   return errs;
+}
+
+function namespaceFinalizers(obj: KubeObject): unknown[] {
+  const finalizers = (obj.spec as { finalizers?: unknown } | undefined)?.finalizers;
+  return Array.isArray(finalizers) ? finalizers : [];
 }
 
 function validateDataKeys(obj: KubeObject, fields: string[]) {
