@@ -29,8 +29,15 @@ export function buildRegistry(storage: Store, log: Logger): APIRegistry {
       );
     }
   };
+  // Versions of one resource share its storage prefix, and so one watch cache (holding the stored form).
+  const cachers = new Map<string, Cacher>();
   for (const { def, printer } of builtinResources()) {
-    const cacher = new Cacher(storage, `${def.storagePrefix}/`, decodeFromStorage, log.child(`cacher/${def.resource}`));
+    const prefix = `${def.storagePrefix}/`;
+    let cacher = cachers.get(prefix);
+    if (!cacher) {
+      cacher = new Cacher(storage, prefix, decodeFromStorage, log.child(`cacher/${def.resource}`));
+      cachers.set(prefix, cacher);
+    }
     const store = new GenericStore(def, storage, cacher, { namespaceCheck });
     if (def.group === '' && def.resource === 'namespaces') namespaceStore = store;
     registry.add({ def, store, printer });

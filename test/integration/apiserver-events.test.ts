@@ -81,4 +81,46 @@ describe('apiserver: core/v1 events', () => {
       /involvedObject.namespace: Invalid value: "kube-system": does not match event.namespace/,
     );
   });
+
+  it('serves the same events as events.k8s.io/v1, converted field by field, both ways', async () => {
+    const v1 = {
+      apiVersion: 'events.k8s.io/v1',
+      kind: 'Event',
+      metadata: { name: 'new-style', namespace: 'default' },
+      eventTime: '2026-12-02T10:00:00.000000Z',
+      reportingController: 'example.com/ctl',
+      reportingInstance: 'ctl-1',
+      action: 'Reconcile',
+      reason: 'Synced',
+      note: 'all good',
+      type: 'Normal',
+      regarding: { kind: 'ConfigMap', namespace: 'default', name: 'target' },
+    };
+    const created = await apiRequest(cp, 'POST', '/apis/events.k8s.io/v1/namespaces/default/events', { body: v1 });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.body.apiVersion, 'events.k8s.io/v1');
+    assert.equal(created.body.note, 'all good');
+    const asCore = (await apiRequest(cp, 'GET', '/api/v1/namespaces/default/events/new-style')).body;
+    assert.equal(asCore.apiVersion, 'v1');
+    assert.equal(asCore.message, 'all good');
+    assert.equal(asCore.reportingComponent, 'example.com/ctl');
+    assert.equal(asCore.involvedObject.name, 'target');
+    assert.equal(asCore.note, undefined);
+    const fromCore = (await apiRequest(cp, 'GET', '/apis/events.k8s.io/v1/namespaces/default/events/e1')).body;
+    assert.equal(fromCore.kind, 'Event');
+    assert.equal(fromCore.regarding.name, 'target');
+    assert.equal(fromCore.deprecatedCount, 2);
+    assert.equal(fromCore.note, 'Created happened to target');
+    const sel = encodeURIComponent('regarding.name=target,reason=Synced');
+    const listed = await apiRequest(cp, 'GET', `/apis/events.k8s.io/v1/namespaces/default/events?fieldSelector=${sel}`);
+    assert.deepEqual(
+      listed.body.items.map((e: { metadata: { name: string } }) => e.metadata.name),
+      ['new-style'],
+    );
+    const missing = await apiRequest(cp, 'POST', '/apis/events.k8s.io/v1/namespaces/default/events', {
+      body: { metadata: { name: 'incomplete' }, reason: 'X' },
+    });
+    assert.equal(missing.status, 422);
+    assert.match(missing.body.message, /eventTime: Required value/);
+  });
 });

@@ -1,7 +1,7 @@
 import { statusErrors } from '../../api/status-error.js';
 import { isStorageError } from '../../storage/types.js';
 import { type CacheWatch, TooOldError, type WatchEventType } from '../cacher/cacher.js';
-import { decodeFromStorage, storageToStatus } from './codec.js';
+import { storageToStatus } from './codec.js';
 import { CONTINUE_EXPIRED, decodeContinue, encodeContinue } from './continue-token.js';
 import type { KubeObject } from './object.js';
 import { listPrefix } from './resource.js';
@@ -59,7 +59,8 @@ export async function listObjects(store: GenericStore, namespace: string, req: L
     !req.continue && (rv === '0' || (rv !== '' && (match === 'NotOlderThan' || (match === '' && !limit))));
   if (fromCache) {
     const min = rv === '0' ? 0 : parseRV(rv);
-    const { items, revision } = await store.cacher.list(prefix, (o) => req.selection.matches(o));
+    const { items: stored, revision } = await store.cacher.list(prefix, (o) => req.selection.matches(store.fromStored(o)));
+    const items = stored.map((o) => store.fromStored(o));
     if (revision < min) {
       throw statusErrors.timeout(`Too large resource version: ${min}, current: ${revision}`, 1);
     }
@@ -89,7 +90,7 @@ export async function listObjects(store: GenericStore, namespace: string, req: L
       let i = 0;
       for (; i < page.items.length; i++) {
         const kv = page.items[i] as (typeof page.items)[number];
-        const obj = decodeFromStorage(kv.value, kv.modRevision);
+        const obj = store.decode(kv.value, kv.modRevision);
         if (req.selection.matches(obj)) items.push(obj);
         if (limit !== undefined && items.length >= limit) break;
       }
@@ -154,8 +155,8 @@ export async function watchObjects(
     const watch = await store.cacher.watch({
       fromRevision,
       prefix,
-      matches: (o) => req.selection.matches(o),
-      onEvent: (type, object) => sink.event(type, object),
+      matches: (o) => req.selection.matches(store.fromStored(o)),
+      onEvent: (type, object) => sink.event(type, store.fromStored(object)),
       onEnd: (reason) =>
         sink.end(
           reason === 'expired'

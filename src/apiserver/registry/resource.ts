@@ -66,6 +66,16 @@ export interface ResourceDefinition {
   scale?: boolean;
   /** True for namespaces: the finalize subresource writes spec.finalizers. */
   finalize?: boolean;
+  /**
+   * For a resource served in several versions but stored once (events, horizontalpodautoscalers): converts between
+   * this version and the stored one.
+   */
+  conversion?: Conversion;
+}
+
+export interface Conversion {
+  toStorage(obj: KubeObject): KubeObject;
+  fromStorage(obj: KubeObject): KubeObject;
 }
 
 export function apiVersionOf(def: { group: string; version: string }): string {

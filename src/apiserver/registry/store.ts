@@ -44,7 +44,21 @@ export class GenericStore {
   async get(namespace: string, name: string): Promise<KubeObject> {
     const kv = await this.wrap(name, () => this.storage.get(this.key(namespace, name)));
     if (!kv) throw statusErrors.notFound(groupResource(this.def), name);
-    return decodeFromStorage(kv.value, kv.modRevision);
+    return this.decode(kv.value, kv.modRevision);
+  }
+
+  /** A stored value as this resource's version serves it. */
+  decode(value: Buffer, revision: number): KubeObject {
+    return this.fromStored(decodeFromStorage(value, revision));
+  }
+
+  /** A stored-form object (as the watch cache holds it) as this version serves it. */
+  fromStored(obj: KubeObject): KubeObject {
+    return this.def.conversion ? this.def.conversion.fromStorage(obj) : obj;
+  }
+
+  private encode(obj: KubeObject): string {
+    return encodeForStorage(this.def.conversion ? this.def.conversion.toStorage(obj) : obj);
   }
 
   async create(namespace: string, input: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
@@ -75,7 +89,7 @@ export class GenericStore {
       return typed;
     }
     const { revision } = await this.wrap(name, () =>
-      this.storage.create(this.key(namespace, name), encodeForStorage(typed)),
+      this.storage.create(this.key(namespace, name), this.encode(typed)),
     );
     typed.metadata.resourceVersion = String(revision);
     return typed;
@@ -110,7 +124,7 @@ export class GenericStore {
           next.metadata.resourceVersion = String(revision);
           return next;
         }
-        const { revision } = await this.storage.update(key, encodeForStorage(next), expected);
+        const { revision } = await this.storage.update(key, this.encode(next), expected);
         next.metadata.resourceVersion = String(revision);
         return next;
       } catch (err) {
@@ -228,7 +242,7 @@ export class GenericStore {
         try {
           const { revision } = await this.storage.update(
             key,
-            encodeForStorage(next),
+            this.encode(next),
             Number(current.metadata.resourceVersion),
           );
           next.metadata.resourceVersion = String(revision);

@@ -1,4 +1,4 @@
-import { invalid, path } from '../../../api/field-errors.js';
+import { invalid, path, required, tooLong } from '../../../api/field-errors.js';
 import { age } from '../../printers/duration.js';
 import type { ColumnDefinition } from '../../printers/table.js';
 import { isObject, type KubeObject } from '../object.js';
@@ -74,22 +74,89 @@ export const events: Builtin = builtin({
       column('Count', 'How many times the event happened.', 1, 'integer'),
       column('Name', 'The name of the event object.', 1),
     ],
-    cells(e, now) {
-      const involved = rec(e.involvedObject);
-      const series = rec(e.series);
-      const count = typeof series.count === 'number' ? series.count : typeof e.count === 'number' ? e.count : 1;
-      return [
-        age(lastSeen(e), now),
-        str(e.type),
-        str(e.reason),
-        `${str(involved.kind).toLowerCase()}/${str(involved.name)}`,
-        str(involved.fieldPath),
-        source(e),
-        str(e.message).trim(),
-        age(str(e.firstTimestamp) || str(e.eventTime) || undefined, now),
-        count,
-        e.metadata.name ?? '',
-      ];
-    },
+    cells: (e, now) => coreEventCells(e, now),
   },
 });
+
+function coreEventCells(e: KubeObject, now: number): unknown[] {
+  const involved = rec(e.involvedObject);
+  const series = rec(e.series);
+  const count = typeof series.count === 'number' ? series.count : typeof e.count === 'number' ? e.count : 1;
+  return [
+    age(lastSeen(e), now),
+    str(e.type),
+    str(e.reason),
+    `${str(involved.kind).toLowerCase()}/${str(involved.name)}`,
+    str(involved.fieldPath),
+    source(e),
+    str(e.message).trim(),
+    age(str(e.firstTimestamp) || str(e.eventTime) || undefined, now),
+    count,
+    e.metadata.name ?? '',
+  ];
+}
+
+/** Renames top-level fields of an event, keeping everything else. */
+function rename(obj: KubeObject, pairs: Array<[string, string]>, apiVersion: string): KubeObject {
+  const out: Record<string, unknown> = { ...obj, apiVersion };
+  for (const [from, to] of pairs) {
+    delete out[from];
+    if (obj[from] !== undefined) out[to] = obj[from];
+  }
+  return out as KubeObject;
+}
+
+/** Field names of core/v1 Event and their events.k8s.io/v1 names (one stored resource, two shapes). */
+const CORE_TO_V1: Array<[string, string]> = [
+  ['involvedObject', 'regarding'],
+  ['message', 'note'],
+  ['source', 'deprecatedSource'],
+  ['firstTimestamp', 'deprecatedFirstTimestamp'],
+  ['lastTimestamp', 'deprecatedLastTimestamp'],
+  ['count', 'deprecatedCount'],
+  ['reportingComponent', 'reportingController'],
+];
+const V1_TO_CORE = CORE_TO_V1.map(([a, b]) => [b, a] as [string, string]);
+
+export const toEventsV1 = (core: KubeObject): KubeObject => rename(core, CORE_TO_V1, 'events.k8s.io/v1');
+export const toCoreEvent = (v1: KubeObject): KubeObject => rename(v1, V1_TO_CORE, 'v1');
+
+/**
+ * events.k8s.io/v1 Events: the same stored objects as core/v1 Events, converted field by field
+ * (regarding↔involvedObject, note↔message, deprecatedCount↔count, …).
+ */
+export const eventsV1: Builtin = (() => {
+  const b = builtin({
+    group: 'events.k8s.io',
+    version: 'v1',
+    resource: 'events',
+    strategy: {
+      tracksGeneration: false,
+      validate(obj) {
+        const errs = [];
+        for (const field of ['eventTime', 'reportingController', 'reportingInstance', 'action', 'reason'] as const) {
+          if (!obj[field]) errs.push(required(path(field)));
+        }
+        const regarding = rec(obj.regarding);
+        const ns = str(regarding.namespace);
+        if (ns && obj.metadata.namespace && ns !== obj.metadata.namespace) {
+          errs.push(invalid(path('regarding', 'namespace'), ns, 'does not match event.namespace'));
+        }
+        if (str(obj.note).length > 1024) errs.push(tooLong(path('note'), 1024));
+        return errs;
+      },
+      selectableFields: {
+        'regarding.kind': (e) => str(rec(e.regarding).kind),
+        'regarding.namespace': (e) => str(rec(e.regarding).namespace),
+        'regarding.name': (e) => str(rec(e.regarding).name),
+        'regarding.uid': (e) => str(rec(e.regarding).uid),
+        reason: (e) => str(e.reason),
+        reportingController: (e) => str(e.reportingController),
+        type: (e) => str(e.type),
+      },
+    },
+    printer: { columns: events.printer.columns, cells: (e, now) => coreEventCells(toCoreEvent(e), now) },
+  });
+  b.def.conversion = { toStorage: toCoreEvent, fromStorage: toEventsV1 };
+  return b;
+})();

@@ -1,7 +1,7 @@
 import type { Builtin } from './common.js';
 import { configmaps, namespaces, secrets, serviceaccounts } from './core-config.js';
 import { coreResources } from './core-index.js';
-import { events } from './events.js';
+import { events, eventsV1 } from './events.js';
 import { appsAndOtherGroupResources } from './groups-index.js';
 
 /** Every built-in resource this server serves. */
@@ -12,6 +12,7 @@ export function builtinResources(): Builtin[] {
     secrets,
     serviceaccounts,
     events,
+    eventsV1,
     ...coreResources(),
     ...appsAndOtherGroupResources(),
   ];
