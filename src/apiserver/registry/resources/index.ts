@@ -1,3 +1,4 @@
+import { hpaV1, hpaV2 } from './autoscaling.js';
 import type { Builtin } from './common.js';
 import { configmaps, namespaces, secrets, serviceaccounts } from './core-config.js';
 import { coreResources } from './core-index.js';
@@ -13,6 +14,8 @@ export function builtinResources(): Builtin[] {
     serviceaccounts,
     events,
     eventsV1,
+    hpaV2,
+    hpaV1,
     ...coreResources(),
     ...appsAndOtherGroupResources(),
   ];
