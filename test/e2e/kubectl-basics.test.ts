@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { apiRequest, kubectl } from '../../src/testing/api-client.js';
 
-/** Creates an object through the JSON API (kubectl's create generators send protobuf, which is not served yet). */
+/** Creates an object through the JSON API. */
 async function create(cp: ControlPlane, path: string, body: unknown): Promise<void> {
   const res = await apiRequest(cp, 'POST', path, { body });
   assert.equal(res.status, 201, res.text);
@@ -141,6 +141,32 @@ describe('the real kubectl against wheelhouse', () => {
     assert.equal(got.metadata.annotations.owner, 'team-a');
   });
 
+  it('creates with the generators, whose bodies kubectl sends as protobuf', async () => {
+    const run = async (args: string[], want: string) => {
+      const res = await kubectl(cp, args);
+      assert.equal(res.code, 0, res.stderr);
+      assert.equal(res.stdout, want);
+    };
+    await run(['create', 'namespace', 'gen'], 'namespace/gen created\n');
+    await run(
+      ['create', 'configmap', 'settings', '-n', 'gen', '--from-literal=mode=fast', '--from-literal=level=3'],
+      'configmap/settings created\n',
+    );
+    await run(
+      ['create', 'secret', 'generic', 'creds', '-n', 'gen', '--from-literal=password=s3cret'],
+      'secret/creds created\n',
+    );
+    await run(['create', 'serviceaccount', 'robot', '-n', 'gen'], 'serviceaccount/robot created\n');
+    const cm = JSON.parse((await kubectl(cp, ['get', 'cm', 'settings', '-n', 'gen', '-o', 'json'])).stdout);
+    assert.deepEqual(cm.data, { mode: 'fast', level: '3' });
+    const secret = JSON.parse((await kubectl(cp, ['get', 'secret', 'creds', '-n', 'gen', '-o', 'json'])).stdout);
+    assert.equal(Buffer.from(secret.data.password, 'base64').toString(), 's3cret');
+    assert.equal(secret.type, 'Opaque');
+    const dup = await kubectl(cp, ['create', 'configmap', 'settings', '-n', 'gen']);
+    assert.equal(dup.code, 1);
+    assert.equal(dup.stderr.trim(), 'error: failed to create configmap: configmaps "settings" already exists');
+  });
+
   it('describes an object', async () => {
     const res = await kubectl(cp, ['describe', 'cm', 'web-config', '-n', 'shop']);
     assert.equal(res.code, 0, res.stderr);
@@ -230,6 +256,7 @@ describe('the real kubectl against wheelhouse', () => {
     assert.equal(res.stdout, 'configmap "elsewhere" deleted\n');
     const again = await kubectl(cp, ['delete', 'cm', 'db-config', '-n', 'shop', '--grace-period=0']);
     assert.equal(again.code, 0, again.stderr);
-    assert.equal((await kubectl(cp, ['get', 'cm', '-A', '-o', 'name'])).stdout, 'configmap/web-config\n');
+    assert.equal((await kubectl(cp, ['get', 'cm', '-n', 'shop', '-o', 'name'])).stdout, 'configmap/web-config\n');
+    assert.equal((await kubectl(cp, ['get', 'cm', '-n', 'default', '-o', 'name'])).stdout, '');
   });
 });

@@ -1,6 +1,10 @@
 import { parse as parseYaml } from 'yaml';
+import { decodeKubernetesProtobuf } from '../../api/protobuf/decode.js';
+import { ProtobufError } from '../../api/protobuf/protobuf-error.js';
 import { statusErrors } from '../../api/status-error.js';
 import type { RequestContext } from '../context.js';
+
+export const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 
 /** kube-apiserver refuses request bodies over 3 MiB. */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -30,6 +34,15 @@ export function contentTypeOf(ctx: RequestContext): string {
  * a 400 BadRequest with the parser's complaint.
  */
 export function decodeBody(body: Buffer, contentType: string): unknown {
+  if (contentType === PROTOBUF) {
+    // kubectl's typed clients (create configmap|secret|deployment|…) send Kubernetes protobuf.
+    try {
+      return decodeKubernetesProtobuf(body).object;
+    } catch (err) {
+      if (err instanceof ProtobufError) throw statusErrors.badRequest(err.message);
+      throw err;
+    }
+  }
   const text = body.toString('utf8');
   if (contentType === 'application/yaml' || contentType.endsWith('+yaml')) {
     try {
