@@ -13,6 +13,7 @@ import { Discovery } from './handlers/discovery.js';
 import { HealthChecks } from './handlers/health.js';
 import { serveResource } from './handlers/rest.js';
 import { versionHandler } from './handlers/version.js';
+import { OpenAPIService } from './openapi/service.js';
 import { writeText } from './respond.js';
 
 export interface ServingCerts {
@@ -44,11 +45,13 @@ export class APIServer {
   private port = 0;
   private readonly discovery: Discovery;
   private readonly metrics: APIServerMetrics;
+  private readonly openapi: OpenAPIService;
 
   constructor(private readonly opts: APIServerOptions) {
     this.log = opts.logger ?? silentLogger;
     this.discovery = new Discovery(opts.registry, () => `${this.host}:${this.port}`);
     this.metrics = new APIServerMetrics(opts.registry);
+    this.openapi = new OpenAPIService(opts.registry);
     this.health.add(['healthz', 'livez', 'readyz'], { name: 'ping', check: () => {} });
     this.health.add(['healthz', 'livez', 'readyz'], { name: 'log', check: () => {} });
     this.health.add(['healthz', 'livez', 'readyz'], {
@@ -125,6 +128,7 @@ export class APIServer {
       return writeText(ctx.res, 200, body, { 'content-type': contentType });
     }
     if (this.discovery.serve(ctx)) return;
+    if (this.openapi.serve(ctx)) return;
     throw statusErrors.pathNotFound();
   };
 }

@@ -1,11 +1,21 @@
 import { stringify as toYaml } from 'yaml';
 import { invalid, path } from '../../api/field-errors.js';
+import { schemaForKind } from '../../api/schema.js';
 import { StatusError, statusErrors, successStatus } from '../../api/status-error.js';
 import type { APIRegistry, ServedResource } from '../api-registry.js';
 import type { RequestContext } from '../context.js';
 import { contentTypeFor, negotiateOutput, type OutputForm } from '../negotiate.js';
 import { parseIncludeObject, partialObjectMetadata, toTable } from '../printers/table.js';
 import { invalidError } from '../registry/codec.js';
+import {
+  addWarnings,
+  dropUnknownFields,
+  fieldValidationDirective,
+  patchStrictDecodingError,
+  patchStrictErrors,
+  requestBodyStrictErrors,
+  strictDecodingError,
+} from '../registry/field-validation.js';
 import { bookmarkObject, listObjects, validateWatchRequest, watchObjects } from '../registry/list.js';
 import { isObject, type KubeObject } from '../registry/object.js';
 import { apiVersionOf, groupResource, type ResourceDefinition } from '../registry/resource.js';
@@ -47,7 +57,7 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
       if (status || (info.name && info.resource !== 'namespaces')) {
         throw statusErrors.methodNotSupported(groupResource(def), 'create');
       }
-      const obj = await readObject(ctx, served);
+      const obj = await readObject(ctx, served, 'CreateOptions');
       const created = await served.store.create(ns, obj, { dryRun });
       return respondObject(ctx, served, created, 201);
     }
@@ -62,12 +72,25 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
     case 'patch': {
       const type = contentTypeOf(ctx);
       if (!PATCH_TYPES.includes(type)) throw statusErrors.unsupportedMediaType(PATCH_TYPES);
-      const body = decodeBody(await readBody(ctx), type);
+      const directive = fieldValidationDirective(q, 'PatchOptions');
+      const raw = await readBody(ctx);
+      const body = decodeBody(raw, type);
+      const schema = schemaForKind({ group: def.group, version: def.version, kind: def.kind });
       const patched = await served.store.guaranteedUpdate(
         ns,
         info.name,
         (current) => {
           const next = applyPatchBody(type, current, body, def);
+          if (schema) {
+            if (directive !== 'Ignore') {
+              const errors = patchStrictErrors(type, raw.toString('utf8'), next, schema);
+              if (errors.length > 0) {
+                if (directive === 'Strict') throw patchStrictDecodingError(type, body, next, errors);
+                addWarnings(ctx.res, errors);
+              }
+            }
+            dropUnknownFields(next, schema);
+          }
           if (!isObject(next.metadata)) next.metadata = {};
           const wantRV = next.metadata.resourceVersion;
           if (wantRV && wantRV !== current.metadata.resourceVersion) {
@@ -203,10 +226,33 @@ function parseDryRun(q: URLSearchParams): boolean {
   return values.length > 0;
 }
 
-async function readObject(ctx: RequestContext, served: ServedResource): Promise<KubeObject> {
-  const body = decodeBody(await readBody(ctx), contentTypeOf(ctx));
+/**
+ * Reads and decodes a create/update body, with server-side field validation as upstream does it
+ * (fieldValidation=Strict refuses unknown and duplicate fields, Warn — the default — answers with Warning headers,
+ * Ignore is silent); unknown fields are dropped in every case, as decoding into Go types drops them upstream.
+ */
+async function readObject(
+  ctx: RequestContext,
+  served: ServedResource,
+  options: 'CreateOptions' | 'UpdateOptions' = 'UpdateOptions',
+): Promise<KubeObject> {
+  const raw = await readBody(ctx);
+  const type = contentTypeOf(ctx);
+  const directive = fieldValidationDirective(ctx.url.searchParams, options);
+  const body = decodeBody(raw, type);
   if (!isObject(body)) throw statusErrors.badRequest('the body of the request must be a JSON or YAML object');
   const { def } = served;
+  const schema = schemaForKind({ group: def.group, version: def.version, kind: def.kind });
+  if (schema) {
+    if (directive !== 'Ignore') {
+      const errors = requestBodyStrictErrors(raw.toString('utf8'), type, body, schema);
+      if (errors.length > 0) {
+        if (directive === 'Strict') throw strictDecodingError(body, def, errors);
+        addWarnings(ctx.res, errors);
+      }
+    }
+    dropUnknownFields(body, schema);
+  }
   const apiVersion = apiVersionOf(def);
   if (body.apiVersion !== undefined && body.apiVersion !== apiVersion) {
     throw statusErrors.badRequest(

@@ -1,0 +1,433 @@
+/**
+ * Server-side field validation, as kube-apiserver v1.33 does it for create, update and patch:
+ *
+ * - `?fieldValidation=Strict|Warn|Ignore` (first value; absent means Warn; anything else is 422 Invalid on
+ *   CreateOptions/UpdateOptions/PatchOptions). kubectl sends Strict by default (`--validate=strict`).
+ * - Under Strict and Warn the body is decoded strictly: fields the type does not have (`unknown field "spec.x"`)
+ *   and fields given twice (`duplicate field "metadata.name"`) are errors, listed in the order the decoder meets
+ *   them. Strict refuses the request — 400 `<Kind> in version "<v>" cannot be handled as a <Kind>: strict decoding
+ *   error: <errors joined by ", ">` for create/update, 422 `patch: Invalid value: …` for patch — and Warn answers
+ *   normally with one `Warning: 299 - "<error>"` header per error.
+ *
+ * Paths follow the decoder that finds them. Request bodies and the results of JSON and merge patches go through
+ * sigs.k8s.io/json: `a.b`, `a[0].b`, map keys as `.key`, the path Go-quoted. Strategic merge patch results go
+ * through the unstructured converter: map keys are left out of paths, the path is not escaped, and the errors are
+ * sorted. Values that preserve unknown fields (RawExtension, FieldsV1, JSON) are not looked into.
+ */
+import { invalid, notSupported, path } from '../../api/field-errors.js';
+import { formatGoValue } from '../../api/patch/go-format.js';
+import type { SchemaNode } from '../../api/schema-node.js';
+import { StatusError, statusErrors } from '../../api/status-error.js';
+import { goQuote } from '../../api/validation/go-format.js';
+import type { HttpResponse } from '../context.js';
+
+export type FieldValidationDirective = 'Ignore' | 'Warn' | 'Strict';
+export type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions';
+
+const DIRECTIVES: readonly string[] = ['', 'Ignore', 'Strict', 'Warn'];
+
+/** The directive of a create (CreateOptions), update (UpdateOptions) or patch (PatchOptions) request. */
+export function fieldValidationDirective(query: URLSearchParams, options: OptionsKind): FieldValidationDirective {
+  const value = query.getAll('fieldValidation')[0] ?? '';
+  if (!DIRECTIVES.includes(value)) {
+    const err = notSupported(path('fieldValidation'), value, DIRECTIVES);
+    throw statusErrors.invalid({ group: 'meta.k8s.io', kind: options }, '', [err.toCause()], err.message);
+  }
+  return value === '' ? 'Warn' : (value as FieldValidationDirective);
+}
+
+// ---- walking decoded values ----------------------------------------------------------------------------------
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Go orders strings by their UTF-8 bytes. */
+const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+const child = (parent: string, key: string) => (parent === '' ? key : `${parent}.${key}`);
+const opaque = (node: SchemaNode) => node.preserveUnknownFields === true || node.type === 'any';
+const isMap = (node: SchemaNode) => node.propertyNames === undefined && node.additionalProperties !== undefined;
+
+interface WalkStyle {
+  /** Visit keys in Go's sorted order (objects that were a Go map before being decoded) instead of as given. */
+  readonly sorted: boolean;
+  /** Whether a map value's path includes its key (the JSON decoder) or not (the unstructured converter). */
+  readonly mapKeys: boolean;
+  /** Delete the unknown fields found. */
+  readonly prune?: boolean;
+}
+
+function walk(value: unknown, node: SchemaNode, at: string, style: WalkStyle, out: string[]): void {
+  if (opaque(node)) return;
+  if (Array.isArray(value)) {
+    const items = node.items;
+    if (node.type !== 'array' || items === undefined) return;
+    for (const [i, v] of value.entries()) walk(v, items, `${at}[${i}]`, style, out);
+    return;
+  }
+  if (!isRecord(value) || node.type !== 'object') return;
+  const keys = style.sorted ? Object.keys(value).sort(byBytes) : Object.keys(value);
+  const values = node.additionalProperties;
+  if (isMap(node) && values !== undefined) {
+    for (const key of keys) walk(value[key], values, style.mapKeys ? child(at, key) : at, style, out);
+    return;
+  }
+  for (const key of keys) {
+    const field = node.property(key);
+    if (field === undefined) {
+      out.push(child(at, key));
+      if (style.prune) delete value[key];
+    } else {
+      walk(value[key], field, child(at, key), style, out);
+    }
+  }
+}
+
+/**
+ * The paths of the fields of a decoded object that its schema does not know, in the object's key order, as
+ * sigs.k8s.io/json names them (`spec.replica`, `spec.template.spec.containers[0].imagePullPolice`).
+ */
+export function findUnknownFields(obj: unknown, schema: SchemaNode): string[] {
+  const out: string[] = [];
+  walk(obj, schema, '', { sorted: false, mapKeys: true }, out);
+  return out;
+}
+
+/**
+ * Deletes, in place, the fields the schema does not know, as decoding into the Go type drops them (whatever the
+ * directive: upstream stores only what its types have), and returns their paths.
+ */
+export function dropUnknownFields(obj: unknown, schema: SchemaNode): string[] {
+  const out: string[] = [];
+  walk(obj, schema, '', { sorted: false, mapKeys: true, prune: true }, out);
+  return out;
+}
+
+// ---- scanning raw JSON -----------------------------------------------------------------------------------------
+
+type StrictKind = 'unknown field' | 'duplicate field';
+interface StrictError {
+  readonly kind: StrictKind;
+  readonly path: string;
+}
+
+/** Stands for Go's interface{}: anything goes, but duplicate keys are still found at every depth. */
+const UNTYPED: SchemaNode = { type: 'any', property: () => undefined };
+/** The decoder stops collecting after this many errors. */
+const MAX_ERRORS = 100;
+
+class ScanStop extends Error {}
+
+/** Walks JSON text as sigs.k8s.io/json's strict decoder walks it into a typed value. */
+class StrictScanner {
+  readonly errors: StrictError[] = [];
+  private readonly seen = new Set<string>();
+  private i = 0;
+
+  constructor(private readonly text: string) {}
+
+  run(node: SchemaNode): StrictError[] {
+    try {
+      this.value(node, '');
+    } catch (err) {
+      if (!(err instanceof ScanStop || err instanceof RangeError || err instanceof SyntaxError)) throw err;
+    }
+    return this.errors;
+  }
+
+  private record(kind: StrictKind, at: string): void {
+    const key = `${kind}\0${at}`;
+    if (this.seen.has(key) || this.errors.length >= MAX_ERRORS) return;
+    this.seen.add(key);
+    this.errors.push({ kind, path: at });
+  }
+
+  private ws(): string {
+    while (/[ \t\n\r]/.test(this.text[this.i] ?? '')) this.i++;
+    const c = this.text[this.i];
+    if (c === undefined) throw new ScanStop();
+    return c;
+  }
+
+  private string(): string {
+    const start = this.i;
+    this.i++;
+    for (;;) {
+      const c = this.text[this.i++];
+      if (c === undefined) throw new ScanStop();
+      if (c === '\\') this.i++;
+      else if (c === '"') break;
+    }
+    return JSON.parse(this.text.slice(start, this.i)) as string;
+  }
+
+  /** Skips one value of any kind without looking into it. */
+  private skip(): void {
+    const c = this.ws();
+    if (c === '"') return void this.string();
+    if (c !== '{' && c !== '[') {
+      while (!/[,}\]\s]/.test(this.text[this.i] ?? ',')) this.i++;
+      return;
+    }
+    let depth = 0;
+    do {
+      const d = this.ws();
+      if (d === '"') this.string();
+      else {
+        if (d === '{' || d === '[') depth++;
+        else if (d === '}' || d === ']') depth--;
+        this.i++;
+      }
+    } while (depth > 0);
+  }
+
+  private value(node: SchemaNode, at: string): void {
+    const c = this.ws();
+    const untyped = node === UNTYPED;
+    if (c === '{' && (untyped || (!opaque(node) && node.type === 'object'))) this.object(node, at);
+    else if (c === '[' && (untyped || (node.type === 'array' && node.items !== undefined))) this.array(node, at);
+    else this.skip();
+  }
+
+  private object(node: SchemaNode, at: string): void {
+    const asMap = node === UNTYPED || isMap(node);
+    const keys = new Set<string>();
+    this.i++;
+    if (this.ws() === '}') return void this.i++;
+    for (;;) {
+      this.ws();
+      const key = this.string();
+      if (this.ws() !== ':') throw new ScanStop();
+      this.i++;
+      const field = asMap ? (node === UNTYPED ? UNTYPED : node.additionalProperties) : node.property(key);
+      if (field === undefined) {
+        this.record('unknown field', child(at, key));
+        this.skip();
+      } else {
+        if (keys.has(key)) this.record('duplicate field', child(at, key));
+        keys.add(key);
+        this.value(field, child(at, key));
+      }
+      const next = this.ws();
+      this.i++;
+      if (next === '}') return;
+      if (next !== ',') throw new ScanStop();
+    }
+  }
+
+  private array(node: SchemaNode, at: string): void {
+    const items = node === UNTYPED ? UNTYPED : (node.items as SchemaNode);
+    this.i++;
+    if (this.ws() === ']') return void this.i++;
+    for (let index = 0; ; index++) {
+      this.value(items, `${at}[${index}]`);
+      const next = this.ws();
+      this.i++;
+      if (next === ']') return;
+      if (next !== ',') throw new ScanStop();
+    }
+  }
+}
+
+const decoderMessage = (e: StrictError) => `${e.kind} ${goQuote(e.path)}`;
+
+/**
+ * The strict decoding errors of a JSON request body decoded into the type `schema` describes, in the decoder's
+ * order: `unknown field "spec.replica"`, `duplicate field "metadata.name"`. At most 100, each once.
+ */
+export function strictDecodingErrors(rawJson: string, schema: SchemaNode): string[] {
+  return new StrictScanner(rawJson).run(schema).map(decoderMessage);
+}
+
+/** The paths of keys given twice in JSON text: per the schema when there is one, anywhere when there is not. */
+export function findDuplicateFields(rawJson: string, schema: SchemaNode = UNTYPED): string[] {
+  return new StrictScanner(rawJson)
+    .run(schema)
+    .filter((e) => e.kind === 'duplicate field')
+    .map((e) => e.path);
+}
+
+const isYaml = (contentType: string) => contentType === 'application/yaml' || contentType.endsWith('+yaml');
+
+/**
+ * The strict errors of a create or update body. JSON is scanned as sent; YAML reaches the decoder as JSON that
+ * Go wrote from a map, so its keys are visited in sorted order (duplicate YAML keys are refused while parsing).
+ */
+export function requestBodyStrictErrors(
+  rawBody: string,
+  contentType: string,
+  decoded: unknown,
+  schema: SchemaNode,
+): string[] {
+  if (!isYaml(contentType)) return strictDecodingErrors(rawBody, schema);
+  const out: string[] = [];
+  walk(decoded, schema, '', { sorted: true, mapKeys: true }, out);
+  return out.map((p) => decoderMessage({ kind: 'unknown field', path: p }));
+}
+
+// ---- patches -----------------------------------------------------------------------------------------------------
+
+const STRING: SchemaNode = { type: 'string', property: () => undefined };
+const JSON_PATCH_OPERATION_FIELDS: Readonly<Record<string, SchemaNode>> = {
+  op: STRING,
+  path: STRING,
+  from: STRING,
+  value: UNTYPED,
+};
+/** What a JSON patch is decoded into under Strict/Warn: a list of {op, path, from, value}. */
+const JSON_PATCH: SchemaNode = {
+  type: 'array',
+  property: () => undefined,
+  items: {
+    type: 'object',
+    propertyNames: Object.keys(JSON_PATCH_OPERATION_FIELDS),
+    property: (name) =>
+      Object.hasOwn(JSON_PATCH_OPERATION_FIELDS, name) ? JSON_PATCH_OPERATION_FIELDS[name] : undefined,
+  },
+};
+
+/**
+ * The strict errors of a patch, in upstream's order: first those of the patch body itself (keys given twice;
+ * for a JSON patch also unknown operation fields, each prefixed `json patch `), then the unknown fields of the
+ * patched object.
+ */
+export function patchStrictErrors(patchType: string, rawPatch: string, patched: unknown, schema: SchemaNode): string[] {
+  if (patchType === 'application/json-patch+json') {
+    const own = strictDecodingErrors(rawPatch, JSON_PATCH).map((e) => `json patch ${e}`);
+    return [...own, ...sortedUnknown(patched, schema, true).map((p) => `unknown field ${goQuote(p)}`)];
+  }
+  const own = new StrictScanner(rawPatch).run(UNTYPED).map(decoderMessage);
+  if (patchType === 'application/merge-patch+json') {
+    return [...own, ...sortedUnknown(patched, schema, true).map((p) => `unknown field ${goQuote(p)}`)];
+  }
+  const converted = sortedUnknown(patched, schema, false).map((p) => `unknown field "${p}"`);
+  return [...own, ...converted.sort(byBytes)];
+}
+
+function sortedUnknown(value: unknown, schema: SchemaNode, mapKeys: boolean): string[] {
+  const out: string[] = [];
+  walk(value, schema, '', { sorted: true, mapKeys }, out);
+  return out;
+}
+
+// ---- answers -----------------------------------------------------------------------------------------------------
+
+export function strictDecodingMessage(errors: readonly string[]): string {
+  return `strict decoding error: ${errors.join(', ')}`;
+}
+
+/**
+ * Strict refusal of a create or update body: 400 BadRequest, e.g. `Deployment in version "v1" cannot be handled
+ * as a Deployment: strict decoding error: unknown field "spec.replica"`. The first kind and version are the
+ * body's (the endpoint's when the body leaves them out).
+ */
+export function strictDecodingError(
+  body: { apiVersion?: unknown; kind?: unknown },
+  def: { version: string; kind: string },
+  errors: readonly string[],
+): StatusError {
+  const kind = typeof body.kind === 'string' && body.kind !== '' ? body.kind : def.kind;
+  const apiVersion = typeof body.apiVersion === 'string' ? body.apiVersion : '';
+  const version = apiVersion === '' ? def.version : apiVersion.slice(apiVersion.lastIndexOf('/') + 1);
+  return statusErrors.badRequest(
+    `${kind} in version ${goQuote(version)} cannot be handled as a ${def.kind}: ${strictDecodingMessage(errors)}`,
+  );
+}
+
+/** Go's json.Marshal escapes these in strings. */
+function goJson(value: unknown): string {
+  const sorted = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(sorted);
+    if (!isRecord(v)) return v;
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(v).sort(byBytes)) {
+      Object.defineProperty(out, k, { value: sorted(v[k]), enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  };
+  return JSON.stringify(sorted(value)).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+/**
+ * Strict refusal of a patch: 422 Invalid with no kind or name, one cause on field `patch` whose value is the
+ * patched object as JSON (JSON and merge patches) or the patch as Go prints a map (strategic merge patches).
+ */
+export function patchStrictDecodingError(
+  patchType: string,
+  patch: unknown,
+  patched: unknown,
+  errors: readonly string[],
+): StatusError {
+  const value = patchType === 'application/strategic-merge-patch+json' ? formatGoValue(patch) : goJson(patched);
+  const err = invalid(path('patch'), value, strictDecodingMessage(errors));
+  return new StatusError(422, 'Invalid', ` "" is invalid: ${err.message}`, { causes: [err.toCause()] });
+}
+
+// ---- warnings ----------------------------------------------------------------------------------------------------
+
+/**
+ * One Warning header value, `299 - "<text>"` with `"` and `\` escaped; undefined for text Go refuses to send
+ * (control characters). Non-ASCII text goes out as its UTF-8 bytes.
+ */
+export function warningHeaderValue(text: string): string | undefined {
+  if (/[\p{Cc}]/u.test(text) || /\p{Cs}/u.test(text)) return undefined;
+  const value = `299 - "${text.replace(/["\\]/g, (c) => `\\${c}`)}"`;
+  return Buffer.from(value, 'utf8').toString('latin1');
+}
+
+/** Upstream's limits: 4096 runes of warning text in all; past that, each warning is cut to 256 runes. */
+const TOTAL_RUNES = 4096;
+const ITEM_RUNES = 256;
+
+interface Recorder {
+  readonly texts: string[];
+  readonly seen: Set<string>;
+  written: number;
+  truncating: boolean;
+}
+const recorders = new WeakMap<object, Recorder>();
+
+const runes = (s: string) => [...s].length;
+const cut = (s: string) => [...s].slice(0, ITEM_RUNES).join('');
+
+/**
+ * Adds Warning headers to a response as kube-apiserver's warning recorder does: empty and repeated texts are
+ * dropped, and once the texts would pass 4096 runes, all of them are sent again cut to 256 runes each, and
+ * further ones only while there is room.
+ */
+export function addWarnings(res: HttpResponse, texts: readonly string[]): void {
+  if (res.headersSent) return;
+  let rec = recorders.get(res);
+  if (rec === undefined) {
+    rec = { texts: [], seen: new Set(), written: 0, truncating: false };
+    recorders.set(res, rec);
+  }
+  for (const text of texts) addWarning(res, rec, text);
+}
+
+function addWarning(res: HttpResponse, rec: Recorder, text: string): void {
+  if (text === '' || (rec.truncating && rec.written >= TOTAL_RUNES) || rec.seen.has(text)) return;
+  rec.seen.add(text);
+  rec.texts.push(text);
+  const shown = rec.truncating ? cut(text) : text;
+  const header = warningHeaderValue(shown);
+  if (header === undefined) return;
+  const current = res.getHeader('warning');
+  const values = Array.isArray(current) ? current.map(String) : current === undefined ? [] : [String(current)];
+  if (rec.truncating || rec.written + runes(shown) <= TOTAL_RUNES) {
+    rec.written += runes(shown);
+    res.setHeader('warning', [...values, header]);
+    return;
+  }
+  rec.truncating = true;
+  rec.written = 0;
+  const all: string[] = [];
+  for (const t of rec.texts) {
+    const h = warningHeaderValue(cut(t));
+    if (h === undefined) continue;
+    rec.written += runes(cut(t));
+    all.push(h);
+  }
+  res.setHeader('warning', all);
+}
