@@ -17,7 +17,7 @@ import {
   strictDecodingError,
 } from '../registry/field-validation.js';
 import { bookmarkObject, listObjects, validateWatchRequest, watchObjects } from '../registry/list.js';
-import { isObject, type KubeObject } from '../registry/object.js';
+import { deepClone, isObject, type KubeObject } from '../registry/object.js';
 import { apiVersionOf, groupResource, type ResourceDefinition } from '../registry/resource.js';
 import { applyScale, type Scale, scaleOf } from '../registry/scale.js';
 import { selectionFromQuery } from '../registry/selection.js';
@@ -102,6 +102,8 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
             );
           }
           next.metadata.name = info.name;
+          // Upstream decodes the patched object, which applies defaulting again.
+          if (!status) def.strategy.default?.(next);
           return served.store.prepareUpdate(next, current, status);
         },
         { dryRun, validate: (next, old) => served.store.validateUpdate(next, old, status) },
@@ -184,7 +186,7 @@ async function serveScale(ctx: RequestContext, served: ServedResource, ns: strin
           invalid(path('spec', 'replicas'), replicas, 'must be greater than or equal to 0'),
         ]);
       }
-      return served.store.prepareUpdate(applyScale(current, wanted), current, false);
+      return served.store.prepareUpdate(applyScale(deepClone(current), wanted), current, false);
     },
     { dryRun, validate: (next, old) => served.store.validateUpdate(next, old, false) },
   );

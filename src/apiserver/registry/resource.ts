@@ -33,6 +33,13 @@ export interface Strategy {
    * it, instead of deleting it at once (pods on a node, namespaces with spec.finalizers).
    */
   prepareForDelete?(obj: KubeObject, opts: DeleteOptions, now: number): boolean;
+  /** Refuses a delete by throwing a StatusError (e.g. the system priority classes). */
+  beforeDelete?(obj: KubeObject): void;
+  /**
+   * Whether an update changes what metadata.generation counts (default: anything outside metadata and status;
+   * upstream also counts annotation changes for Deployments and label changes for EndpointSlices).
+   */
+  generationChanged?(next: KubeObject, old: KubeObject): boolean;
   /** For an object marked for deletion without metadata.finalizers: whether it may go now (default yes). */
   mayFinishDeletion?(obj: KubeObject): boolean;
   /** Whether an update (PUT) of a missing object creates it. */

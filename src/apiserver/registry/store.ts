@@ -188,7 +188,8 @@ export class GenericStore {
       this.def.strategy.prepareForUpdate?.(next, current);
     }
     if (this.def.strategy.tracksGeneration !== false) {
-      meta.generation = (old.generation ?? 1) + (specChanged(next, current) ? 1 : 0);
+      const changed = this.def.strategy.generationChanged?.(next, current) ?? specChanged(next, current);
+      meta.generation = (old.generation ?? 1) + (changed ? 1 : 0);
     }
     return next;
   }
@@ -225,6 +226,7 @@ export class GenericStore {
           `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion ?? ''}`,
         );
       }
+      this.def.strategy.beforeDelete?.(current);
       const next = deepClone(current);
       const finalizers = new Set(next.metadata.finalizers ?? []);
       if (opts.propagationPolicy === 'Orphan') finalizers.add('orphan');
