@@ -59,7 +59,9 @@ export async function listObjects(store: GenericStore, namespace: string, req: L
     !req.continue && (rv === '0' || (rv !== '' && (match === 'NotOlderThan' || (match === '' && !limit))));
   if (fromCache) {
     const min = rv === '0' ? 0 : parseRV(rv);
-    const { items: stored, revision } = await store.cacher.list(prefix, (o) => req.selection.matches(store.fromStored(o)));
+    const { items: stored, revision } = await store.cacher.list(prefix, (o) =>
+      req.selection.matches(store.fromStored(o)),
+    );
     const items = stored.map((o) => store.fromStored(o));
     if (revision < min) {
       throw statusErrors.timeout(`Too large resource version: ${min}, current: ${revision}`, 1);
