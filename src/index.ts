@@ -16,7 +16,7 @@ import type { Store } from './storage/types.js';
 import { type Logger, silentLogger } from './util/logger.js';
 
 export { type CompactionPolicy, Compactor, DEFAULT_COMPACTION } from './storage/compactor.js';
-export { EtcdStore, type EtcdStoreOptions } from './storage/etcd/store.js';
+export type { EtcdStoreOptions } from './storage/etcd/store.js';
 export { MemoryStore } from './storage/memory.js';
 export { openStore, type StorageConfig } from './storage/open.js';
 export { inspectSnapshot, restoreSnapshot, type SnapshotInfo, saveSnapshot } from './storage/sqlite/snapshot.js';
@@ -62,7 +62,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       : opts.storage === 'sqlite'
         ? { backend: 'sqlite', dataDir }
         : opts.storage;
-  const storage = openStore(config, log.child('storage'));
+  const storage = await openStore(config, log.child('storage'));
   const bindAddress = opts.bindAddress ?? '127.0.0.1';
   try {
     const pki = await ensurePki(join(dataDir, 'pki'), bindAddress === '0.0.0.0' ? {} : { extraSans: [bindAddress] });
