@@ -6,7 +6,7 @@ import 'reflect-metadata';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildRegistry, ensureSystemNamespaces } from './apiserver/assemble.js';
+import { bootstrapCluster, buildRegistry } from './apiserver/assemble.js';
 import { ensurePki } from './apiserver/bootstrap/pki.js';
 import { APIServer } from './apiserver/server.js';
 import { buildKubeconfig, type Kubeconfig, kubeconfigToYaml, writeKubeconfig } from './client/kubeconfig.js';
@@ -76,7 +76,10 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       logger: log.child('apiserver'),
     });
     const url = await server.start();
-    await ensureSystemNamespaces(registry);
+    await bootstrapCluster(registry, {
+      advertiseAddress: bindAddress === '0.0.0.0' ? '127.0.0.1' : bindAddress,
+      securePort: Number(new URL(url).port),
+    });
     const compactor = opts.compaction
       ? new Compactor(storage, opts.compaction, undefined, log.child('compactor'))
       : undefined;

@@ -1,10 +1,14 @@
-import { statusErrors } from '../api/status-error.js';
+import { StatusError, statusErrors } from '../api/status-error.js';
 import type { Store } from '../storage/types.js';
 import type { Logger } from '../util/logger.js';
 import { APIRegistry } from './api-registry.js';
+import { apiServerServiceIP, DEFAULT_SERVICE_CLUSTER_IP_RANGE } from './bootstrap/service-ip.js';
 import { Cacher } from './cacher/cacher.js';
 import { decodeFromStorage } from './registry/codec.js';
 import type { KubeObject } from './registry/object.js';
+import { kubernetesEndpoints, kubernetesService } from './registry/resources/core-kubernetes-service.js';
+import type { ServiceAllocationOptions } from './registry/resources/core-service-allocation.js';
+import { kubernetesServiceCIDR, systemPriorityClasses } from './registry/resources/groups-index.js';
 import { builtinResources } from './registry/resources/index.js';
 import { GenericStore } from './registry/store.js';
 
@@ -15,7 +19,7 @@ export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube
  * Builds the registry of built-in resources over one storage backend: a watch cache and a generic store each,
  * with the namespace check that refuses content in missing or terminating namespaces.
  */
-export function buildRegistry(storage: Store, log: Logger): APIRegistry {
+export function buildRegistry(storage: Store, log: Logger, options: ServiceAllocationOptions = {}): APIRegistry {
   const registry = new APIRegistry();
   let namespaceStore: GenericStore | undefined;
   const namespaceCheck = async (namespace: string) => {
@@ -31,7 +35,7 @@ export function buildRegistry(storage: Store, log: Logger): APIRegistry {
   };
   // Versions of one resource share its storage prefix, and so one watch cache (holding the stored form).
   const cachers = new Map<string, Cacher>();
-  for (const { def, printer } of builtinResources()) {
+  for (const { def, printer } of builtinResources(options)) {
     const prefix = `${def.storagePrefix}/`;
     let cacher = cachers.get(prefix);
     if (!cacher) {
@@ -55,5 +59,65 @@ export async function ensureSystemNamespaces(registry: APIRegistry): Promise<voi
     } catch (err) {
       if (!(err && typeof err === 'object' && 'code' in err && (err as { code: number }).code === 409)) throw err;
     }
+  }
+}
+
+async function createIfMissing(
+  registry: APIRegistry,
+  group: string,
+  version: string,
+  resource: string,
+  obj: KubeObject,
+) {
+  const served = registry.lookup(group, version, resource);
+  if (!served) return;
+  try {
+    await served.store.create(obj.metadata.namespace ?? '', obj, { internal: true });
+  } catch (err) {
+    if (!(err instanceof StatusError && err.code === 409)) throw err;
+  }
+}
+
+/** The kubernetes EndpointSlice: the apiserver's address and secure port, as its endpoint reconciler writes it. */
+function kubernetesEndpointSlice(address: string, securePort: number): KubeObject {
+  return {
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: { name: 'kubernetes', namespace: 'default', labels: { 'kubernetes.io/service-name': 'kubernetes' } },
+    addressType: 'IPv4',
+    endpoints: [{ addresses: [address], conditions: { ready: true } }],
+    ports: [{ name: 'https', port: securePort, protocol: 'TCP' }],
+  };
+}
+
+/**
+ * What every cluster has from the start, as kube-apiserver's bootstrap creates it: the system namespaces, the
+ * system priority classes, the `kubernetes` ServiceCIDR, and the `kubernetes` Service whose Endpoints and
+ * EndpointSlice point at this apiserver (updated when its address or port changed since the last start).
+ */
+export async function bootstrapCluster(
+  registry: APIRegistry,
+  opts: { advertiseAddress: string; securePort: number; serviceClusterIpRange?: string },
+): Promise<void> {
+  const range = opts.serviceClusterIpRange ?? DEFAULT_SERVICE_CLUSTER_IP_RANGE;
+  await ensureSystemNamespaces(registry);
+  for (const pc of systemPriorityClasses())
+    await createIfMissing(registry, 'scheduling.k8s.io', 'v1', 'priorityclasses', pc);
+  await createIfMissing(registry, 'networking.k8s.io', 'v1', 'servicecidrs', kubernetesServiceCIDR(range));
+  await createIfMissing(registry, '', 'v1', 'services', kubernetesService(apiServerServiceIP(range), opts.securePort));
+  const endpoints = kubernetesEndpoints(opts.advertiseAddress, opts.securePort);
+  const slice = kubernetesEndpointSlice(opts.advertiseAddress, opts.securePort);
+  for (const [group, resource, desired] of [
+    ['', 'endpoints', endpoints],
+    ['discovery.k8s.io', 'endpointslices', slice],
+  ] as const) {
+    const served = registry.lookup(group, 'v1', resource);
+    if (!served) continue;
+    await createIfMissing(registry, group, 'v1', resource, desired);
+    // A restart on another address or port: point the objects at this server.
+    await served.store.guaranteedUpdate('default', 'kubernetes', (current) => {
+      const { metadata: _m, apiVersion: _a, kind: _k, ...content } = desired;
+      return { ...current, ...content };
+    });
   }
 }

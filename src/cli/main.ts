@@ -40,7 +40,8 @@ export async function main(argv: string[], out: (line: string) => void = console
         throw new UsageError(`unknown command ${JSON.stringify(command)}\n\n${help}`);
     }
   } catch (err) {
-    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    const code = (err as { code?: unknown } | undefined)?.code;
+    if (err instanceof UsageError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))) {
       process.stderr.write(`wheelhouse: ${(err as Error).message}\n`);
       return 2;
     }

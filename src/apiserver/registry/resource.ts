@@ -1,16 +1,32 @@
 import type { FieldError } from '../../api/field-errors.js';
 import type { GroupKind, GroupResource } from '../../api/status-error.js';
+import type { Store } from '../../storage/types.js';
 import type { KubeObject } from './object.js';
 
 export interface WriteOptions {
   /** dryRun=All: run every step but do not store. */
   dryRun?: boolean;
+  /**
+   * A write by the apiserver itself (its bootstrap objects), which skips the resource's validation: the
+   * `kubernetes` Endpoints must name a loopback address when the server listens only on loopback.
+   */
+  internal?: boolean;
 }
 
 export interface DeleteOptions extends WriteOptions {
   gracePeriodSeconds?: number;
   propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
   preconditions?: { uid?: string; resourceVersion?: string };
+}
+
+/** Ends what a begin hook started: true keeps its reservations (the write went through), false gives them back. */
+export type FinishFunc = (success: boolean) => void;
+
+/** What the store gives registry hooks besides the object. */
+export interface HookContext {
+  /** The storage backend, for hooks that must know what is stored (e.g. which ClusterIPs are taken). */
+  storage: Store;
+  dryRun: boolean;
 }
 
 /**
@@ -42,6 +58,16 @@ export interface Strategy {
   generationChanged?(next: KubeObject, old: KubeObject): boolean;
   /** For an object marked for deletion without metadata.finalizers: whether it may go now (default yes). */
   mayFinishDeletion?(obj: KubeObject): boolean;
+  /**
+   * Upstream's BeginCreate: runs after system fields are set and before prepareForCreate and validation; may fill
+   * fields and reserve things (a Service's ClusterIP). The store calls the returned function once it knows whether
+   * the object was stored.
+   */
+  beginCreate?(obj: KubeObject, ctx: HookContext): Promise<FinishFunc>;
+  /** Upstream's BeginUpdate: once per update attempt, after prepareForUpdate and before validateUpdate. */
+  beginUpdate?(obj: KubeObject, old: KubeObject, ctx: HookContext): Promise<FinishFunc>;
+  /** Upstream's AfterDelete: after the object is gone from storage (not when it is only marked for deletion). */
+  afterDelete?(obj: KubeObject, ctx: HookContext): Promise<void>;
   /** Whether an update (PUT) of a missing object creates it. */
   allowCreateOnUpdate?: boolean;
   /** Whether a DELETE answers with the deleted object rather than a Success status. */

@@ -9,6 +9,7 @@ import {
   apiVersionOf,
   type DeleteOptions,
   groupResource,
+  type HookContext,
   type ResourceDefinition,
   storageKey,
   type WriteOptions,
@@ -78,21 +79,41 @@ export class GenericStore {
     if (this.def.strategy.tracksGeneration !== false) meta.generation = 1;
     else delete meta.generation;
     const typed = withTypeFirst({ ...obj, apiVersion: apiVersionOf(this.def), kind: this.def.kind });
-    this.def.strategy.prepareForCreate?.(typed);
-    const problems = this.def.strategy.validate?.(typed) ?? [];
-    if (problems.length > 0) throw invalidError(this.def, meta.name ?? '', problems);
-    if (this.def.namespaced && this.deps.namespaceCheck) await this.deps.namespaceCheck(namespace);
-    const name = meta.name as string;
-    if (opts.dryRun) {
-      const existing = await this.wrap(name, () => this.storage.get(this.key(namespace, name)));
-      if (existing) throw statusErrors.alreadyExists(groupResource(this.def), name);
+    const finish = await this.def.strategy.beginCreate?.(typed, this.hookContext(opts));
+    let stored = false;
+    try {
+      this.def.strategy.prepareForCreate?.(typed);
+      const problems = opts.internal ? [] : (this.def.strategy.validate?.(typed) ?? []);
+      if (problems.length > 0) throw invalidError(this.def, meta.name ?? '', problems);
+      if (this.def.namespaced && this.deps.namespaceCheck) await this.deps.namespaceCheck(namespace);
+      const name = meta.name as string;
+      if (opts.dryRun) {
+        const existing = await this.wrap(name, () => this.storage.get(this.key(namespace, name)));
+        if (existing) throw statusErrors.alreadyExists(groupResource(this.def), name);
+        return typed;
+      }
+      const { revision } = await this.wrap(name, () =>
+        this.storage.create(this.key(namespace, name), this.encode(typed)),
+      );
+      typed.metadata.resourceVersion = String(revision);
+      stored = true;
       return typed;
+    } finally {
+      finish?.(stored);
     }
-    const { revision } = await this.wrap(name, () =>
-      this.storage.create(this.key(namespace, name), this.encode(typed)),
-    );
-    typed.metadata.resourceVersion = String(revision);
-    return typed;
+  }
+
+  private hookContext(opts: WriteOptions): HookContext {
+    return { storage: this.storage, dryRun: opts.dryRun === true };
+  }
+
+  /** Runs the strategy's afterDelete for an object that is gone; the delete stands whatever the hook does. */
+  private async afterDelete(obj: KubeObject): Promise<void> {
+    try {
+      await this.def.strategy.afterDelete?.(obj, this.hookContext({}));
+    } catch {
+      // The object is deleted; a failing clean-up must not turn that into an error.
+    }
   }
 
   /**
@@ -112,24 +133,33 @@ export class GenericStore {
       const next = await tryUpdate(deepClone(current));
       next.apiVersion = apiVersionOf(this.def);
       next.kind = this.def.kind;
-      const problems = opts.validate?.(next, current) ?? [];
-      if (problems.length > 0) throw invalidError(this.def, name, problems);
-      if (jsonEqual(withoutVolatile(next), withoutVolatile(current))) return current;
-      if (opts.dryRun) return next;
-      const expected = Number(current.metadata.resourceVersion);
+      const finish = await this.def.strategy.beginUpdate?.(next, current, this.hookContext(opts));
+      let written = false;
       try {
-        if (next.metadata.deletionTimestamp && this.mayFinishDeletion(next)) {
-          // The last finalizer of an object being deleted is gone: the object goes now.
-          const { revision } = await this.storage.delete(key, expected);
+        const problems = opts.validate?.(next, current) ?? [];
+        if (problems.length > 0) throw invalidError(this.def, name, problems);
+        if (jsonEqual(withoutVolatile(next), withoutVolatile(current))) return current;
+        if (opts.dryRun) return next;
+        const expected = Number(current.metadata.resourceVersion);
+        try {
+          if (next.metadata.deletionTimestamp && this.mayFinishDeletion(next)) {
+            // The last finalizer of an object being deleted is gone: the object goes now.
+            const { revision } = await this.storage.delete(key, expected);
+            next.metadata.resourceVersion = String(revision);
+            written = true;
+            await this.afterDelete(next);
+            return next;
+          }
+          const { revision } = await this.storage.update(key, this.encode(next), expected);
           next.metadata.resourceVersion = String(revision);
+          written = true;
           return next;
+        } catch (err) {
+          if (isStorageError(err, 'Conflict') && attempt < MAX_UPDATE_RETRIES) continue;
+          throw storageToStatus(err, this.def, name);
         }
-        const { revision } = await this.storage.update(key, this.encode(next), expected);
-        next.metadata.resourceVersion = String(revision);
-        return next;
-      } catch (err) {
-        if (isStorageError(err, 'Conflict') && attempt < MAX_UPDATE_RETRIES) continue;
-        throw storageToStatus(err, this.def, name);
+      } finally {
+        finish?.(written);
       }
     }
   }
@@ -258,6 +288,7 @@ export class GenericStore {
       try {
         const { revision } = await this.storage.delete(key, Number(current.metadata.resourceVersion));
         current.metadata.resourceVersion = String(revision);
+        await this.afterDelete(current);
         return { object: current, deleted: true };
       } catch (err) {
         if (isStorageError(err, 'Conflict') && attempt < MAX_UPDATE_RETRIES) continue;

@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { KubeObject } from '../object.js';
+import { statefulsets } from './apps-statefulsets.js';
+
+const strategy = statefulsets.def.strategy;
+
+function sts(spec: Record<string, unknown> = {}): KubeObject {
+  return {
+    metadata: { name: 'db', namespace: 'default', uid: 'u1', resourceVersion: '1' },
+    spec: {
+      selector: { matchLabels: { app: 'db' } },
+      serviceName: 'db',
+      template: { metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'db', image: 'postgres' }] } },
+      ...spec,
+    },
+  };
+}
+
+function create(obj: KubeObject): string[] {
+  strategy.default?.(obj);
+  strategy.prepareForCreate?.(obj);
+  return (strategy.validate?.(obj) ?? []).map((e) => e.message);
+}
+
+describe('apps/v1 StatefulSets', () => {
+  it('gets upstream defaults', () => {
+    const obj = sts({
+      volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { resources: { requests: { storage: '1Gi' } } } }],
+    });
+    assert.deepEqual(create(obj), []);
+    const spec = obj.spec as Record<string, unknown>;
+    assert.equal(spec.podManagementPolicy, 'OrderedReady');
+    assert.deepEqual(spec.updateStrategy, { type: 'RollingUpdate', rollingUpdate: { partition: 0 } });
+    assert.deepEqual(spec.persistentVolumeClaimRetentionPolicy, { whenDeleted: 'Retain', whenScaled: 'Retain' });
+    assert.equal(spec.replicas, 1);
+    assert.equal(spec.revisionHistoryLimit, 10);
+    assert.deepEqual(spec.volumeClaimTemplates, [
+      {
+        metadata: { name: 'data' },
+        spec: { resources: { requests: { storage: '1Gi' } }, volumeMode: 'Filesystem' },
+        status: { phase: 'Pending' },
+      },
+    ]);
+    assert.deepEqual(obj.status, { replicas: 0 });
+  });
+
+  it('validates policies and the selector with upstream text', () => {
+    const obj = sts({
+      podManagementPolicy: 'Random',
+      updateStrategy: { type: 'OnDelete', rollingUpdate: { partition: 1 } },
+      selector: {},
+    });
+    assert.deepEqual(create(obj), [
+      `spec.podManagementPolicy: Invalid value: "Random": must be 'OrderedReady' or 'Parallel'`,
+      "spec.updateStrategy.rollingUpdate: Invalid value: apps.RollingUpdateStatefulSetStrategy{Partition:1, MaxUnavailable:(*intstr.IntOrString)(nil)}: only allowed for updateStrategy 'RollingUpdate'",
+      'spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for statefulset',
+    ]);
+  });
+
+  it('forbids changing spec fields other than the mutable ones', () => {
+    const old = sts();
+    create(old);
+    const next = structuredClone(old);
+    (next.spec as Record<string, unknown>).serviceName = 'other';
+    (next.spec as Record<string, unknown>).replicas = 3;
+    const errors = (strategy.validateUpdate?.(next, old) ?? []).map((e) => e.message);
+    assert.deepEqual(errors, [
+      "spec: Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
+    ]);
+  });
+
+  it('prints READY as ready/desired', () => {
+    const obj = sts({ replicas: 3 });
+    obj.metadata.creationTimestamp = '2026-01-01T00:00:00Z';
+    obj.status = { replicas: 3, readyReplicas: 1 };
+    assert.deepEqual(statefulsets.printer.cells(obj, Date.parse('2026-01-01T00:00:30Z')), [
+      'db',
+      '1/3',
+      '30s',
+      'db',
+      'postgres',
+    ]);
+  });
+});

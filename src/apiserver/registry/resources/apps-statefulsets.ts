@@ -1,0 +1,213 @@
+/**
+ * apps/v1 StatefulSets: upstream's defaults (OrderedReady, RollingUpdate with partition 0, Retain/Retain PVC
+ * retention, 1 replica, revisionHistoryLimit 10, pod template and claim template defaults), spec validation, the
+ * rule that only some spec fields change after creation, status and scale subresources, NAME READY AGE printer.
+ */
+import {
+  type FieldError,
+  type FieldPath,
+  forbidden,
+  invalid,
+  notSupported,
+  path,
+  required,
+} from '../../../api/field-errors.js';
+import { validateLabels } from '../../../api/validation/labels.js';
+import { nameIsDNSLabel } from '../../../api/validation/name-validators.js';
+import { validateAnnotations } from '../../../api/validation/object-meta.js';
+import { age } from '../../printers/duration.js';
+import { ageColumn, nameColumn } from '../../printers/table.js';
+import { jsonEqual } from '../object.js';
+import { defaultPodTemplate } from './apps-pod-template-defaults.js';
+import { validateAppsStatusCounts } from './apps-status-validation.js';
+import { alwaysRunningTemplate, selectorMatchesTemplate } from './apps-workload-validation.js';
+import { type Builtin, builtin } from './common.js';
+import { defaultRequirements } from './core-resource-lists.js';
+import { column, containerCells, int } from './groups-columns.js';
+import { child, defaultString, defaultValue, type Rec, rec, records, str, stringMap, unset } from './groups-fields.js';
+import { goIntOrString, goLabelSelector, goPointer, goStruct } from './groups-go-format.js';
+import { withStatusValidation } from './groups-status.js';
+import {
+  intOrPercentValue,
+  isNotMoreThan100Percent,
+  nonNegative,
+  validatePositiveIntOrPercent,
+  validateRequiredSelector,
+} from './groups-validation.js';
+
+export function defaultStatefulSet(obj: Rec): void {
+  const spec = child(obj, 'spec');
+  defaultString(spec, 'podManagementPolicy', 'OrderedReady');
+  const strategy = child(spec, 'updateStrategy');
+  if (unset(strategy.type) || strategy.type === '') {
+    strategy.type = 'RollingUpdate';
+    defaultValue(strategy, 'rollingUpdate', {});
+  }
+  if (strategy.type === 'RollingUpdate' && !unset(strategy.rollingUpdate)) {
+    defaultValue(rec(strategy.rollingUpdate), 'partition', 0);
+  }
+  const retention = child(spec, 'persistentVolumeClaimRetentionPolicy');
+  defaultString(retention, 'whenDeleted', 'Retain');
+  defaultString(retention, 'whenScaled', 'Retain');
+  defaultValue(spec, 'replicas', 1);
+  defaultValue(spec, 'revisionHistoryLimit', 10);
+  defaultPodTemplate(spec, 'StatefulSet');
+  for (const claim of records(spec.volumeClaimTemplates)) {
+    const claimSpec = child(claim, 'spec');
+    defaultValue(claimSpec, 'volumeMode', 'Filesystem');
+    defaultRequirements(claimSpec.resources, 'StatefulSet');
+    defaultString(child(claim, 'status'), 'phase', 'Pending');
+  }
+}
+
+function rollingUpdateShown(ru: Rec) {
+  return goStruct('apps.RollingUpdateStatefulSetStrategy', [
+    ['Partition', String(int(ru.partition))],
+    ['MaxUnavailable', goPointer('intstr.IntOrString', ru.maxUnavailable)],
+  ]);
+}
+
+function validateUpdateStrategy(strategy: Rec, at: FieldPath): FieldError[] {
+  const type = str(strategy.type);
+  const ruPath = at.child('rollingUpdate');
+  if (type === '') return [required(at)];
+  if (type === 'OnDelete') {
+    return unset(strategy.rollingUpdate)
+      ? []
+      : [
+          invalid(
+            ruPath,
+            rollingUpdateShown(rec(strategy.rollingUpdate)),
+            "only allowed for updateStrategy 'RollingUpdate'",
+          ),
+        ];
+  }
+  if (type === 'RollingUpdate') {
+    if (unset(strategy.rollingUpdate)) return [];
+    const ru = rec(strategy.rollingUpdate);
+    const errs = nonNegative(ru.partition ?? 0, ruPath.child('partition'));
+    if (!unset(ru.maxUnavailable)) {
+      const at2 = ruPath.child('maxUnavailable');
+      errs.push(...validatePositiveIntOrPercent(ru.maxUnavailable, at2));
+      if (intOrPercentValue(ru.maxUnavailable) === 0)
+        errs.push(invalid(at2, goIntOrString(ru.maxUnavailable), 'cannot be 0'));
+      errs.push(...isNotMoreThan100Percent(ru.maxUnavailable, at2));
+    }
+    return errs;
+  }
+  const shown = goStruct('apps.StatefulSetUpdateStrategy', [
+    ['Type', JSON.stringify(type)],
+    ['RollingUpdate', goPointer('apps.RollingUpdateStatefulSetStrategy', strategy.rollingUpdate)],
+  ]);
+  return [invalid(at, shown, "must be 'RollingUpdate' or 'OnDelete'")];
+}
+
+/** ValidateStatefulSetSpec (the pod spec itself is not validated for StatefulSets upstream either). */
+export function validateStatefulSetSpec(spec: Rec, at: FieldPath): FieldError[] {
+  const errs: FieldError[] = [];
+  const policy = str(spec.podManagementPolicy);
+  if (policy === '') errs.push(required(at.child('podManagementPolicy')));
+  else if (policy !== 'OrderedReady' && policy !== 'Parallel') {
+    errs.push(invalid(at.child('podManagementPolicy'), policy, "must be 'OrderedReady' or 'Parallel'"));
+  }
+  errs.push(...validateUpdateStrategy(rec(spec.updateStrategy), at.child('updateStrategy')));
+  if (!unset(spec.persistentVolumeClaimRetentionPolicy)) {
+    const retention = rec(spec.persistentVolumeClaimRetentionPolicy);
+    for (const key of ['whenDeleted', 'whenScaled']) {
+      const v = str(retention[key]);
+      if (v !== 'Retain' && v !== 'Delete') {
+        errs.push(notSupported(at.child('persistentVolumeClaimRetentionPolicy', key), v, ['Retain', 'Delete']));
+      }
+    }
+  }
+  errs.push(...nonNegative(spec.replicas ?? 0, at.child('replicas')));
+  errs.push(...nonNegative(spec.minReadySeconds ?? 0, at.child('minReadySeconds')));
+  if (!unset(spec.ordinals)) errs.push(...nonNegative(rec(spec.ordinals).start ?? 0, at.child('ordinals.start')));
+  const selector = validateRequiredSelector(spec.selector, at.child('selector'), 'statefulset');
+  errs.push(...selector.errs);
+  const templatePath = at.child('template');
+  if (selector.parsed) {
+    const meta = rec(rec(spec.template).metadata);
+    errs.push(...selectorMatchesTemplate(selector.parsed, spec.template, templatePath));
+    errs.push(...validateLabels(stringMap(meta.labels), templatePath.child('labels')));
+    errs.push(...validateAnnotations(stringMap(meta.annotations), templatePath.child('annotations')));
+  } else {
+    errs.push(invalid(at.child('selector'), goLabelSelector(spec.selector), ''));
+  }
+  return [...errs, ...alwaysRunningTemplate(spec.template, templatePath, 'StatefulSet')];
+}
+
+const MUTABLE_SPEC_FIELDS = [
+  'replicas',
+  'template',
+  'updateStrategy',
+  'minReadySeconds',
+  'ordinals',
+  'persistentVolumeClaimRetentionPolicy',
+];
+
+function immutableSpecRest(spec: Rec, old: Rec): FieldError[] {
+  const rest = (s: Rec) => Object.fromEntries(Object.entries(s).filter(([k]) => !MUTABLE_SPEC_FIELDS.includes(k)));
+  if (jsonEqual(rest(spec), rest(old))) return [];
+  return [
+    forbidden(
+      path('spec'),
+      "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden",
+    ),
+  ];
+}
+
+export const statefulsets: Builtin = withStatusValidation(
+  builtin({
+    group: 'apps',
+    version: 'v1',
+    resource: 'statefulsets',
+    nameValidator: nameIsDNSLabel,
+    hasStatus: true,
+    hasScale: true,
+    strategy: {
+      default: defaultStatefulSet,
+      prepareForCreate(obj) {
+        obj.status = { replicas: 0 };
+      },
+      validate: (obj) => validateStatefulSetSpec(rec(obj.spec), path('spec')),
+      validateUpdate: (obj, old) => [
+        ...validateStatefulSetSpec(rec(obj.spec), path('spec')),
+        ...immutableSpecRest(rec(obj.spec), rec(old.spec)),
+      ],
+    },
+    printer: {
+      columns: [
+        nameColumn,
+        column('Ready', 'Ready pods out of the desired replicas.'),
+        ageColumn,
+        column('Containers', 'The containers of the pod template.', { wide: true }),
+        column('Images', 'The images of the pod template.', { wide: true }),
+      ],
+      cells(o, now) {
+        const spec = rec(o.spec);
+        const [names, images] = containerCells(spec.template);
+        return [
+          o.metadata.name,
+          `${int(rec(o.status).readyReplicas)}/${int(spec.replicas)}`,
+          age(o.metadata.creationTimestamp, now),
+          names,
+          images,
+        ];
+      },
+    },
+  }),
+  (obj, old) =>
+    validateAppsStatusCounts(rec(obj.status), rec(old.status), path('status'), {
+      counts: [
+        'replicas',
+        'readyReplicas',
+        'currentReplicas',
+        'updatedReplicas',
+        'availableReplicas',
+        'observedGeneration',
+      ],
+      notAboveReplicas: ['readyReplicas', 'currentReplicas', 'updatedReplicas', 'availableReplicas'],
+      availableNotAboveReady: 'cannot be greater than status.readyReplicas',
+    }),
+);

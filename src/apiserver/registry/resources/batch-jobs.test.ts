@@ -1,0 +1,158 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { KubeObject } from '../object.js';
+import { jobs } from './batch-jobs.js';
+
+const strategy = jobs.def.strategy;
+const UID = '0b6a0a3a-0000-4000-8000-000000000001';
+
+function job(spec: Record<string, unknown> = {}, meta: Record<string, unknown> = {}): KubeObject {
+  return {
+    metadata: { name: 'pi', namespace: 'default', uid: UID, resourceVersion: '1', ...meta },
+    spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'pi', image: 'perl' }] } }, ...spec },
+  };
+}
+
+function create(obj: KubeObject): string[] {
+  strategy.default?.(obj);
+  strategy.prepareForCreate?.(obj);
+  return (strategy.validate?.(obj) ?? []).map((e) => e.message);
+}
+
+describe('batch/v1 Jobs', () => {
+  it('gets upstream defaults', () => {
+    const obj = job();
+    assert.deepEqual(create(obj), []);
+    const spec = obj.spec as Record<string, unknown>;
+    assert.equal(spec.completions, 1);
+    assert.equal(spec.parallelism, 1);
+    assert.equal(spec.backoffLimit, 6);
+    assert.equal(spec.completionMode, 'NonIndexed');
+    assert.equal(spec.suspend, false);
+    assert.equal(spec.manualSelector, false);
+    assert.equal(spec.podReplacementPolicy, 'TerminatingOrFailed');
+    assert.deepEqual(obj.status, {});
+  });
+
+  it('leaves completions unset when parallelism is given, and uses MaxInt32 with a per-index limit', () => {
+    const parallel = job({ parallelism: 3 });
+    strategy.default?.(parallel);
+    assert.equal((parallel.spec as Record<string, unknown>).completions, undefined);
+    const perIndex = job({ completionMode: 'Indexed', completions: 3, backoffLimitPerIndex: 1 });
+    strategy.default?.(perIndex);
+    assert.equal((perIndex.spec as Record<string, unknown>).backoffLimit, 2147483647);
+  });
+
+  it('generates the selector and the pod labels on create, and labels the Job like its pods', () => {
+    const obj = job();
+    assert.deepEqual(create(obj), []);
+    const spec = obj.spec as { selector: unknown; template: { metadata: { labels: Record<string, string> } } };
+    assert.deepEqual(spec.selector, { matchLabels: { 'batch.kubernetes.io/controller-uid': UID } });
+    const expected = {
+      'batch.kubernetes.io/controller-uid': UID,
+      'batch.kubernetes.io/job-name': 'pi',
+      'controller-uid': UID,
+      'job-name': 'pi',
+    };
+    assert.deepEqual(spec.template.metadata.labels, expected);
+    assert.deepEqual(obj.metadata.labels, expected);
+  });
+
+  it('keeps the user labels of a labelled Job and of a manual selector', () => {
+    const labelled = job({}, { labels: { team: 'a' } });
+    create(labelled);
+    assert.deepEqual(labelled.metadata.labels, { team: 'a' });
+    const manual = job({
+      manualSelector: true,
+      selector: { matchLabels: { app: 'pi' } },
+      template: {
+        metadata: { labels: { app: 'pi' } },
+        spec: { restartPolicy: 'Never', containers: [{ name: 'pi', image: 'perl' }] },
+      },
+    });
+    assert.deepEqual(create(manual), []);
+    assert.deepEqual((manual.spec as Record<string, unknown>).selector, { matchLabels: { app: 'pi' } });
+  });
+
+  it('refuses restartPolicy Always (the pod template default) with upstream text', () => {
+    const obj = job({ template: { spec: { containers: [{ name: 'pi', image: 'perl' }] } } });
+    assert.deepEqual(create(obj), [
+      'spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"',
+    ]);
+  });
+
+  it('refuses a wrong generated label and a selector that is not the generated one', () => {
+    const obj = job({
+      selector: { matchLabels: { 'batch.kubernetes.io/controller-uid': 'other' } },
+      template: {
+        metadata: { labels: { 'job-name': 'x' } },
+        spec: { restartPolicy: 'Never', containers: [{ name: 'pi', image: 'perl' }] },
+      },
+    });
+    const errors = create(obj);
+    assert.ok(
+      errors.some(
+        (e) =>
+          e.startsWith('spec.template.metadata.labels[job-name]: Invalid value: map[string]string{') &&
+          e.endsWith(": must be 'pi'"),
+      ),
+      errors.join('\n'),
+    );
+    assert.ok(
+      errors.includes(
+        'spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"batch.kubernetes.io/controller-uid":"other"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: `selector` not auto-generated',
+      ),
+      errors.join('\n'),
+    );
+  });
+
+  it('keeps completions, selector and template immutable', () => {
+    const old = job();
+    create(old);
+    const next = structuredClone(old);
+    const spec = next.spec as {
+      completions: number;
+      parallelism: number;
+      template: { spec: { containers: Array<{ image: string }> } };
+    };
+    spec.completions = 4;
+    spec.parallelism = 2;
+    (spec.template.spec.containers[0] as { image: string }).image = 'perl:5';
+    const errors = (strategy.validateUpdate?.(next, old) ?? []).map((e) => e.message);
+    assert.deepEqual(errors, [
+      'spec.completions: Invalid value: 4: field is immutable',
+      'spec.template: Invalid value: core.PodTemplateSpec{…}: field is immutable',
+    ]);
+    const suspended = job({ suspend: true });
+    create(suspended);
+    const moved = structuredClone(suspended);
+    const template = (moved.spec as { template: { spec: Record<string, unknown> } }).template;
+    template.spec.nodeSelector = { zone: 'a' };
+    assert.deepEqual(strategy.validateUpdate?.(moved, suspended), [], 'a suspended job that never ran may move');
+  });
+
+  it('prints status, completions and duration', () => {
+    const obj = job({ completions: 3, parallelism: 2 });
+    obj.metadata.creationTimestamp = '2026-01-01T00:00:00Z';
+    obj.status = {
+      succeeded: 3,
+      startTime: '2026-01-01T00:00:00Z',
+      completionTime: '2026-01-01T00:00:42Z',
+      conditions: [{ type: 'Complete', status: 'True' }],
+    };
+    const cells = jobs.printer.cells(obj, Date.parse('2026-01-01T00:10:00Z'));
+    assert.deepEqual(cells.slice(0, 5), ['pi', 'Complete', '3/3', '42s', '10m']);
+    const running = job({ parallelism: 3 });
+    running.status = { startTime: '2026-01-01T00:00:00Z', conditions: [{ type: 'Suspended', status: 'True' }] };
+    assert.deepEqual(jobs.printer.cells(running, Date.parse('2026-01-01T00:00:05Z')).slice(1, 4), [
+      'Suspended',
+      '0/1 of 3',
+      '5s',
+    ]);
+  });
+
+  it('offers the status.successful field selector', () => {
+    const read = strategy.selectableFields?.['status.successful'];
+    assert.equal(read?.({ metadata: {}, status: { succeeded: 2 } }), '2');
+  });
+});

@@ -1,0 +1,137 @@
+/**
+ * core/v1 Endpoints: port protocols default to TCP, subsets are validated as upstream does (addresses, ports), and
+ * `kubectl get endpoints` shows NAME ENDPOINTS AGE with at most three addresses.
+ */
+import { type FieldError, type FieldPath, invalid, notSupported, path, required } from '../../../api/field-errors.js';
+import { isValidIPForLegacyField } from '../../../api/validation/ip.js';
+import { nameIsDNSSubdomain } from '../../../api/validation/name-validators.js';
+import { age } from '../../printers/duration.js';
+import { ageColumn, nameColumn, type Printer } from '../../printers/table.js';
+import { parseIP } from '../allocators/ip-range.js';
+import type { KubeObject } from '../object.js';
+import { type Builtin, builtin } from './common.js';
+import { dns1123Label, qualifiedName } from './core-field-checks.js';
+import { type Rec, recs, str } from './core-json.js';
+import { isValidPortNum } from './core-port-validation.js';
+import { column } from './core-printing.js';
+
+const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
+
+export function defaultEndpoints(ep: KubeObject): void {
+  for (const subset of recs(ep.subsets))
+    for (const port of recs(subset.ports)) if (!port.protocol) port.protocol = 'TCP';
+}
+
+/** Upstream's ValidateEndpointIP: no unspecified, loopback or link-local addresses. */
+function endpointIP(ip: string, at: FieldPath): FieldError[] {
+  const parsed = parseIP(ip);
+  if (!parsed) return [];
+  const v = parsed.value;
+  const v4 = parsed.family === 'IPv4';
+  const errs: FieldError[] = [];
+  if (v === 0n) errs.push(invalid(at, ip, `may not be unspecified (${ip})`));
+  if (v4 ? v >> 24n === 127n : v === 1n)
+    errs.push(invalid(at, ip, 'may not be in the loopback range (127.0.0.0/8, ::1/128)'));
+  if (v4 ? v >> 16n === 0xa9fen : v >> 118n === 0x3fan) {
+    errs.push(invalid(at, ip, 'may not be in the link-local range (169.254.0.0/16, fe80::/10)'));
+  }
+  if (v4 ? v >> 8n === 0xe00000n : v >> 112n === 0xff02n) {
+    errs.push(invalid(at, ip, 'may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)'));
+  }
+  return errs;
+}
+
+function address(a: Rec, at: FieldPath): FieldError[] {
+  const ip = str(a.ip);
+  const errs = isValidIPForLegacyField(at.child('ip'), ip, false);
+  if (str(a.hostname)) errs.push(...dns1123Label(str(a.hostname), at.child('hostname')));
+  if (typeof a.nodeName === 'string') {
+    for (const msg of nameIsDNSSubdomain(a.nodeName, false)) errs.push(invalid(at.child('nodeName'), a.nodeName, msg));
+  }
+  if (errs.length === 0) errs.push(...endpointIP(ip, at.child('ip')));
+  return errs;
+}
+
+function port(p: Rec, requireName: boolean, at: FieldPath): FieldError[] {
+  const errs: FieldError[] = [];
+  const name = str(p.name);
+  if (requireName && !name) errs.push(required(at.child('name')));
+  else if (name) errs.push(...dns1123Label(name, at.child('name')));
+  const n = typeof p.port === 'number' ? p.port : 0;
+  for (const msg of isValidPortNum(n)) errs.push(invalid(at.child('port'), n, msg));
+  const protocol = str(p.protocol);
+  if (!protocol) errs.push(required(at.child('protocol')));
+  else if (!PROTOCOLS.includes(protocol)) errs.push(notSupported(at.child('protocol'), protocol, PROTOCOLS));
+  if (typeof p.appProtocol === 'string') errs.push(...qualifiedName(p.appProtocol, at.child('appProtocol')));
+  return errs;
+}
+
+export function validateEndpoints(ep: KubeObject): FieldError[] {
+  const errs: FieldError[] = [];
+  recs(ep.subsets).forEach((subset, i) => {
+    const at = path('subsets').index(i);
+    const addresses = recs(subset.addresses);
+    const notReady = recs(subset.notReadyAddresses);
+    if (addresses.length === 0 && notReady.length === 0) {
+      errs.push(required(at, 'must specify `addresses` or `notReadyAddresses`'));
+    }
+    addresses.forEach((a, j) => void errs.push(...address(a, at.child('addresses').index(j))));
+    notReady.forEach((a, j) => void errs.push(...address(a, at.child('notReadyAddresses').index(j))));
+    const ports = recs(subset.ports);
+    ports.forEach((p, j) => void errs.push(...port(p, ports.length > 1, at.child('ports').index(j))));
+  });
+  return errs;
+}
+
+/** `10.0.0.1:80,10.0.0.2:80 + 3 more...`, or `<none>`. */
+export function formatEndpoints(ep: KubeObject): string {
+  const subsets = recs(ep.subsets);
+  if (subsets.length === 0) return '<none>';
+  const max = 3;
+  const list: string[] = [];
+  let total = 0;
+  let more = false;
+  const add = (text: string) => {
+    if (list.length === max) more = true;
+    else list.push(text);
+  };
+  for (const subset of subsets) {
+    const addresses = recs(subset.addresses);
+    const ports = recs(subset.ports);
+    if (ports.length === 0) {
+      total += addresses.length;
+      for (const a of addresses) add(str(a.ip));
+      continue;
+    }
+    for (const p of ports) {
+      total += addresses.length;
+      for (const a of addresses) {
+        const ip = str(a.ip);
+        add(`${ip.includes(':') ? `[${ip}]` : ip}:${String(p.port ?? 0)}`);
+      }
+    }
+  }
+  const text = list.join(',');
+  return more ? `${text} + ${total - max} more...` : text;
+}
+
+export const endpointsPrinter: Printer = {
+  columns: [nameColumn, column('Endpoints', 'The addresses and ports of the endpoints.'), ageColumn],
+  cells: (ep, now) => [ep.metadata.name ?? '', formatEndpoints(ep), age(ep.metadata.creationTimestamp, now)],
+};
+
+export function endpoints(): Builtin {
+  return builtin({
+    group: '',
+    version: 'v1',
+    resource: 'endpoints',
+    printer: endpointsPrinter,
+    strategy: {
+      tracksGeneration: false,
+      allowCreateOnUpdate: true,
+      default: defaultEndpoints,
+      validate: validateEndpoints,
+      validateUpdate: validateEndpoints,
+    },
+  });
+}

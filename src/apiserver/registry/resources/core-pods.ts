@@ -1,0 +1,152 @@
+/**
+ * core/v1 Pods: defaulting, status Pending with the QoS class on create, validation, upstream's field selectors,
+ * graceful deletion (pods on a node wait for their grace period), the pod status subresource and the printer.
+ */
+import { type FieldError, forbidden, invalid, path } from '../../../api/field-errors.js';
+import { isValidIPForLegacyField } from '../../../api/validation/ip.js';
+import { nameIsDNSSubdomain } from '../../../api/validation/name-validators.js';
+import { jsonEqual, type KubeObject, nowTimestamp } from '../object.js';
+import type { DeleteOptions, StatusStrategy } from '../resource.js';
+import { type Builtin, builtin } from './common.js';
+import { FIELD_IMMUTABLE, qualifiedName } from './core-field-checks.js';
+import { type Rec, rec, recs, str } from './core-json.js';
+import { defaultPod } from './core-pod-defaults.js';
+import { podPrinter } from './core-pod-printer.js';
+import { computePodQOS } from './core-pod-qos.js';
+import { validatePodCreate, validatePodUpdate } from './core-pod-validation.js';
+import { keepAllButStatus } from './core-status.js';
+
+const podIPOf = (pod: KubeObject) => {
+  const status = rec(pod.status);
+  return str(recs(status.podIPs)[0]?.ip) || str(status.podIP);
+};
+
+/** Upstream's CheckGracefulDelete and BeforeDelete for pods; true keeps the pod, marked, for its grace period. */
+export function preparePodForDelete(pod: KubeObject, opts: DeleteOptions, now: number): boolean {
+  const meta = pod.metadata;
+  if (meta.deletionTimestamp) {
+    const current = meta.deletionGracePeriodSeconds;
+    if (current === undefined || current === 0) return false;
+    if (opts.gracePeriodSeconds === undefined || opts.gracePeriodSeconds >= current) return true;
+    const shortened = Date.parse(meta.deletionTimestamp) - current * 1000 + opts.gracePeriodSeconds * 1000;
+    meta.deletionTimestamp = nowTimestamp(shortened);
+    meta.deletionGracePeriodSeconds = opts.gracePeriodSeconds;
+    return opts.gracePeriodSeconds > 0;
+  }
+  const spec = rec(pod.spec);
+  const phase = str(rec(pod.status).phase);
+  let period =
+    opts.gracePeriodSeconds ??
+    (typeof spec.terminationGracePeriodSeconds === 'number' ? spec.terminationGracePeriodSeconds : 0);
+  if (!str(spec.nodeName) || phase === 'Failed' || phase === 'Succeeded') period = 0;
+  if (period < 0) period = 1;
+  if (period === 0) return false;
+  meta.deletionTimestamp = nowTimestamp(now + period * 1000);
+  meta.deletionGracePeriodSeconds = period;
+  return true;
+}
+
+/** Keeps podIP/podIPs and hostIP/hostIPs in step, as upstream's conversion does. */
+function syncIPs(status: Rec): void {
+  for (const [single, plural] of [
+    ['podIP', 'podIPs'],
+    ['hostIP', 'hostIPs'],
+  ] as const) {
+    const list = recs(status[plural]);
+    if (list.length === 0 && str(status[single])) status[plural] = [{ ip: status[single] }];
+    else if (list.length > 0) status[single] = str(list[0]?.ip);
+  }
+}
+
+const SYSTEM_CONDITIONS = new Set(['PodScheduled', 'Ready', 'Initialized']);
+
+function validatePodStatusUpdate(pod: KubeObject, old: KubeObject): FieldError[] {
+  const status = rec(pod.status);
+  const oldStatus = rec(old.status);
+  const errs: FieldError[] = [];
+  recs(status.conditions).forEach((c, i) => {
+    if (!SYSTEM_CONDITIONS.has(str(c.type))) {
+      errs.push(...qualifiedName(str(c.type), path('metadata', 'conditions').index(i).child('Type')));
+    }
+  });
+  if (str(rec(pod.spec).nodeName) !== str(rec(old.spec).nodeName)) {
+    errs.push(forbidden(path('status', 'nodeName'), 'may not be changed directly'));
+  }
+  const nominated = str(status.nominatedNodeName);
+  if (nominated && nominated !== str(oldStatus.nominatedNodeName)) {
+    for (const msg of nameIsDNSSubdomain(nominated, false)) {
+      errs.push(invalid(path('status', 'nominatedNodeName'), nominated, msg));
+    }
+  }
+  if (!jsonEqual(status.qosClass ?? '', oldStatus.qosClass ?? '')) {
+    errs.push(invalid(path('status', 'qosClass'), status.qosClass ?? '', FIELD_IMMUTABLE));
+  }
+  recs(status.podIPs).forEach((ip, i) => {
+    errs.push(...isValidIPForLegacyField(path('status', 'podIPs').index(i), str(ip.ip), false));
+  });
+  return errs;
+}
+
+/** A write to pods/status changes status (and the metadata a kubelet may touch); spec stays as it was. */
+const podStatusStrategy: StatusStrategy = {
+  prepareForUpdate(pod, old) {
+    keepAllButStatus(pod, old);
+    if (old.metadata.ownerReferences === undefined) delete pod.metadata.ownerReferences;
+    else pod.metadata.ownerReferences = old.metadata.ownerReferences;
+    const status = rec(pod.status);
+    const oldStatus = rec(old.status);
+    if (!status.qosClass && oldStatus.qosClass) status.qosClass = oldStatus.qosClass;
+    syncIPs(status);
+    pod.status = status;
+  },
+  validateUpdate: validatePodStatusUpdate,
+};
+
+function prepareForCreate(pod: KubeObject): void {
+  const status: Rec = { phase: 'Pending', qosClass: computePodQOS(pod) };
+  if (recs(rec(pod.spec).schedulingGates).length > 0) {
+    status.conditions = [
+      {
+        type: 'PodScheduled',
+        status: 'False',
+        lastProbeTime: null,
+        lastTransitionTime: null,
+        reason: 'SchedulingGated',
+        message: 'Scheduling is blocked due to non-empty scheduling gates',
+      },
+    ];
+  }
+  pod.status = status;
+}
+
+export function pods(): Builtin {
+  const served = builtin({
+    group: '',
+    version: 'v1',
+    resource: 'pods',
+    hasStatus: true,
+    printer: podPrinter,
+    strategy: {
+      returnDeletedObject: true,
+      default: defaultPod,
+      prepareForCreate,
+      validate: validatePodCreate,
+      validateUpdate: validatePodUpdate,
+      prepareForDelete: preparePodForDelete,
+      selectableFields: {
+        'spec.nodeName': (p) => str(rec(p.spec).nodeName),
+        'spec.restartPolicy': (p) => str(rec(p.spec).restartPolicy),
+        'spec.schedulerName': (p) => str(rec(p.spec).schedulerName),
+        'spec.serviceAccountName': (p) => str(rec(p.spec).serviceAccountName),
+        'spec.hostNetwork': (p) => String(rec(p.spec).hostNetwork === true),
+        'status.phase': (p) => str(rec(p.status).phase),
+        'status.podIP': podIPOf,
+        // Accepted by upstream's field-label conversion but never set in the pod's field set.
+        'status.podIPs': () => '',
+        'status.nominatedNodeName': (p) => str(rec(p.status).nominatedNodeName),
+      },
+    },
+  });
+  served.def.status = podStatusStrategy;
+  return served;
+}

@@ -1,0 +1,165 @@
+/**
+ * Resource quantities (`500m`, `1Gi`, `2e3`) as apimachinery's resource.Quantity parses, compares and prints them.
+ * A value is kept exactly, in nano units (upstream rounds anything finer up to a nano), with the format its suffix
+ * chose; printing gives upstream's canonical form, which is what the apiserver stores and returns (`1000m` comes
+ * back as `1`, `1024Mi` as `1Gi`).
+ */
+
+export type QuantityFormat = 'DecimalExponent' | 'BinarySI' | 'DecimalSI';
+
+export interface Quantity {
+  /** The value times 10^9. */
+  readonly nanos: bigint;
+  readonly format: QuantityFormat;
+}
+
+const QUANTITY_REGEX = '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$';
+export const QUANTITY_FORMAT_ERROR = `quantities must match the regular expression '${QUANTITY_REGEX}'`;
+const SUFFIX_ERROR = "unable to parse quantity's suffix";
+
+export class QuantityError extends Error {
+  override name = 'QuantityError';
+}
+
+const NANO = 1_000_000_000n;
+/** Upstream caps quantities at the largest int64. */
+const MAX_NANOS = ((1n << 63n) - 1n) * NANO;
+
+const DECIMAL_SUFFIXES: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
+const BINARY_SUFFIXES: Record<string, number> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };
+const DECIMAL_BY_EXPONENT = new Map(Object.entries(DECIMAL_SUFFIXES).map(([s, e]) => [e, s]));
+const BINARY_BY_POWER = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
+
+interface Pieces {
+  negative: boolean;
+  whole: string;
+  fraction: string;
+  suffix: string;
+}
+
+const isDigit = (c: string | undefined) => c !== undefined && c >= '0' && c <= '9';
+
+/** Splits a quantity into sign, digits and suffix the way upstream's scanner does. */
+function scan(text: string): Pieces {
+  let pos = 0;
+  let negative = false;
+  if (text[0] === '-' || text[0] === '+') {
+    negative = text[0] === '-';
+    pos++;
+  }
+  const wholeStart = pos;
+  while (isDigit(text[pos])) pos++;
+  const whole = text.slice(wholeStart, pos);
+  let fraction = '';
+  if (text[pos] === '.') {
+    const start = ++pos;
+    while (isDigit(text[pos])) pos++;
+    fraction = text.slice(start, pos);
+  }
+  const suffixStart = pos;
+  while (pos < text.length && 'eEinumkKMGTP'.includes(text[pos] ?? '')) pos++;
+  if (text[pos] === '-' || text[pos] === '+') pos++;
+  while (isDigit(text[pos])) pos++;
+  if (pos < text.length) throw new QuantityError(QUANTITY_FORMAT_ERROR);
+  return { negative, whole, fraction, suffix: text.slice(suffixStart) };
+}
+
+function interpretSuffix(suffix: string): { base: 2 | 10; exponent: number; format: QuantityFormat } {
+  if (Object.hasOwn(DECIMAL_SUFFIXES, suffix)) {
+    return { base: 10, exponent: DECIMAL_SUFFIXES[suffix] ?? 0, format: 'DecimalSI' };
+  }
+  if (Object.hasOwn(BINARY_SUFFIXES, suffix)) {
+    return { base: 2, exponent: BINARY_SUFFIXES[suffix] ?? 0, format: 'BinarySI' };
+  }
+  if (suffix.length > 1 && (suffix[0] === 'e' || suffix[0] === 'E') && /^[-+]?[0-9]+$/.test(suffix.slice(1))) {
+    return { base: 10, exponent: Number(suffix.slice(1)), format: 'DecimalExponent' };
+  }
+  throw new QuantityError(SUFFIX_ERROR);
+}
+
+/** a / b rounded away from zero (upstream rounds sub-nano precision up). */
+function divideAwayFromZero(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return a % b === 0n ? q : q + (a < 0n ? -1n : 1n);
+}
+
+/** Parses a quantity; a JSON number is read from its decimal text, as upstream's decoder does. */
+export function parseQuantity(input: string | number): Quantity {
+  const text = typeof input === 'number' ? String(input) : input.trim();
+  if (text.length === 0) throw new QuantityError(QUANTITY_FORMAT_ERROR);
+  const { negative, whole, fraction, suffix } = scan(text);
+  const { base, exponent, format } = interpretSuffix(suffix);
+  // Upstream reads missing digits as zero: `k`, `.` and `+` all parse as 0.
+  const digits = `${whole}${fraction}`.replace(/^0+(?=\d)/, '') || '0';
+  let numerator = BigInt(digits) * NANO;
+  let denominator = 10n ** BigInt(fraction.length);
+  if (base === 2) numerator *= 1n << BigInt(exponent);
+  else if (exponent >= 0) numerator *= 10n ** BigInt(exponent);
+  else denominator *= 10n ** BigInt(-exponent);
+  let nanos = divideAwayFromZero(numerator, denominator);
+  if (nanos > MAX_NANOS) nanos = MAX_NANOS;
+  // Binary quantities below one print as decimals, which avoids rounding.
+  const finalFormat = format === 'BinarySI' && nanos > 0n && nanos < NANO ? 'DecimalSI' : format;
+  return { nanos: negative ? -nanos : nanos, format: finalFormat };
+}
+
+/** Whether text parses as a quantity. */
+export function isQuantity(input: unknown): boolean {
+  if (typeof input !== 'string' && typeof input !== 'number') return false;
+  try {
+    parseQuantity(input);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Upstream's RoundUp(scale): to a multiple of 10^scale, away from zero. */
+export function roundUp(q: Quantity, scale: number): Quantity {
+  const unit = 10n ** BigInt(9 + scale);
+  if (unit <= 1n) return q;
+  return { nanos: divideAwayFromZero(q.nanos, unit) * unit, format: q.format };
+}
+
+export function compareQuantities(a: Quantity, b: Quantity): number {
+  return a.nanos < b.nanos ? -1 : a.nanos > b.nanos ? 1 : 0;
+}
+
+export function addQuantities(a: Quantity, b: Quantity): Quantity {
+  return { nanos: a.nanos + b.nanos, format: a.format };
+}
+
+/** The canonical text of a quantity, as Quantity.String() prints it. */
+export function formatQuantity(q: Quantity): string {
+  if (q.nanos === 0n) return '0';
+  const negative = q.nanos < 0n;
+  const abs = negative ? -q.nanos : q.nanos;
+  const sign = negative ? '-' : '';
+  if (q.format === 'BinarySI' && abs >= 1024n * NANO && abs % NANO === 0n) {
+    let mantissa = abs / NANO;
+    let power = 0;
+    while (mantissa % 1024n === 0n && power < BINARY_BY_POWER.length - 1) {
+      mantissa /= 1024n;
+      power++;
+    }
+    return `${sign}${mantissa}${BINARY_BY_POWER[power]}`;
+  }
+  let mantissa = abs;
+  let exponent = -9;
+  while (mantissa % 10n === 0n) {
+    mantissa /= 10n;
+    exponent++;
+  }
+  while (((exponent % 3) + 3) % 3 !== 0) {
+    mantissa *= 10n;
+    exponent--;
+  }
+  const decimalSuffix = DECIMAL_BY_EXPONENT.get(exponent);
+  if (q.format !== 'DecimalExponent' && decimalSuffix !== undefined) return `${sign}${mantissa}${decimalSuffix}`;
+  return exponent === 0 ? `${sign}${mantissa}` : `${sign}${mantissa}e${exponent}`;
+}
+
+/** Parses and prints in canonical form in one step. */
+export function canonicalQuantity(input: string | number): string {
+  return formatQuantity(parseQuantity(input));
+}

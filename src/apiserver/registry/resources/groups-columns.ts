@@ -1,0 +1,63 @@
+/**
+ * Pieces of server-side printing shared by the named groups' printers: column definitions and the cell formats of
+ * upstream's printers (container lists, label selectors, label maps, booleans).
+ */
+import { LabelSelector, type LabelSelectorObject } from '../../../api/labels.js';
+import type { ColumnDefinition } from '../../printers/table.js';
+import { isObject } from '../object.js';
+import { list, rec, str, unset } from './groups-fields.js';
+
+/** A column shown by `kubectl get` (priority 0) or only with `-o wide` (priority 1). */
+export function column(
+  name: string,
+  description: string,
+  opts: { type?: ColumnDefinition['type']; wide?: boolean } = {},
+): ColumnDefinition {
+  return { name, type: opts.type ?? 'string', format: '', description, priority: opts.wide ? 1 : 0 };
+}
+
+/** The CONTAINERS and IMAGES cells of a pod template: names and images joined by commas. */
+export function containerCells(template: unknown): [string, string] {
+  const containers = list(rec(rec(template).spec).containers).map(rec);
+  return [containers.map((c) => str(c.name)).join(','), containers.map((c) => str(c.image)).join(',')];
+}
+
+function selectorOf(v: unknown): LabelSelector {
+  return LabelSelector.fromObject(unset(v) ? v : (rec(v) as LabelSelectorObject));
+}
+
+/** A metav1 LabelSelector as upstream's FormatLabelSelector prints it: `<none>` when empty, `<error>` if invalid. */
+export function formatLabelSelector(v: unknown): string {
+  try {
+    return selectorOf(v).toString() || '<none>';
+  } catch {
+    return '<error>';
+  }
+}
+
+/** A selector's text as the Deployment printer shows it: empty when empty, `<invalid>` if invalid. */
+export function selectorText(v: unknown): string {
+  try {
+    return selectorOf(v).toString();
+  } catch {
+    return '<invalid>';
+  }
+}
+
+/** A label map as `a=b,c=d` (sorted), `<none>` when empty. */
+export function formatLabels(v: unknown): string {
+  if (!isObject(v)) return '<none>';
+  const text = LabelSelector.fromSet(v as Record<string, string>).toString();
+  return text || '<none>';
+}
+
+/** `True`/`False`, or `<unset>` for a missing boolean. */
+export function printBoolPointer(v: unknown): string {
+  if (typeof v !== 'boolean') return '<unset>';
+  return v ? 'True' : 'False';
+}
+
+/** An integer cell: the number, or 0 when absent. */
+export function int(v: unknown): number {
+  return typeof v === 'number' ? v : 0;
+}

@@ -1,0 +1,165 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { type ControlPlane, startControlPlane } from '../../src/index.js';
+import { apiRequest, kubectl } from '../../src/testing/api-client.js';
+
+const PODS = '/api/v1/namespaces/default/pods';
+const pod = (name: string, spec: Record<string, unknown> = {}, labels?: Record<string, string>) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name, ...(labels ? { labels } : {}) },
+  spec: { containers: [{ name: 'web', image: 'nginx:1.27', ports: [{ containerPort: 80 }] }], ...spec },
+});
+
+describe('core/v1 pods through the API', () => {
+  let cp: ControlPlane;
+  before(async () => {
+    cp = await startControlPlane();
+  });
+  after(async () => {
+    await cp?.stop();
+  });
+
+  it("stores a pod with upstream's defaults and a Pending status", async () => {
+    const res = await apiRequest(cp, 'POST', PODS, {
+      body: pod('defaults', {
+        containers: [{ name: 'web', image: 'nginx', resources: { limits: { cpu: '500m', memory: '128Mi' } } }],
+      }),
+    });
+    assert.equal(res.status, 201, res.text);
+    const { spec, status, metadata } = res.body;
+    assert.equal(spec.restartPolicy, 'Always');
+    assert.equal(spec.dnsPolicy, 'ClusterFirst');
+    assert.equal(spec.schedulerName, 'default-scheduler');
+    assert.equal(spec.terminationGracePeriodSeconds, 30);
+    assert.deepEqual(spec.securityContext, {});
+    assert.equal(spec.enableServiceLinks, true);
+    assert.equal(spec.containers[0].imagePullPolicy, 'Always');
+    assert.equal(spec.containers[0].terminationMessagePath, '/dev/termination-log');
+    assert.equal(spec.containers[0].terminationMessagePolicy, 'File');
+    assert.deepEqual(spec.containers[0].resources.requests, { cpu: '500m', memory: '128Mi' });
+    assert.deepEqual(status, { phase: 'Pending', qosClass: 'Guaranteed' });
+    assert.equal(metadata.generation, 1);
+    const read = await apiRequest(cp, 'GET', `${PODS}/defaults`);
+    assert.deepEqual(read.body.spec, spec);
+  });
+
+  it("refuses a bad pod with upstream's message", async () => {
+    const res = await apiRequest(cp, 'POST', PODS, {
+      body: pod('bad', { restartPolicy: 'Sometimes', containers: [{ name: 'web' }] }),
+    });
+    assert.equal(res.status, 422);
+    assert.equal(res.body.reason, 'Invalid');
+    assert.equal(
+      res.body.message,
+      'Pod "bad" is invalid: [spec.containers[0].image: Required value, spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"]',
+    );
+    assert.deepEqual(res.body.details.causes[0], {
+      reason: 'FieldValueRequired',
+      message: 'Required value',
+      field: 'spec.containers[0].image',
+    });
+  });
+
+  it('lets an update change images only', async () => {
+    const created = (await apiRequest(cp, 'POST', PODS, { body: pod('immutable') })).body;
+    const image = await apiRequest(cp, 'PATCH', `${PODS}/immutable`, {
+      body: { spec: { containers: [{ name: 'web', image: 'nginx:1.28' }] } },
+      contentType: 'application/strategic-merge-patch+json',
+    });
+    assert.equal(image.status, 200, image.text);
+    assert.equal(image.body.spec.containers[0].image, 'nginx:1.28');
+    assert.equal(image.body.metadata.generation, 2);
+    const changed = { ...image.body, spec: { ...image.body.spec, restartPolicy: 'Never' } };
+    const res = await apiRequest(cp, 'PUT', `${PODS}/immutable`, { body: changed });
+    assert.equal(res.status, 422);
+    assert.ok(
+      res.body.message.startsWith(
+        'Pod "immutable" is invalid: spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)\n',
+      ),
+      res.body.message,
+    );
+    assert.equal(created.metadata.uid, image.body.metadata.uid);
+  });
+
+  it('writes status through the status subresource only, and selects on it', async () => {
+    const created = (await apiRequest(cp, 'POST', PODS, { body: pod('running', { nodeName: 'node-a' }) })).body;
+    const ignored = await apiRequest(cp, 'PUT', `${PODS}/running`, {
+      body: { ...created, status: { phase: 'Running' } },
+    });
+    assert.equal(ignored.body.status.phase, 'Pending', 'status is not written through the main resource');
+    const status = await apiRequest(cp, 'PUT', `${PODS}/running/status`, {
+      body: {
+        ...created,
+        spec: { ...created.spec, nodeName: 'elsewhere' },
+        status: { phase: 'Running', podIP: '10.244.0.7' },
+      },
+    });
+    assert.equal(status.status, 200, status.text);
+    assert.equal(status.body.spec.nodeName, 'node-a', 'spec is not written through status');
+    assert.deepEqual(status.body.status.podIPs, [{ ip: '10.244.0.7' }]);
+    assert.equal(status.body.status.qosClass, 'BestEffort');
+    const byIP = await apiRequest(cp, 'GET', `${PODS}?fieldSelector=status.podIP%3D10.244.0.7`);
+    assert.deepEqual(
+      byIP.body.items.map((p: { metadata: { name: string } }) => p.metadata.name),
+      ['running'],
+    );
+    const byNode = await apiRequest(
+      cp,
+      'GET',
+      `/api/v1/pods?fieldSelector=spec.nodeName%3Dnode-a,status.phase%3DRunning`,
+    );
+    assert.deepEqual(
+      byNode.body.items.map((p: { metadata: { name: string } }) => p.metadata.name),
+      ['running'],
+    );
+    const unsupported = await apiRequest(cp, 'GET', `${PODS}?fieldSelector=spec.image%3Dnginx`);
+    assert.equal(unsupported.status, 400);
+    assert.equal(unsupported.body.message, 'field label not supported: spec.image');
+  });
+
+  it('deletes unscheduled pods at once and gives bound pods their grace period', async () => {
+    await apiRequest(cp, 'POST', PODS, { body: pod('loose') });
+    const gone = await apiRequest(cp, 'DELETE', `${PODS}/loose`);
+    assert.equal(gone.status, 200);
+    assert.equal(gone.body.kind, 'Pod', 'pods answer a DELETE with the deleted pod');
+    assert.equal((await apiRequest(cp, 'GET', `${PODS}/loose`)).status, 404);
+    await apiRequest(cp, 'POST', PODS, {
+      body: pod('bound', { nodeName: 'node-a', terminationGracePeriodSeconds: 45 }),
+    });
+    const marked = await apiRequest(cp, 'DELETE', `${PODS}/bound`);
+    assert.equal(marked.status, 200);
+    assert.equal(marked.body.metadata.deletionGracePeriodSeconds, 45);
+    assert.ok(Date.parse(marked.body.metadata.deletionTimestamp) > Date.now() + 30_000);
+    assert.equal((await apiRequest(cp, 'GET', `${PODS}/bound`)).status, 200);
+    const table = await apiRequest(cp, 'GET', `${PODS}/bound`, {
+      headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' },
+    });
+    assert.equal(table.body.rows[0].cells[2], 'Terminating');
+    const forced = await apiRequest(cp, 'DELETE', `${PODS}/bound?gracePeriodSeconds=0`);
+    assert.equal(forced.status, 200);
+    assert.equal((await apiRequest(cp, 'GET', `${PODS}/bound`)).status, 404);
+  });
+
+  it('prints pods for kubectl get -o wide', async () => {
+    await apiRequest(cp, 'POST', '/api/v1/namespaces', { body: { metadata: { name: 'wide' } } });
+    await apiRequest(cp, 'POST', '/api/v1/namespaces/wide/pods', { body: pod('web-0', { nodeName: 'node-b' }) });
+    const res = await kubectl(cp, ['get', 'pods', '-n', 'wide', '-o', 'wide']);
+    assert.equal(res.code, 0, res.stderr);
+    const [header, row] = res.stdout.trimEnd().split('\n');
+    assert.deepEqual(header?.split(/\s{2,}/), [
+      'NAME',
+      'READY',
+      'STATUS',
+      'RESTARTS',
+      'AGE',
+      'IP',
+      'NODE',
+      'NOMINATED NODE',
+      'READINESS GATES',
+    ]);
+    const cells = row?.split(/\s+/) ?? [];
+    assert.deepEqual([cells[0], cells[1], cells[2], cells[3]], ['web-0', '0/1', 'Pending', '0']);
+    assert.deepEqual(cells.slice(5), ['<none>', 'node-b', '<none>', '<none>']);
+  });
+});
