@@ -32,6 +32,10 @@ export interface ControlPlaneOptions {
   bindAddress?: string;
   /** --secure-port; 0 (a free port) by default. */
   securePort?: number;
+  /** --service-cluster-ip-range (default 10.96.0.0/12). */
+  serviceClusterIpRange?: string;
+  /** --service-node-port-range (default 30000-32767). */
+  serviceNodePortRange?: string;
   /** How often to compact storage history and how much to keep (undefined: never compact). */
   compaction?: CompactionPolicy;
   logger?: Logger;
@@ -65,8 +69,14 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   const storage = await openStore(config, log.child('storage'));
   const bindAddress = opts.bindAddress ?? '127.0.0.1';
   try {
-    const pki = await ensurePki(join(dataDir, 'pki'), bindAddress === '0.0.0.0' ? {} : { extraSans: [bindAddress] });
-    const registry = buildRegistry(storage, log);
+    const pki = await ensurePki(join(dataDir, 'pki'), {
+      ...(bindAddress === '0.0.0.0' ? {} : { extraSans: [bindAddress] }),
+      ...(opts.serviceClusterIpRange ? { serviceClusterIpRange: opts.serviceClusterIpRange } : {}),
+    });
+    const registry = buildRegistry(storage, log, {
+      ...(opts.serviceClusterIpRange ? { serviceClusterIPRange: opts.serviceClusterIpRange } : {}),
+      ...(opts.serviceNodePortRange ? { serviceNodePortRange: opts.serviceNodePortRange } : {}),
+    });
     const server = new APIServer({
       storage,
       registry,
@@ -79,6 +89,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     await bootstrapCluster(registry, {
       advertiseAddress: bindAddress === '0.0.0.0' ? '127.0.0.1' : bindAddress,
       securePort: Number(new URL(url).port),
+      ...(opts.serviceClusterIpRange ? { serviceClusterIpRange: opts.serviceClusterIpRange } : {}),
     });
     const compactor = opts.compaction
       ? new Compactor(storage, opts.compaction, undefined, log.child('compactor'))

@@ -2,7 +2,7 @@
 import { kubeconfigCommand } from './kubeconfig.js';
 import { snapshotCommand } from './snapshot.js';
 import { UsageError } from './storage-flags.js';
-import { upCommand } from './up.js';
+import { apiserverCommand, upCommand } from './up.js';
 
 const help = `wheelhouse: a Kubernetes control plane in TypeScript.
 
@@ -10,6 +10,7 @@ Usage: wheelhouse COMMAND [flags]
 
 Commands:
   up          run the control plane in this process
+  apiserver   run kube-apiserver alone (upstream flag names; listens on 0.0.0.0 by default)
   kubeconfig  print the admin kubeconfig of the cluster in --data-dir
   snapshot    save, restore or inspect a snapshot of the sqlite store
   version     print the version
@@ -22,6 +23,8 @@ export async function main(argv: string[], out: (line: string) => void = console
     switch (command) {
       case 'up':
         return await upCommand(rest, out);
+      case 'apiserver':
+        return await apiserverCommand(rest, out);
       case 'kubeconfig':
         return await kubeconfigCommand(rest, out);
       case 'snapshot':

@@ -15,25 +15,48 @@ Flags:
   --etcd-servers URL[,URL…]        etcd client URLs; with --etcd-cafile, --etcd-certfile, --etcd-keyfile
   --secure-port N                  HTTPS port (default 6443; 0 picks a free one)
   --bind-address IP                address to listen on (default 127.0.0.1)
+  --service-cluster-ip-range CIDR  Service ClusterIPs (default 10.96.0.0/12)
+  --service-node-port-range A-B    Service node ports (default 30000-32767)
   --etcd-compaction-interval D     how often to compact history (default 5m; 0 = never)
   --storage-retain-revisions N     revisions always kept (default 1000)
   --storage-retain-duration D      history always kept (default 5m)
   -v N                             log verbosity`;
 
+export const apiserverHelp = `Usage: wheelhouse apiserver [flags]
+
+kube-apiserver alone, with upstream's flag names: --secure-port (6443), --bind-address (0.0.0.0),
+--etcd-servers, --etcd-cafile, --etcd-certfile, --etcd-keyfile, --etcd-compaction-interval,
+--service-cluster-ip-range, --service-node-port-range; plus --data-dir and --storage as for wheelhouse up.`;
+
 /** `wheelhouse up`: the whole control plane in one process. */
-export async function upCommand(args: string[], out: (line: string) => void): Promise<number> {
+export function upCommand(args: string[], out: (line: string) => void): Promise<number> {
+  return serve(args, out, { help: upHelp, defaultBindAddress: '127.0.0.1' });
+}
+
+/** `wheelhouse apiserver`: kube-apiserver alone, listening on all addresses by default as upstream does. */
+export function apiserverCommand(args: string[], out: (line: string) => void): Promise<number> {
+  return serve(args, out, { help: apiserverHelp, defaultBindAddress: '0.0.0.0' });
+}
+
+async function serve(
+  args: string[],
+  out: (line: string) => void,
+  mode: { help: string; defaultBindAddress: string },
+): Promise<number> {
   const { values } = parseArgs({
     args,
     options: {
       ...storageFlagSpec,
       'secure-port': { type: 'string' },
       'bind-address': { type: 'string' },
+      'service-cluster-ip-range': { type: 'string' },
+      'service-node-port-range': { type: 'string' },
       v: { type: 'string', short: 'v' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) {
-    out(upHelp);
+    out(mode.help);
     return 0;
   }
   const storage = storageConfigOf(values);
@@ -47,7 +70,9 @@ export async function upCommand(args: string[], out: (line: string) => void): Pr
     storage,
     dataDir,
     securePort: port,
-    bindAddress: values['bind-address'] ?? '127.0.0.1',
+    bindAddress: values['bind-address'] ?? mode.defaultBindAddress,
+    ...(values['service-cluster-ip-range'] ? { serviceClusterIpRange: values['service-cluster-ip-range'] } : {}),
+    ...(values['service-node-port-range'] ? { serviceNodePortRange: values['service-node-port-range'] } : {}),
     ...(compaction ? { compaction } : {}),
     logger: log,
   });

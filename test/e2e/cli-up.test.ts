@@ -68,6 +68,34 @@ describe('wheelhouse up', () => {
     assert.equal(await second.exited, 0);
   });
 
+  it('runs kube-apiserver alone with upstream flag names', async () => {
+    const dataDir = join(root, 'apiserver');
+    const server = await up(
+      [
+        '--bind-address',
+        '127.0.0.1',
+        '--storage',
+        'memory',
+        '--service-cluster-ip-range',
+        '10.200.0.0/16',
+        '--data-dir',
+        dataDir,
+      ],
+      'apiserver',
+    );
+    const ip = await kubectl(
+      join(dataDir, 'kubeconfig'),
+      'get',
+      'svc',
+      'kubernetes',
+      '-o',
+      'jsonpath={.spec.clusterIP}',
+    );
+    assert.equal(ip, '10.200.0.1');
+    server.child.kill('SIGINT');
+    assert.equal(await server.exited, 0);
+  });
+
   it('prints the kubeconfig, and refuses bad flags with a clear message and exit code 2', async () => {
     const runCli = (args: string[]) =>
       new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
