@@ -13,8 +13,11 @@ const root = mkdtempSync(join(tmpdir(), 'wheelhouse-cli-'));
 after(() => rmSync(root, { recursive: true, force: true }));
 
 /** Starts `wheelhouse up` and waits until it says it is ready. */
-async function up(args: string[]): Promise<{ child: ChildProcess; out: () => string; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, [wheelhouse, 'up', '--secure-port', '0', ...args], {
+async function up(
+  args: string[],
+  command = 'up',
+): Promise<{ child: ChildProcess; out: () => string; exited: Promise<number | null> }> {
+  const child = spawn(process.execPath, [wheelhouse, command, '--secure-port', '0', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
