@@ -4,12 +4,46 @@ import type { KubeObject } from '../registry/object.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
 
-export interface CachedEvent {
+/**
+ * A change in the window. Objects are kept as their stored JSON text and decoded when a watcher needs them: a
+ * decoded object costs several times its JSON in memory, and the cache holds every object of a resource.
+ */
+interface CachedEvent {
   type: 'ADDED' | 'MODIFIED' | 'DELETED';
   key: string;
-  object: KubeObject;
-  prevObject: KubeObject | undefined;
+  /** The new state, or for DELETED the last state. */
+  json: string;
+  /** The state before, for MODIFIED and DELETED. */
+  prevJson: string | undefined;
   revision: number;
+}
+
+interface Stored {
+  json: string;
+  revision: number;
+}
+
+/** The decoded objects of one event, computed once however many watchers look. */
+class EventView {
+  private obj: KubeObject | undefined;
+  private prev: KubeObject | undefined | null = null;
+
+  constructor(
+    readonly event: CachedEvent,
+    private readonly decode: (json: string, revision: number) => KubeObject,
+  ) {}
+
+  get object(): KubeObject {
+    this.obj ??= this.decode(this.event.json, this.event.revision);
+    return this.obj;
+  }
+
+  get prevObject(): KubeObject | undefined {
+    if (this.prev === null) {
+      this.prev = this.event.prevJson === undefined ? undefined : this.decode(this.event.prevJson, this.event.revision);
+    }
+    return this.prev;
+  }
 }
 
 export interface CacheWatchRequest {
@@ -51,7 +85,7 @@ export class TooOldError extends Error {
  * to any number of watchers, each with its own namespace and selector filter.
  */
 export class Cacher {
-  private readonly items = new Map<string, KubeObject>();
+  private readonly items = new Map<string, Stored>();
   private window: CachedEvent[] = [];
   private windowHead = 0;
   /** The window holds every event after this revision. */
@@ -65,7 +99,7 @@ export class Cacher {
   constructor(
     private readonly store: Store,
     private readonly prefix: string,
-    private readonly decode: (value: Buffer, revision: number) => KubeObject,
+    private readonly decode: (json: string, revision: number) => KubeObject,
     private readonly log: Logger,
     private readonly capacity = 10_000,
   ) {}
@@ -93,7 +127,7 @@ export class Cacher {
     const keys = [...this.items.keys()].filter((k) => k.startsWith(prefix)).sort();
     const items: KubeObject[] = [];
     for (const k of keys) {
-      const obj = this.items.get(k) as KubeObject;
+      const obj = this.objectAt(k) as KubeObject;
       if (matches(obj)) items.push(obj);
     }
     return { items, revision: this.rev };
@@ -101,7 +135,12 @@ export class Cacher {
 
   async get(key: string): Promise<KubeObject | undefined> {
     await this.start();
-    return this.items.get(key);
+    return this.objectAt(key);
+  }
+
+  private objectAt(key: string): KubeObject | undefined {
+    const stored = this.items.get(key);
+    return stored ? this.decode(stored.json, stored.revision) : undefined;
   }
 
   async watch(req: CacheWatchRequest): Promise<CacheWatch> {
@@ -111,13 +150,13 @@ export class Cacher {
     if (req.fromRevision === undefined) {
       const keys = [...this.items.keys()].filter((k) => k.startsWith(req.prefix)).sort();
       for (const k of keys) {
-        const obj = this.items.get(k) as KubeObject;
+        const obj = this.objectAt(k) as KubeObject;
         if (req.matches(obj)) req.onEvent('ADDED', obj, this.rev);
       }
     } else {
       if (req.fromRevision < this.windowStart) throw new TooOldError(req.fromRevision, this.windowStart + 1);
       startRevision = req.fromRevision;
-      for (const e of this.eventsAfter(req.fromRevision)) this.deliver(w, e);
+      for (const e of this.eventsAfter(req.fromRevision)) this.deliver(w, new EventView(e, this.decode));
     }
     this.watchers.add(w);
     return {
@@ -146,7 +185,8 @@ export class Cacher {
         ...(startKey === undefined ? {} : { startKey }),
       });
       revision = page.revision;
-      for (const kv of page.items) this.items.set(kv.key, this.decode(kv.value, kv.modRevision));
+      for (const kv of page.items)
+        this.items.set(kv.key, { json: kv.value.toString('utf8'), revision: kv.modRevision });
       if (!page.more || page.items.length === 0) break;
       startKey = `${page.items[page.items.length - 1]?.key}\u0000`;
     }
@@ -184,18 +224,19 @@ export class Cacher {
     let event: CachedEvent;
     if (e.type === 'delete') {
       this.items.delete(e.key);
-      const last = prev ?? this.decode(e.prevValue, e.revision);
+      const last = prev?.json ?? e.prevValue.toString('utf8');
       // A deleted object is reported in its last state, with the deletion's revision.
-      const object = { ...last, metadata: { ...last.metadata, resourceVersion: String(e.revision) } };
-      event = { type: 'DELETED', key: e.key, object, prevObject: prev, revision: e.revision };
+      event = { type: 'DELETED', key: e.key, json: last, prevJson: prev?.json, revision: e.revision };
     } else {
-      const object = this.decode(e.value, e.revision);
-      this.items.set(e.key, object);
-      event = { type: prev ? 'MODIFIED' : 'ADDED', key: e.key, object, prevObject: prev, revision: e.revision };
+      const json = e.value.toString('utf8');
+      this.items.set(e.key, { json, revision: e.revision });
+      event = { type: prev ? 'MODIFIED' : 'ADDED', key: e.key, json, prevJson: prev?.json, revision: e.revision };
     }
     this.rev = e.revision;
     this.remember(event);
-    for (const w of this.watchers) this.deliver(w, event);
+    if (this.watchers.size === 0) return;
+    const view = new EventView(event, this.decode);
+    for (const w of this.watchers) this.deliver(w, view);
   }
 
   private remember(e: CachedEvent): void {
@@ -218,18 +259,18 @@ export class Cacher {
   }
 
   /** Sends e to w as w sees it: filtered, with selector transitions turned into ADDED / DELETED. */
-  private deliver(w: Watcher, e: CachedEvent): void {
+  private deliver(w: Watcher, view: EventView): void {
+    const e = view.event;
     if (!w.active || !e.key.startsWith(w.req.prefix)) return;
-    const now = e.type !== 'DELETED' && w.req.matches(e.object);
-    const before = e.prevObject !== undefined && w.req.matches(e.prevObject);
     if (e.type === 'DELETED') {
-      if (before || (e.prevObject === undefined && w.req.matches(e.object)))
-        w.req.onEvent('DELETED', e.object, e.revision);
+      if (w.req.matches(view.prevObject ?? view.object)) w.req.onEvent('DELETED', view.object, e.revision);
       return;
     }
-    if (now && before) w.req.onEvent('MODIFIED', e.object, e.revision);
-    else if (now) w.req.onEvent('ADDED', e.object, e.revision);
-    else if (before) w.req.onEvent('DELETED', e.object, e.revision);
+    const now = w.req.matches(view.object);
+    const before = view.prevObject !== undefined && w.req.matches(view.prevObject);
+    if (now && before) w.req.onEvent('MODIFIED', view.object, e.revision);
+    else if (now) w.req.onEvent('ADDED', view.object, e.revision);
+    else if (before) w.req.onEvent('DELETED', view.object, e.revision);
   }
 
   private end(w: Watcher, reason: 'expired' | 'closed'): void {

@@ -17,7 +17,12 @@ export function encodeForStorage(obj: KubeObject): string {
 }
 
 export function decodeFromStorage(value: Buffer, revision: number): KubeObject {
-  const obj = JSON.parse(value.toString('utf8')) as KubeObject;
+  return decodeJson(value.toString('utf8'), revision);
+}
+
+/** A stored object's JSON text as an object with its resourceVersion. */
+export function decodeJson(json: string, revision: number): KubeObject {
+  const obj = JSON.parse(json) as KubeObject;
   obj.metadata = { ...obj.metadata, resourceVersion: String(revision) };
   return obj;
 }
