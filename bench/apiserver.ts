@@ -1,40 +1,24 @@
 // apiserver benchmark: real HTTPS (HTTP/2) against `wheelhouse up` (compiled) in a child process.
 // Prints one JSON object as its last line. `--quick` runs in under a minute (no 100k-pod list).
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { promisify } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { credentialsFromKubeconfig, Http2Client } from './http2-client.js';
+import { benchPod } from './pod.js';
 import { median, percentile, round } from './stats.js';
 
+const run = promisify(execFile);
 const quick = process.argv.includes('--quick');
 const storage = process.argv.find((a) => a.startsWith('--storage='))?.slice('--storage='.length) ?? 'sqlite';
 const root = join(import.meta.dirname, '..');
 const bin = join(root, 'bin', 'wheelhouse.mjs');
 const log = (msg: string) => process.stderr.write(`${msg}\n`);
 const CLIENTS = 32;
-
-/** Like scheduler_perf's default pod: one pause container with requests and limits (~1.5 KB once defaulted). */
-function benchPod(name: string, padBytes = 0): unknown {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, labels: { app: 'bench' }, ...(padBytes ? { annotations: { pad: 'x'.repeat(padBytes) } } : {}) },
-    spec: {
-      containers: [
-        {
-          name: 'pause',
-          image: 'registry.k8s.io/pause:3.10',
-          ports: [{ containerPort: 80 }],
-          resources: { limits: { cpu: '100m', memory: '500Mi' }, requests: { cpu: '100m', memory: '500Mi' } },
-        },
-      ],
-    },
-  };
-}
 
 interface Server {
   child: ChildProcess;
@@ -255,6 +239,24 @@ try {
   }
   for (const c of clients) c.close();
   await stopServer(server);
+
+  log('heap kept per pod (in-process, after a full GC)');
+  for (const [key, pad] of [
+    ['', 0],
+    ['4k', 2500],
+  ] as const) {
+    if (quick && key) continue;
+    const { stdout } = await run(
+      process.execPath,
+      ['--expose-gc', '--import', 'tsx', join(root, 'bench', 'heap-per-pod.ts'), String(pad)],
+      {
+        cwd: root,
+      },
+    );
+    const figures = JSON.parse(stdout.trim().split('\n').pop() as string);
+    out[`heapBytesPer${key ? '4k' : ''}Pod`] = figures.heapBytesPerPod;
+    out[`podJsonBytes${key ? '4k' : ''}`] = figures.podJsonBytes;
+  }
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
