@@ -242,6 +242,11 @@ describe('apiserver: the generic registry on ConfigMaps, Secrets and Namespaces'
     const body = { ...del.body, spec: { finalizers: [] } };
     const fin = await apiRequest(cp, 'PUT', '/api/v1/namespaces/doomed/finalize', { body });
     assert.equal(fin.status, 200);
+    const v1 = (await apiRequest(cp, 'GET', '/api/v1')).body;
+    assert.ok(
+      v1.resources.some((r: { name: string }) => r.name === 'namespaces/finalize'),
+      'discovery lists finalize',
+    );
     assert.equal((await apiRequest(cp, 'GET', '/api/v1/namespaces/doomed')).status, 404);
   });
 

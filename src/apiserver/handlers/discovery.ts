@@ -144,9 +144,13 @@ export class Discovery {
   /** The subresources this server implements for a resource. */
   private subresources(r: ResourceInfo) {
     const served = this.registry.lookup(r.group, r.version, r.resource);
+    const def = served?.def;
     return r.subresources.filter(
       (s) =>
-        (s.name === 'status' && served?.def.status !== undefined) || (s.name === 'scale' && served?.def.scale === true),
+        (s.name === 'status' && def?.status !== undefined) ||
+        (s.name === 'scale' && def?.scale === true) ||
+        (s.name === 'finalize' && def?.finalize === true) ||
+        (s.name === 'binding' && def?.binding !== undefined),
     );
   }
 

@@ -44,6 +44,7 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
   const ns = def.namespaced ? info.namespace : '';
   if (info.subresource === 'scale' && def.scale) return serveScale(ctx, served, ns, dryRun);
   if (info.subresource === 'finalize' && def.finalize) return serveFinalize(ctx, served, dryRun);
+  if (info.subresource === 'binding' && def.binding) return serveBinding(ctx, served, ns, dryRun);
   if (info.subresource && !(info.subresource === 'status' && def.status)) throw statusErrors.pathNotFound();
   const status = info.subresource === 'status';
   switch (info.verb) {
@@ -218,6 +219,27 @@ async function serveFinalize(ctx: RequestContext, served: ServedResource, dryRun
     { dryRun },
   );
   return respondObject(ctx, served, updated);
+}
+
+/**
+ * POST of a pod's binding subresource: the scheduler's way of assigning a pod to a node. Answers 201 with a
+ * Success status, as upstream's BindingREST does.
+ */
+async function serveBinding(ctx: RequestContext, served: ServedResource, ns: string, dryRun: boolean): Promise<void> {
+  const binding = served.def.binding;
+  if (!binding || ctx.info.verb !== 'create') {
+    throw statusErrors.methodNotSupported(groupResource(served.def), ctx.info.verb);
+  }
+  const body = decodeBody(await readBody(ctx), contentTypeOf(ctx));
+  if (!isObject(body)) throw statusErrors.badRequest('the body of the request must be a JSON or YAML object');
+  const obj = { ...body, metadata: isObject(body.metadata) ? body.metadata : {} } as KubeObject;
+  const name = ctx.info.name;
+  if (obj.metadata.name && obj.metadata.name !== name) {
+    throw statusErrors.badRequest(`name in URL does not match name in Binding object`);
+  }
+  binding.validate(obj);
+  await served.store.guaranteedUpdate(ns, name, (current) => binding.bind(current, obj, Date.now()), { dryRun });
+  writeJson(ctx, 201, { ...successStatus(), code: 201 });
 }
 
 function parseDryRun(q: URLSearchParams): boolean {

@@ -99,6 +99,11 @@ export interface ResourceDefinition {
   scale?: boolean;
   /** True for namespaces: the finalize subresource writes spec.finalizers. */
   finalize?: boolean;
+  /** For pods: the binding subresource (POST a Binding to set spec.nodeName), as the scheduler uses it. */
+  binding?: {
+    validate(binding: KubeObject): void;
+    bind(pod: KubeObject, binding: KubeObject, now: number): KubeObject;
+  };
   /**
    * For a resource served in several versions but stored once (events, horizontalpodautoscalers): converts between
    * this version and the stored one.

@@ -4,6 +4,7 @@ import { limitranges } from './core-limitranges.js';
 import { nodes } from './core-nodes.js';
 import { persistentvolumeclaims } from './core-persistentvolumeclaims.js';
 import { persistentvolumes } from './core-persistentvolumes.js';
+import { bindPod, validateBinding } from './core-pod-binding.js';
 import { pods } from './core-pods.js';
 import { podtemplates } from './core-podtemplates.js';
 import { replicationcontrollers } from './core-replicationcontrollers.js';
@@ -16,8 +17,10 @@ import { services } from './core-services.js';
  * resources: Services carry ClusterIP and node-port allocators, and every registry (control plane) needs its own.
  */
 export function coreResources(options: ServiceAllocationOptions = {}): Builtin[] {
+  const pod = pods();
+  pod.def.binding = { validate: validateBinding, bind: bindPod };
   return [
-    pods(),
+    pod,
     services(options),
     endpoints(),
     nodes(),
