@@ -116,6 +116,17 @@ describe('wheelhouse up', () => {
     const printed = await runCli(['kubeconfig', '--data-dir', join(root, 'data')]);
     assert.equal(printed.code, 0);
     assert.match(printed.out, /current-context: wheelhouse/);
+    const target = join(root, 'user-kubeconfig');
+    writeFileSync(
+      target,
+      'apiVersion: v1\nkind: Config\nclusters:\n- name: prod\n  cluster: {server: "https://prod.invalid"}\nusers:\n- name: me\n  user: {token: t}\ncontexts:\n- name: prod\n  context: {cluster: prod, user: me}\ncurrent-context: prod\n',
+    );
+    const merged = await runCli(['kubeconfig', '--data-dir', join(root, 'data'), '--merge', '--kubeconfig', target]);
+    assert.equal(merged.code, 0, merged.err);
+    const contexts = await run('kubectl', ['--kubeconfig', target, 'config', 'get-contexts', '-o', 'name']);
+    assert.deepEqual(contexts.stdout.trim().split('\n').sort(), ['prod', 'wheelhouse']);
+    const current = await run('kubectl', ['--kubeconfig', target, 'config', 'current-context']);
+    assert.equal(current.stdout.trim(), 'wheelhouse');
     const missing = await runCli(['kubeconfig', '--data-dir', join(root, 'none')]);
     assert.equal(missing.code, 2);
     assert.match(missing.err, /start the cluster first with wheelhouse up/);
