@@ -1,11 +1,9 @@
 import { invalid, path, required } from '../../../api/field-errors.js';
 import { age } from '../../printers/duration.js';
 import { ageColumn, nameColumn } from '../../printers/table.js';
-import { isObject, type KubeObject } from '../object.js';
+import type { KubeObject } from '../object.js';
 import { type Builtin, builtin } from './common.js';
-
-type Rec = Record<string, unknown>;
-const rec = (v: unknown): Rec => (isObject(v) ? v : {});
+import { type Rec, rec } from './core-json.js';
 
 /** Where autoscaling/v1 keeps what only autoscaling/v2 can say, as upstream's conversion does. */
 const METRICS_ANNOTATION = 'autoscaling.alpha.kubernetes.io/metrics';

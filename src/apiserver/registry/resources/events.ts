@@ -1,12 +1,9 @@
 import { invalid, path, required, tooLong } from '../../../api/field-errors.js';
 import { age } from '../../printers/duration.js';
 import type { ColumnDefinition } from '../../printers/table.js';
-import { isObject, type KubeObject } from '../object.js';
+import type { KubeObject } from '../object.js';
 import { type Builtin, builtin } from './common.js';
-
-type Rec = Record<string, unknown>;
-const rec = (v: unknown): Rec => (isObject(v) ? v : {});
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+import { rec, str } from './core-json.js';
 
 const column = (name: string, description: string, priority = 0, type: ColumnDefinition['type'] = 'string') => ({
   name,
