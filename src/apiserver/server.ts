@@ -1,5 +1,5 @@
 import { createSecureServer, type Http2SecureServer } from 'node:http2';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { statusErrors } from '../api/status-error.js';
 import type { Store } from '../storage/types.js';
 import { type Logger, silentLogger } from '../util/logger.js';
@@ -46,6 +46,8 @@ export class APIServer {
   private readonly discovery: Discovery;
   private readonly metrics: APIServerMetrics;
   private readonly openapi: OpenAPIService;
+  private readonly sockets = new Set<Socket>();
+  private stopping = false;
 
   constructor(private readonly opts: APIServerOptions) {
     this.log = opts.logger ?? silentLogger;
@@ -92,6 +94,16 @@ export class APIServer {
     );
     server.on('sessionError', () => {});
     server.on('tlsClientError', () => {});
+    // Remember every connection (from its first byte, before TLS), so that stop() can end keep-alive clients,
+    // open watches and handshakes in progress; once stopping, new connections are refused at once.
+    server.on('connection', (socket: Socket) => {
+      if (this.stopping) {
+        socket.destroy();
+        return;
+      }
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
+    });
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -110,11 +122,12 @@ export class APIServer {
     const server = this.server;
     if (!server) return;
     this.server = undefined;
+    this.stopping = true;
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
-      // Watches and idle HTTP/2 sessions would hold close() open.
-      (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-      setTimeout(resolve, 2000).unref();
+      // Watches and idle keep-alive connections would hold close() open, and keep clients waiting.
+      for (const socket of this.sockets) socket.destroy();
+      this.sockets.clear();
     });
   }
 

@@ -64,8 +64,9 @@ describe('@kubernetes/client-node against wheelhouse', () => {
         .map((c) => c.metadata?.name)
         .sort();
     let stopped = false;
+    let restart: NodeJS.Timeout | undefined;
     informer.on('error', () => {
-      if (!stopped) setTimeout(() => void informer.start().catch(() => {}), 200);
+      if (!stopped) restart = setTimeout(() => void informer.start().catch(() => {}), 200);
     });
     await informer.start();
     await until(() => names().join() === 'first,second', 'the informer to sync');
@@ -110,6 +111,7 @@ describe('@kubernetes/client-node against wheelhouse', () => {
     assert.deepEqual(names(), ['first', 'offline', 'second', 'third']);
     assert.equal(informer.get('offline', 'default')?.metadata?.resourceVersion, String(revision));
     stopped = true;
+    clearTimeout(restart);
     await informer.stop();
   });
 });

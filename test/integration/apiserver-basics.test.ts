@@ -82,7 +82,7 @@ describe('apiserver: serving, version, health, discovery, errors', () => {
     assert.equal(ns.scope, 'Cluster');
     assert.deepEqual(
       ns.subresources.map((s: { subresource: string }) => s.subresource),
-      ['status'],
+      ['finalize', 'status'],
     );
   });
 
