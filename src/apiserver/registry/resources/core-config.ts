@@ -1,10 +1,10 @@
 import { forbidden, invalid, path } from '../../../api/field-errors.js';
 import { nameIsDNSLabel } from '../../../api/validation/name-validators.js';
-import { maxLenError, regexError } from '../../../api/validation/names.js';
 import { age } from '../../printers/duration.js';
 import { ageColumn, nameColumn } from '../../printers/table.js';
 import { isObject, type KubeObject } from '../object.js';
 import { type Builtin, builtin, countKeys } from './common.js';
+import { configKeyErrors } from './core-container-env.js';
 
 const col = (name: string, description: string, type: 'string' | 'integer' = 'string') => ({
   name,
@@ -60,29 +60,6 @@ export const namespaces: Builtin = builtin({
   },
 });
 
-const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
-
-/** Upstream's rule for ConfigMap and Secret keys (they become file names in volumes). */
-function configMapKeyErrors(key: string): string[] {
-  const errs: string[] = [];
-  if (key.length > 253) errs.push(maxLenError(253));
-  if (!CONFIG_KEY.test(key)) {
-    errs.push(
-      regexError(
-        "a valid config key must consist of alphanumeric characters, '-', '_' or '.'",
-        '[-._a-zA-Z0-9]+',
-        'key.name',
-        'KEY_NAME',
-        'key-name',
-      ),
-    );
-  }
-  if (key === '.') errs.push("must not be '.'");
-  else if (key === '..') errs.push("must not be '..'");
-  else if (key.startsWith('..')) errs.push("must not start with '..'");
-  return errs;
-}
-
 function namespaceFinalizers(obj: KubeObject): unknown[] {
   const finalizers = (obj.spec as { finalizers?: unknown } | undefined)?.finalizers;
   return Array.isArray(finalizers) ? finalizers : [];
@@ -96,7 +73,7 @@ function validateDataKeys(obj: KubeObject, fields: string[]) {
     if (data === undefined || data === null) continue;
     if (!isObject(data)) continue;
     for (const key of Object.keys(data)) {
-      for (const msg of configMapKeyErrors(key)) errs.push(invalid(path(field).key(key), key, msg));
+      for (const msg of configKeyErrors(key)) errs.push(invalid(path(field).key(key), key, msg));
       if (seen.has(key)) errs.push(invalid(path(field).key(key), key, 'duplicate of key present in binaryData'));
       seen.add(key);
     }
