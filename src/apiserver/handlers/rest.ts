@@ -17,6 +17,7 @@ import {
   strictDecodingError,
 } from '../registry/field-validation.js';
 import { bookmarkObject, listObjects, validateWatchRequest, watchObjects } from '../registry/list.js';
+import { fieldManagerOf } from '../registry/managed-fields.js';
 import { deepClone, isObject, type KubeObject } from '../registry/object.js';
 import { apiVersionOf, groupResource, type ResourceDefinition } from '../registry/resource.js';
 import { applyScale, type Scale, scaleOf } from '../registry/scale.js';
@@ -47,6 +48,7 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
   if (info.subresource === 'binding' && def.binding) return serveBinding(ctx, served, ns, dryRun);
   if (info.subresource && !(info.subresource === 'status' && def.status)) throw statusErrors.pathNotFound();
   const status = info.subresource === 'status';
+  const manager = fieldManagerOf(q, header(ctx, 'user-agent'));
   switch (info.verb) {
     case 'get':
       return respondObject(ctx, served, await served.store.get(ns, info.name));
@@ -59,13 +61,14 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
         throw statusErrors.methodNotSupported(groupResource(def), 'create');
       }
       const obj = await readObject(ctx, served, 'CreateOptions');
-      const created = await served.store.create(ns, obj, { dryRun });
+      const created = await served.store.create(ns, obj, { dryRun, fieldManager: manager });
       return respondObject(ctx, served, created, 201);
     }
     case 'update': {
       const obj = await readObject(ctx, served);
       const { object, created } = await served.store.update(ns, info.name, obj, {
         dryRun,
+        fieldManager: manager,
         ...(status ? { subresource: 'status' as const } : {}),
       });
       return respondObject(ctx, served, object, created ? 201 : 200);
@@ -107,7 +110,12 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
           if (!status) def.strategy.default?.(next);
           return served.store.prepareUpdate(next, current, status);
         },
-        { dryRun, validate: (next, old) => served.store.validateUpdate(next, old, status) },
+        {
+          dryRun,
+          fieldManager: manager,
+          ...(status ? { subresource: 'status' } : {}),
+          validate: (next, old) => served.store.validateUpdate(next, old, status),
+        },
       );
       return respondObject(ctx, served, patched);
     }
@@ -189,7 +197,12 @@ async function serveScale(ctx: RequestContext, served: ServedResource, ns: strin
       }
       return served.store.prepareUpdate(applyScale(deepClone(current), wanted), current, false);
     },
-    { dryRun, validate: (next, old) => served.store.validateUpdate(next, old, false) },
+    {
+      dryRun,
+      fieldManager: fieldManagerOf(ctx.url.searchParams, header(ctx, 'user-agent')),
+      subresource: 'scale',
+      validate: (next, old) => served.store.validateUpdate(next, old, false),
+    },
   );
   return writeJson(ctx, 200, scaleOf(updated));
 }

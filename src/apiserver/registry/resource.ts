@@ -11,6 +11,10 @@ export interface WriteOptions {
    * `kubernetes` Endpoints must name a loopback address when the server listens only on loopback.
    */
   internal?: boolean;
+  /** Who writes (?fieldManager or the User-Agent): recorded in metadata.managedFields. */
+  fieldManager?: string;
+  /** The subresource written through (status, scale), recorded with the manager. */
+  subresource?: string;
 }
 
 export interface DeleteOptions extends WriteOptions {

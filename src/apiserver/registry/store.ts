@@ -1,9 +1,11 @@
 import type { FieldError } from '../../api/field-errors.js';
+import { schemaForKind } from '../../api/schema.js';
 import { statusErrors } from '../../api/status-error.js';
 import { isStorageError, type Store } from '../../storage/types.js';
 import { type Clock, realClock } from '../../util/clock.js';
 import type { Cacher } from '../cacher/cacher.js';
 import { decodeFromStorage, encodeForStorage, invalidError, storageToStatus, withTypeFirst } from './codec.js';
+import { type ManagedFieldsEntry, updateManagedFields } from './managed-fields.js';
 import { deepClone, generateNameFrom, jsonEqual, type KubeObject, newUid, nowTimestamp } from './object.js';
 import {
   apiVersionOf,
@@ -87,6 +89,7 @@ export class GenericStore {
       if (problems.length > 0) throw invalidError(this.def, meta.name ?? '', problems);
       if (this.def.namespaced && this.deps.namespaceCheck) await this.deps.namespaceCheck(namespace);
       const name = meta.name as string;
+      this.recordManager(typed, undefined, opts);
       if (opts.dryRun) {
         const existing = await this.wrap(name, () => this.storage.get(this.key(namespace, name)));
         if (existing) throw statusErrors.alreadyExists(groupResource(this.def), name);
@@ -101,6 +104,25 @@ export class GenericStore {
     } finally {
       finish?.(stored);
     }
+  }
+
+  /** Sets metadata.managedFields: what opts.fieldManager changed is now its (others keep the rest). */
+  private recordManager(next: KubeObject, old: KubeObject | undefined, opts: WriteOptions): void {
+    const previous = (old?.metadata.managedFields ?? []) as unknown as ManagedFieldsEntry[];
+    if (!opts.fieldManager) {
+      // Writers that do not say who they are (the apiserver's own bootstrap) keep what was recorded.
+      if (old) next.metadata.managedFields = old.metadata.managedFields;
+      return;
+    }
+    const entries = updateManagedFields(previous, old, next, {
+      manager: opts.fieldManager,
+      apiVersion: apiVersionOf(this.def),
+      time: nowTimestamp(this.clock.now()),
+      schema: schemaForKind({ group: this.def.group, version: this.def.version, kind: this.def.kind }),
+      ...(opts.subresource ? { subresource: opts.subresource } : {}),
+    });
+    if (entries.length > 0) next.metadata.managedFields = entries as unknown as Array<Record<string, unknown>>;
+    else delete next.metadata.managedFields;
   }
 
   private hookContext(opts: WriteOptions): HookContext {
@@ -137,6 +159,7 @@ export class GenericStore {
       let written = false;
       try {
         const problems = opts.validate?.(next, current) ?? [];
+        this.recordManager(next, current, opts);
         if (problems.length > 0) throw invalidError(this.def, name, problems);
         if (jsonEqual(withoutVolatile(next), withoutVolatile(current))) return current;
         if (opts.dryRun) return next;
@@ -192,7 +215,11 @@ export class GenericStore {
           throw statusErrors.modified(groupResource(this.def), name);
         return this.prepareUpdate(deepClone(obj), current, status);
       },
-      { ...opts, validate: (next, old) => this.validateUpdate(next, old, status) },
+      {
+        ...opts,
+        ...(status ? { subresource: 'status' } : {}),
+        validate: (next, old) => this.validateUpdate(next, old, status),
+      },
     );
     return { object, created: false };
   }
