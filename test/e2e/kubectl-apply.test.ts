@@ -28,6 +28,39 @@ metadata:
 type: Opaque
 data:
   token: c2VjcmV0
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: store
+spec:
+  replicas: 2
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+      - name: nginx
+        image: nginx:1.27
+        ports:
+        - containerPort: 80
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  namespace: store
+spec:
+  selector:
+    app: web
+  ports:
+  - port: 80
+    targetPort: 80
 `;
 
 describe('kubectl apply, diff, edit, explain and field validation against wheelhouse', () => {
@@ -45,12 +78,15 @@ describe('kubectl apply, diff, edit, explain and field validation against wheelh
   it('applies a multi-document file: created, then unchanged', async () => {
     const first = await kubectl(cp, ['apply', '-f', manifest]);
     assert.equal(first.code, 0, first.stderr);
-    assert.equal(first.stdout, 'namespace/store created\nconfigmap/web-config created\nsecret/web-secret created\n');
+    assert.equal(
+      first.stdout,
+      'namespace/store created\nconfigmap/web-config created\nsecret/web-secret created\ndeployment.apps/web created\nservice/web created\n',
+    );
     const second = await kubectl(cp, ['apply', '-f', manifest]);
     assert.equal(second.code, 0, second.stderr);
     assert.equal(
       second.stdout,
-      'namespace/store unchanged\nconfigmap/web-config unchanged\nsecret/web-secret unchanged\n',
+      'namespace/store unchanged\nconfigmap/web-config unchanged\nsecret/web-secret unchanged\ndeployment.apps/web unchanged\nservice/web unchanged\n',
     );
     const cm = JSON.parse((await kubectl(cp, ['get', 'cm', 'web-config', '-n', 'store', '-o', 'json'])).stdout);
     assert.ok(cm.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration']);
@@ -112,5 +148,13 @@ describe('kubectl apply, diff, edit, explain and field validation against wheelh
     assert.equal(stored.data2, undefined, 'unknown fields are dropped');
     const ignored = await kubectl(cp, ['apply', '-f', file, '--validate=false']);
     assert.equal(ignored.code, 0, ignored.stderr);
+  });
+
+  it('scales a deployment through its scale subresource', async () => {
+    const scaled = await kubectl(cp, ['scale', 'deployment', 'web', '-n', 'store', '--replicas=4']);
+    assert.equal(scaled.stdout, 'deployment.apps/web scaled\n');
+    const dep = JSON.parse((await kubectl(cp, ['get', 'deploy', 'web', '-n', 'store', '-o', 'json'])).stdout);
+    assert.equal(dep.spec.replicas, 4);
+    assert.equal(dep.metadata.generation, 2, 'scaling changed the spec');
   });
 });
