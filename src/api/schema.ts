@@ -14,8 +14,8 @@
 import { readFileSync } from 'node:fs';
 import type { SchemaNode, SchemaType } from './schema-node.js';
 
-/** One schema in the compact generated form (see scripts/gen-api.mjs). */
-interface RawSchema {
+/** One schema in the compact generated form (see scripts/gen-api.mjs for the key names). */
+export interface RawSchema {
   readonly t?: string;
   readonly f?: string;
   readonly e?: readonly string[];
@@ -31,6 +31,8 @@ interface RawSchema {
   readonly mt?: 'atomic' | 'granular';
   readonly pu?: boolean;
   readonly ios?: boolean;
+  readonly er?: boolean;
+  readonly un?: readonly unknown[];
   readonly gvk?: readonly (readonly [string, string, string])[];
 }
 
@@ -46,7 +48,8 @@ let loaded: Readonly<Record<string, RawSchema>> | undefined;
 let byKind: Map<string, string> | undefined;
 const definitionNodes = new Map<string, SchemaNode>();
 
-function definitions(): Readonly<Record<string, RawSchema>> {
+/** Every generated definition by name, in the compact form (read once, shared by all readers). */
+export function rawDefinitions(): Readonly<Record<string, RawSchema>> {
   loaded ??= JSON.parse(readFileSync(new URL('./generated/definitions.json', import.meta.url), 'utf8')) as Record<
     string,
     RawSchema
@@ -68,7 +71,7 @@ function overlay(raw: RawSchema, target: RawSchema): RawSchema {
 /** The node for an inline schema: follows a $ref, merging the property's own patch metadata. */
 function nodeFor(raw: RawSchema): SchemaNode {
   if (raw.r === undefined) return new Node(raw, undefined);
-  const target = definitions()[raw.r];
+  const target = rawDefinitions()[raw.r];
   if (target === undefined) throw new Error(`schema: definition ${raw.r} is referenced but not generated`);
   const merged = overlay(raw, target);
   return merged === target ? definitionNode(raw.r, target) : new Node(merged, raw.r);
@@ -147,23 +150,28 @@ class Node implements SchemaNode {
 
 /** The schema of one definition by its OpenAPI name, e.g. io.k8s.api.core.v1.PodSpec. */
 export function schemaForDefinition(name: string): SchemaNode | undefined {
-  const defs = definitions();
+  const defs = rawDefinitions();
   if (!Object.hasOwn(defs, name)) return undefined;
   const raw = defs[name];
   return raw === undefined ? undefined : definitionNode(name, raw);
 }
 
-/** The schema of the top-level type that has this group, version and kind. */
-export function schemaForKind(gvk: GroupVersionKind): SchemaNode | undefined {
+/** The name of the definition whose x-kubernetes-group-version-kind lists this kind (the first, as upstream). */
+export function definitionOfKind(gvk: GroupVersionKind): string | undefined {
   if (byKind === undefined) {
     byKind = new Map();
-    for (const [name, raw] of Object.entries(definitions())) {
+    for (const [name, raw] of Object.entries(rawDefinitions())) {
       for (const [group, version, kind] of raw.gvk ?? []) {
         const key = gvkKey(group, version, kind);
         if (!byKind.has(key)) byKind.set(key, name);
       }
     }
   }
-  const name = byKind.get(gvkKey(gvk.group, gvk.version, gvk.kind));
+  return byKind.get(gvkKey(gvk.group, gvk.version, gvk.kind));
+}
+
+/** The schema of the top-level type that has this group, version and kind. */
+export function schemaForKind(gvk: GroupVersionKind): SchemaNode | undefined {
+  const name = definitionOfKind(gvk);
   return name === undefined ? undefined : schemaForDefinition(name);
 }
