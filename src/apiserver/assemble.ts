@@ -4,7 +4,7 @@ import type { Logger } from '../util/logger.js';
 import { APIRegistry } from './api-registry.js';
 import { apiServerServiceIP, DEFAULT_SERVICE_CLUSTER_IP_RANGE } from './bootstrap/service-ip.js';
 import { Cacher } from './cacher/cacher.js';
-import { decodeJson } from './registry/codec.js';
+import { decodeFromStorage } from './registry/codec.js';
 import type { KubeObject } from './registry/object.js';
 import { kubernetesEndpoints, kubernetesService } from './registry/resources/core-kubernetes-service.js';
 import type { ServiceAllocationOptions } from './registry/resources/core-service-allocation.js';
@@ -39,7 +39,7 @@ export function buildRegistry(storage: Store, log: Logger, options: ServiceAlloc
     const prefix = `${def.storagePrefix}/`;
     let cacher = cachers.get(prefix);
     if (!cacher) {
-      cacher = new Cacher(storage, prefix, decodeJson, log.child(`cacher/${def.resource}`));
+      cacher = new Cacher(storage, prefix, decodeFromStorage, log.child(`cacher/${def.resource}`));
       cachers.set(prefix, cacher);
     }
     const store = new GenericStore(def, storage, cacher, { namespaceCheck });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MemoryStore } from '../../storage/memory.js';
 import { silentLogger } from '../../util/logger.js';
-import { decodeJson } from '../registry/codec.js';
+import { decodeFromStorage } from '../registry/codec.js';
 import type { KubeObject } from '../registry/object.js';
 import { Cacher, TooOldError, type WatchEventType } from './cacher.js';
 
@@ -12,7 +12,7 @@ describe('Cacher', () => {
   it('serves the current state, and refuses watches older than its window', async () => {
     const store = new MemoryStore();
     await store.create('/registry/things/a', obj('a'));
-    const cacher = new Cacher(store, '/registry/things/', decodeJson, silentLogger, 3);
+    const cacher = new Cacher(store, '/registry/things/', decodeFromStorage, silentLogger, 3);
     await cacher.start();
     const first = (await cacher.list('/registry/things/', () => true)).revision;
     let rev = 0;
@@ -46,7 +46,7 @@ describe('Cacher', () => {
 
   it('ends its watchers when its storage closes', async () => {
     const store = new MemoryStore();
-    const cacher = new Cacher(store, '/registry/things/', decodeJson, silentLogger);
+    const cacher = new Cacher(store, '/registry/things/', decodeFromStorage, silentLogger);
     await cacher.start();
     const ends: string[] = [];
     await cacher.watch({

@@ -5,22 +5,35 @@ import type { KubeObject } from '../registry/object.js';
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
 
 /**
- * A change in the window. Objects are kept as their stored JSON text and decoded when a watcher needs them: a
- * decoded object costs several times its JSON in memory, and the cache holds every object of a resource.
+ * A change in the window. Objects are kept as the stored bytes (JSON) and decoded when a watcher needs them: a
+ * decoded object costs several times its JSON in memory, and the cache holds every object of a resource. Bytes
+ * rather than strings: a Buffer's contents live outside V8's heap, so they are allocated at their exact size and do
+ * not make the garbage-collected heap (and the headroom V8 keeps above it) grow with the number of objects.
  */
 interface CachedEvent {
   type: 'ADDED' | 'MODIFIED' | 'DELETED';
   key: string;
   /** The new state, or for DELETED the last state. */
-  json: string;
+  value: Buffer;
   /** The state before, for MODIFIED and DELETED. */
-  prevJson: string | undefined;
+  prevValue: Buffer | undefined;
   revision: number;
 }
 
 interface Stored {
-  json: string;
+  value: Buffer;
   revision: number;
+}
+
+/**
+ * The bytes in a memory block of their own. A value may be a view into a larger block (a gRPC message holding many
+ * events, or Node's shared pool for small buffers); keeping the view would keep the whole block alive.
+ */
+function own(value: Buffer): Buffer {
+  if (value.byteOffset === 0 && value.buffer.byteLength === value.length) return value;
+  const copy = Buffer.allocUnsafeSlow(value.length);
+  value.copy(copy);
+  return copy;
 }
 
 /** The decoded objects of one event, computed once however many watchers look. */
@@ -30,17 +43,18 @@ class EventView {
 
   constructor(
     readonly event: CachedEvent,
-    private readonly decode: (json: string, revision: number) => KubeObject,
+    private readonly decode: (value: Buffer, revision: number) => KubeObject,
   ) {}
 
   get object(): KubeObject {
-    this.obj ??= this.decode(this.event.json, this.event.revision);
+    this.obj ??= this.decode(this.event.value, this.event.revision);
     return this.obj;
   }
 
   get prevObject(): KubeObject | undefined {
     if (this.prev === null) {
-      this.prev = this.event.prevJson === undefined ? undefined : this.decode(this.event.prevJson, this.event.revision);
+      this.prev =
+        this.event.prevValue === undefined ? undefined : this.decode(this.event.prevValue, this.event.revision);
     }
     return this.prev;
   }
@@ -86,6 +100,8 @@ export class TooOldError extends Error {
  */
 export class Cacher {
   private readonly items = new Map<string, Stored>();
+  /** The keys of items in order; undefined after a key was added or removed. */
+  private sortedKeys: string[] | undefined;
   private window: CachedEvent[] = [];
   private windowHead = 0;
   /** The window holds every event after this revision. */
@@ -99,7 +115,7 @@ export class Cacher {
   constructor(
     private readonly store: Store,
     private readonly prefix: string,
-    private readonly decode: (json: string, revision: number) => KubeObject,
+    private readonly decode: (value: Buffer, revision: number) => KubeObject,
     private readonly log: Logger,
     private readonly capacity = 10_000,
   ) {}
@@ -124,13 +140,35 @@ export class Cacher {
     matches: (obj: KubeObject) => boolean,
   ): Promise<{ items: KubeObject[]; revision: number }> {
     await this.start();
-    const keys = [...this.items.keys()].filter((k) => k.startsWith(prefix)).sort();
     const items: KubeObject[] = [];
-    for (const k of keys) {
+    for (const k of this.keysUnder(prefix)) {
       const obj = this.objectAt(k) as KubeObject;
       if (matches(obj)) items.push(obj);
     }
     return { items, revision: this.rev };
+  }
+
+  /** Every cached object under prefix as its stored bytes and revision, in key order, undecoded. */
+  async listStored(prefix: string): Promise<{ items: { value: Buffer; revision: number }[]; revision: number }> {
+    await this.start();
+    const items = this.keysUnder(prefix).map((k) => this.items.get(k) as Stored);
+    return { items, revision: this.rev };
+  }
+
+  /** The keys under prefix in order: a range of the sorted key list, which is rebuilt only after keys come or go. */
+  private keysUnder(prefix: string): string[] {
+    this.sortedKeys ??= [...this.items.keys()].sort();
+    const keys = this.sortedKeys;
+    let lo = 0;
+    let hi = keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((keys[mid] as string) < prefix) lo = mid + 1;
+      else hi = mid;
+    }
+    let end = lo;
+    while (end < keys.length && (keys[end] as string).startsWith(prefix)) end++;
+    return keys.slice(lo, end);
   }
 
   async get(key: string): Promise<KubeObject | undefined> {
@@ -140,7 +178,7 @@ export class Cacher {
 
   private objectAt(key: string): KubeObject | undefined {
     const stored = this.items.get(key);
-    return stored ? this.decode(stored.json, stored.revision) : undefined;
+    return stored ? this.decode(stored.value, stored.revision) : undefined;
   }
 
   async watch(req: CacheWatchRequest): Promise<CacheWatch> {
@@ -148,8 +186,7 @@ export class Cacher {
     const w: Watcher = { req, active: true };
     let startRevision = this.rev;
     if (req.fromRevision === undefined) {
-      const keys = [...this.items.keys()].filter((k) => k.startsWith(req.prefix)).sort();
-      for (const k of keys) {
+      for (const k of this.keysUnder(req.prefix)) {
         const obj = this.objectAt(k) as KubeObject;
         if (req.matches(obj)) req.onEvent('ADDED', obj, this.rev);
       }
@@ -176,6 +213,7 @@ export class Cacher {
 
   private async load(): Promise<void> {
     this.items.clear();
+    this.sortedKeys = undefined;
     let startKey: string | undefined;
     let revision: number | undefined;
     for (;;) {
@@ -185,8 +223,7 @@ export class Cacher {
         ...(startKey === undefined ? {} : { startKey }),
       });
       revision = page.revision;
-      for (const kv of page.items)
-        this.items.set(kv.key, { json: kv.value.toString('utf8'), revision: kv.modRevision });
+      for (const kv of page.items) this.items.set(kv.key, { value: own(kv.value), revision: kv.modRevision });
       if (!page.more || page.items.length === 0) break;
       startKey = `${page.items[page.items.length - 1]?.key}\u0000`;
     }
@@ -222,15 +259,16 @@ export class Cacher {
   private apply(e: WatchEvent): void {
     const prev = this.items.get(e.key);
     let event: CachedEvent;
+    if (!prev || e.type === 'delete') this.sortedKeys = undefined;
     if (e.type === 'delete') {
       this.items.delete(e.key);
-      const last = prev?.json ?? e.prevValue.toString('utf8');
+      const last = prev?.value ?? e.prevValue;
       // A deleted object is reported in its last state, with the deletion's revision.
-      event = { type: 'DELETED', key: e.key, json: last, prevJson: prev?.json, revision: e.revision };
+      event = { type: 'DELETED', key: e.key, value: last, prevValue: prev?.value, revision: e.revision };
     } else {
-      const json = e.value.toString('utf8');
-      this.items.set(e.key, { json, revision: e.revision });
-      event = { type: prev ? 'MODIFIED' : 'ADDED', key: e.key, json, prevJson: prev?.json, revision: e.revision };
+      const value = own(e.value);
+      this.items.set(e.key, { value, revision: e.revision });
+      event = { type: prev ? 'MODIFIED' : 'ADDED', key: e.key, value, prevValue: prev?.value, revision: e.revision };
     }
     this.rev = e.revision;
     this.remember(event);

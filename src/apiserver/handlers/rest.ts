@@ -358,17 +358,26 @@ async function serveList(ctx: RequestContext, served: ServedResource, ns: string
   const q = ctx.url.searchParams;
   const form = negotiateOutput(header(ctx, 'accept'));
   const limit = q.get('limit');
-  const result = await listObjects(served.store, ns, {
+  const plain = form.as !== 'Table' && form.as !== 'PartialObjectMetadata';
+  const request = {
     selection: selectionFromQuery(served.def, q),
     ...(limit ? { limit: Number(limit) } : {}),
     ...(q.get('continue') ? { continue: q.get('continue') as string } : {}),
     ...(q.has('resourceVersion') ? { resourceVersion: q.get('resourceVersion') as string } : {}),
     ...(q.get('resourceVersionMatch') ? { resourceVersionMatch: q.get('resourceVersionMatch') as string } : {}),
-  });
-  const listMeta = {
-    resourceVersion: result.resourceVersion,
-    ...(result.continue ? { continue: result.continue } : {}),
   };
+  if (plain) {
+    // Plain JSON may take objects straight from the watch cache's stored bytes.
+    const result = await listObjects(served.store, ns, { ...request, raw: true });
+    return writeJsonList(
+      ctx,
+      { kind: served.def.listKind, apiVersion: apiVersionOf(served.def), metadata: listMetaOf(result) },
+      result.items,
+      'application/json',
+    );
+  }
+  const result = await listObjects(served.store, ns, request);
+  const listMeta = listMetaOf(result);
   if (form.as === 'Table') {
     const table = toTable(served.printer, result.items, {
       includeObject: parseIncludeObject(q.get('includeObject')),
@@ -378,20 +387,16 @@ async function serveList(ctx: RequestContext, served: ServedResource, ns: string
     const { rows, ...head } = table;
     return writeJsonList(ctx, head, rows, contentTypeFor(form), 'rows');
   }
-  if (form.as === 'PartialObjectMetadata') {
-    return writeJsonList(
-      ctx,
-      { kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${form.version}`, metadata: listMeta },
-      result.items.map((o) => partialObjectMetadata(o, form.version)),
-      contentTypeFor(form),
-    );
-  }
   return writeJsonList(
     ctx,
-    { kind: served.def.listKind, apiVersion: apiVersionOf(served.def), metadata: listMeta },
-    result.items,
-    'application/json',
+    { kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${form.version}`, metadata: listMeta },
+    result.items.map((o) => partialObjectMetadata(o, form.version)),
+    contentTypeFor(form),
   );
+}
+
+function listMetaOf(result: { resourceVersion: string; continue?: string }) {
+  return { resourceVersion: result.resourceVersion, ...(result.continue ? { continue: result.continue } : {}) };
 }
 
 async function serveWatch(ctx: RequestContext, served: ServedResource, ns: string): Promise<void> {

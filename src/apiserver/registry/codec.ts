@@ -16,6 +16,28 @@ export function encodeForStorage(obj: KubeObject): string {
   return JSON.stringify(withTypeFirst({ ...obj, metadata }));
 }
 
+/** A JSON value already encoded, written into a response as it is. */
+export class RawJson {
+  constructor(readonly parts: readonly Buffer[]) {}
+}
+
+const METADATA_KEY = Buffer.from('"metadata":{');
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+
+/**
+ * A stored object's JSON with its resourceVersion spliced into its metadata, without decoding it; undefined when
+ * the bytes are not in the shape encodeForStorage writes (top-level metadata before any nested object).
+ */
+export function storedJsonWithRevision(value: Buffer, revision: number): RawJson | undefined {
+  const at = value.indexOf(METADATA_KEY);
+  if (at < 0 || value.indexOf(OPEN_BRACE, 1) < at) return undefined;
+  const cut = at + METADATA_KEY.length;
+  const empty = value[cut] === CLOSE_BRACE;
+  const rv = Buffer.from(`"resourceVersion":"${revision}"${empty ? '' : ','}`);
+  return new RawJson([value.subarray(0, cut), rv, value.subarray(cut)]);
+}
+
 export function decodeFromStorage(value: Buffer, revision: number): KubeObject {
   return decodeJson(value.toString('utf8'), revision);
 }

@@ -1,7 +1,7 @@
 import { statusErrors } from '../../api/status-error.js';
 import { isStorageError } from '../../storage/types.js';
 import { type CacheWatch, TooOldError, type WatchEventType } from '../cacher/cacher.js';
-import { storageToStatus } from './codec.js';
+import { type RawJson, storageToStatus, storedJsonWithRevision } from './codec.js';
 import { CONTINUE_EXPIRED, decodeContinue, encodeContinue } from './continue-token.js';
 import type { KubeObject } from './object.js';
 import { listPrefix } from './resource.js';
@@ -20,10 +20,12 @@ export interface ListRequest {
   continue?: string;
   resourceVersion?: string;
   resourceVersionMatch?: string;
+  /** The caller writes plain JSON and accepts items as stored bytes (RawJson) when no decoding is needed. */
+  raw?: boolean;
 }
 
-export interface ListResult {
-  items: KubeObject[];
+export interface ListResult<T = KubeObject> {
+  items: T[];
   resourceVersion: string;
   continue?: string;
 }
@@ -39,7 +41,17 @@ function parseRV(rv: string): number {
  * N with NotOlderThan (or unset match without a limit) = the latest state, once it is at least N. limit/continue
  * read pages at one fixed revision.
  */
-export async function listObjects(store: GenericStore, namespace: string, req: ListRequest): Promise<ListResult> {
+export async function listObjects(
+  store: GenericStore,
+  namespace: string,
+  req: ListRequest & { raw: true },
+): Promise<ListResult<KubeObject | RawJson>>;
+export async function listObjects(store: GenericStore, namespace: string, req: ListRequest): Promise<ListResult>;
+export async function listObjects(
+  store: GenericStore,
+  namespace: string,
+  req: ListRequest,
+): Promise<ListResult<KubeObject | RawJson>> {
   const prefix = listPrefix(store.def, namespace);
   const rv = req.resourceVersion ?? '';
   const match = req.resourceVersionMatch ?? '';
@@ -59,6 +71,14 @@ export async function listObjects(store: GenericStore, namespace: string, req: L
     !req.continue && (rv === '0' || (rv !== '' && (match === 'NotOlderThan' || (match === '' && !limit))));
   if (fromCache) {
     const min = rv === '0' ? 0 : parseRV(rv);
+    if (req.raw && req.selection.everything && !store.def.conversion) {
+      const { items: stored, revision } = await store.cacher.listStored(prefix);
+      if (revision < min) {
+        throw statusErrors.timeout(`Too large resource version: ${min}, current: ${revision}`, 1);
+      }
+      const items = stored.map((s) => storedJsonWithRevision(s.value, s.revision) ?? store.decode(s.value, s.revision));
+      return { items, resourceVersion: String(revision) };
+    }
     const { items: stored, revision } = await store.cacher.list(prefix, (o) =>
       req.selection.matches(store.fromStored(o)),
     );
@@ -116,7 +136,7 @@ export async function listObjects(store: GenericStore, namespace: string, req: L
     }
     throw storageToStatus(err, store.def, '');
   }
-  const result: ListResult = { items, resourceVersion: String(revision ?? 0) };
+  const result: ListResult<KubeObject | RawJson> = { items, resourceVersion: String(revision ?? 0) };
   if (next !== undefined && revision !== undefined) result.continue = encodeContinue(revision, next, prefix);
   return result;
 }
