@@ -202,7 +202,24 @@ try {
   out.createP99Ms = round(percentile(createLat, 99), 2);
   if (createCount < 10_000) await createPods(clients, 'bench', 'q', 10_000 - createCount);
   await new Promise((r) => setTimeout(r, 500));
-  out.rssBytesPerPod = round((rssBytes(server.child.pid as number) - rssEmpty) / 10_000, 0);
+  const rss10k = rssBytes(server.child.pid as number);
+  out.rssBytesPerPodFromEmpty = round((rss10k - rssEmpty) / 10_000, 0);
+
+  // What each further stored pod costs once the process has warmed up: the first 10,000 creates also pay for
+  // fixed growth (V8's young generation, allocator arenas, TLS and HTTP/2 buffers, sqlite's page cache).
+  log('RSS per stored pod (slope over further pods)');
+  const slopeCount = quick ? 20_000 : 40_000;
+  await admin.request('POST', '/api/v1/namespaces', { metadata: { name: 'mass' } });
+  await createPods(clients, 'mass', 'm', slopeCount);
+  await new Promise((r) => setTimeout(r, 500));
+  const rssMass = rssBytes(server.child.pid as number);
+  out.rssBytesPerPod = round((rssMass - rss10k) / slopeCount, 0);
+  if (!quick) {
+    await admin.request('POST', '/api/v1/namespaces', { metadata: { name: 'big' } });
+    await createPods(clients, 'big', 'b', 10_000, 2500);
+    await new Promise((r) => setTimeout(r, 500));
+    out.rssBytesPer4kPod = round((rssBytes(server.child.pid as number) - rssMass) / 10_000, 0);
+  }
 
   log('gets');
   const getLat: number[] = [];
@@ -229,11 +246,6 @@ try {
     log('100k pods');
     await createPods(clients, 'bench', 'r', 90_000);
     out.list100kMs = round(await timedList(admin, '/api/v1/namespaces/bench/pods?resourceVersion=0', 100_000), 1);
-    const before = rssBytes(server.child.pid as number);
-    await admin.request('POST', '/api/v1/namespaces', { metadata: { name: 'big' } });
-    await createPods(clients, 'big', 'b', 10_000, 2500);
-    await new Promise((r) => setTimeout(r, 500));
-    out.rssBytesPer4kPod = round((rssBytes(server.child.pid as number) - before) / 10_000, 0);
   } else {
     out.list100kMs = null;
   }
@@ -255,6 +267,7 @@ try {
     );
     const figures = JSON.parse(stdout.trim().split('\n').pop() as string);
     out[`heapBytesPer${key ? '4k' : ''}Pod`] = figures.heapBytesPerPod;
+    out[`externalBytesPer${key ? '4k' : ''}Pod`] = figures.externalBytesPerPod;
     out[`podJsonBytes${key ? '4k' : ''}`] = figures.podJsonBytes;
   }
 } finally {

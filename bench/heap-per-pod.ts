@@ -1,5 +1,5 @@
 // Run by bench/apiserver.ts as `node --expose-gc --import tsx bench/heap-per-pod.ts SIZE`: an in-process control
-// plane on sqlite, COUNT pods created through HTTPS, then a full GC; prints {"heapBytesPerPod":…,"rssBytesPerPod":…}.
+// plane on sqlite, COUNT pods created through HTTPS, then a full GC; prints {"heapBytesPerPod":…,"externalBytesPerPod":…,"rssBytesPerPod":…}.
 // RSS alone overstates what is kept: V8 does not give back the pages a burst of requests made it grow by.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,6 +38,8 @@ try {
     JSON.stringify({
       podJsonBytes: podBytes,
       heapBytesPerPod: Math.round((after.heapUsed - before.heapUsed) / count),
+      // The watch cache keeps stored bytes in Buffers, outside V8's heap.
+      externalBytesPerPod: Math.round((after.external - before.external) / count),
       rssBytesPerPod: Math.round((after.rss - before.rss) / count),
     }),
   );
