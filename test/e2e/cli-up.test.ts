@@ -1,40 +1,19 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { compactionPolicyOf, storageConfigOf, UsageError } from '../../src/cli/storage-flags.js';
+import { startWheelhouse, WHEELHOUSE_BIN as wheelhouse } from '../../src/testing/wheelhouse-process.js';
 
 const run = promisify(execFile);
-const wheelhouse = join(import.meta.dirname, '..', '..', 'bin', 'wheelhouse.mjs');
 const root = mkdtempSync(join(tmpdir(), 'wheelhouse-cli-'));
 after(() => rmSync(root, { recursive: true, force: true }));
 
-/** Starts `wheelhouse up` and waits until it says it is ready. */
-async function up(
-  args: string[],
-  command = 'up',
-): Promise<{ child: ChildProcess; out: () => string; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, [wheelhouse, command, '--secure-port', '0', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout?.on('data', (d) => {
-    out += d;
-  });
-  child.stderr?.on('data', (d) => {
-    out += d;
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 30_000;
-  while (!out.includes('Press Ctrl-C') && Date.now() < deadline && child.exitCode === null) {
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  assert.match(out, /Press Ctrl-C/, out);
-  return { child, out: () => out, exited };
-}
+/** Starts `wheelhouse up` (or another command) and waits until it says it is ready. */
+const up = (args: string[], command = 'up') => startWheelhouse(command, args);
 
 async function kubectl(kubeconfig: string, ...args: string[]): Promise<string> {
   const { stdout } = await run('kubectl', ['--kubeconfig', kubeconfig, '--cache-dir', join(root, 'kcache'), ...args]);
