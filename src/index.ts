@@ -9,12 +9,20 @@ import { join } from 'node:path';
 import { bootstrapCluster, buildRegistry } from './apiserver/assemble.js';
 import { ensurePki } from './apiserver/bootstrap/pki.js';
 import { APIServer } from './apiserver/server.js';
-import { buildKubeconfig, type Kubeconfig, kubeconfigToYaml, writeKubeconfig } from './client/kubeconfig.js';
+import {
+  buildKubeconfig,
+  type Kubeconfig,
+  kubeconfigToYaml,
+  resolveKubeconfig,
+  writeKubeconfig,
+} from './client/kubeconfig.js';
+import { KubeClient } from './client/rest.js';
 import { type CompactionPolicy, Compactor } from './storage/compactor.js';
 import { openStore, type StorageConfig } from './storage/open.js';
 import type { Store } from './storage/types.js';
 import { type Logger, silentLogger } from './util/logger.js';
 
+export { KubeClient, type RestConfig } from './client/rest.js';
 export { type CompactionPolicy, Compactor, DEFAULT_COMPACTION } from './storage/compactor.js';
 export type { EtcdStoreOptions } from './storage/etcd/store.js';
 export { MemoryStore } from './storage/memory.js';
@@ -48,6 +56,8 @@ export interface ControlPlane {
   /** The admin kubeconfig: where it was written, and its contents. */
   kubeconfig: { path: string; config: Kubeconfig; yaml: string };
   storage: Store;
+  /** A client of this control plane as its admin, with no client-side rate limit; closed by stop(). */
+  client: KubeClient;
   stop(): Promise<void>;
 }
 
@@ -103,12 +113,19 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     });
     const kubeconfigPath = join(dataDir, 'kubeconfig');
     await writeKubeconfig(kubeconfigPath, kubeconfig);
+    const client = new KubeClient({
+      ...(await resolveKubeconfig(kubeconfig)),
+      qps: Number.POSITIVE_INFINITY,
+      logger: log.child('client'),
+    });
     return {
       url,
       dataDir,
       kubeconfig: { path: kubeconfigPath, config: kubeconfig, yaml: kubeconfigToYaml(kubeconfig) },
       storage,
+      client,
       async stop() {
+        client.close();
         compactor?.stop();
         await server.stop();
         await storage.close();

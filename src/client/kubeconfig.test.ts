@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { after, test } from 'node:test';
 import { parse } from 'yaml';
 import {
@@ -10,6 +10,7 @@ import {
   kubeconfigToYaml,
   loadKubeconfig,
   mergeKubeconfig,
+  resolveKubeconfig,
   writeKubeconfig,
 } from './kubeconfig.js';
 
@@ -69,6 +70,7 @@ test('written with mode 0600 and read back as the current context', async () => 
     caPem: CA,
     certPem: CERT,
     keyPem: KEY,
+    namespace: 'default',
   });
 });
 
@@ -119,6 +121,8 @@ test('embedded data wins over a file path', async () => {
     `clusters:
 - name: c
   cluster: {server: "https://h", certificate-authority: /nonexistent/ca.crt, certificate-authority-data: ${b64(CA)}}
+users:
+- {name: nobody, user: {}}
 contexts:
 - {name: x, context: {cluster: c, user: nobody}}
 current-context: x
@@ -126,7 +130,7 @@ current-context: x
   );
   const connection = await loadKubeconfig(file);
   assert.equal(connection.caPem, CA);
-  assert.equal(connection.token, undefined, 'an unknown user means no credentials');
+  assert.equal(connection.token, undefined, 'a user with no fields has no credentials');
 });
 
 test('several files: the first to name an entry owns it whole; the first current-context wins', async () => {
@@ -167,14 +171,45 @@ current-context: a
   assert.equal((await loadKubeconfig([second, third])).contextName, 'a');
 });
 
-test('errors: no file, no context, unknown context, no server, duplicate names', async () => {
+test('errors: no file, no context, unknown context, no server, unknown user or cluster, duplicate names', async () => {
   const dir = await tempDir();
   await assert.rejects(loadKubeconfig(join(dir, 'none')), /no kubeconfig file found/);
+  await assert.rejects(loadKubeconfig({ kubeconfigPath: join(dir, 'none') }), /kubeconfig file .*none does not exist/);
   const file = join(dir, 'config');
-  await writeFile(file, 'clusters:\n- {name: c, cluster: {}}\ncontexts:\n- {name: x, context: {cluster: c}}\n');
-  await assert.rejects(loadKubeconfig(file), /current-context is not set/);
-  await assert.rejects(loadKubeconfig(file, { context: 'y' }), /context "y" does not exist/);
-  await assert.rejects(loadKubeconfig(file, { context: 'x' }), /no server found for cluster "c"/);
+  await writeFile(
+    file,
+    `clusters:
+- {name: c, cluster: {}}
+users:
+- {name: u, user: {}}
+contexts:
+- {name: x, context: {cluster: c, user: u}}
+- {name: no-user, context: {cluster: c, user: ghost}}
+- {name: no-cluster, context: {cluster: nowhere, user: u}}
+- {name: neither, context: {cluster: nowhere}}
+`,
+  );
+  await assert.rejects(loadKubeconfig(file), /no context chosen: current-context is not set/);
+  await assert.rejects(
+    loadKubeconfig(file, { context: 'y' }),
+    /^Error: invalid configuration: context was not found for specified context: y$/,
+  );
+  await assert.rejects(
+    loadKubeconfig(file, { context: 'x' }),
+    /invalid configuration: no server found for cluster "c"/,
+  );
+  await assert.rejects(
+    loadKubeconfig(file, { context: 'no-user' }),
+    /user "ghost" was not found for context "no-user"/,
+  );
+  await assert.rejects(
+    loadKubeconfig({ kubeconfigPath: file, context: 'no-cluster' }),
+    /cluster "nowhere" was not found for context "no-cluster"/,
+  );
+  await assert.rejects(
+    loadKubeconfig(file, { context: 'neither' }),
+    /invalid configuration: \[user was not specified for context "neither", cluster "nowhere" was not found/,
+  );
   await writeFile(file, 'clusters:\n- {name: c, cluster: {server: a}}\n- {name: c, cluster: {server: b}}\n');
   await assert.rejects(loadKubeconfig(file), /duplicate name "c"/);
 });
@@ -248,4 +283,62 @@ test('merge without taking the current context, into a new file, and while kubec
 test('kubectl looks in $KUBECONFIG, else ~/.kube/config', () => {
   assert.deepEqual(kubeconfigPaths({ KUBECONFIG: '/a:/b' }), ['/a', '/b']);
   assert.match(kubeconfigPaths({})[0] ?? '', /\.kube\/config$/);
+  assert.deepEqual(kubeconfigPaths({ HOME: '/home/x' }), ['/home/x/.kube/config']);
+});
+
+test('with options: --kubeconfig alone, else $KUBECONFIG merged, else ~/.kube/config; --context', async () => {
+  const dir = await tempDir();
+  const first = join(dir, 'first');
+  const second = join(dir, 'second');
+  await writeFile(
+    first,
+    `clusters:
+- {name: c, cluster: {server: "https://from-first"}}
+users:
+- {name: u, user: {token: t1}}
+contexts:
+- {name: dev, context: {cluster: c, user: u, namespace: dev-ns}}
+`,
+  );
+  await writeFile(
+    second,
+    `clusters:
+- {name: c, cluster: {server: "https://from-second"}}
+- {name: other, cluster: {server: "https://other"}}
+users:
+- {name: u, user: {token: t2}}
+contexts:
+- {name: dev, context: {cluster: other, user: u}}
+- {name: prod, context: {cluster: other, user: u}}
+current-context: dev
+`,
+  );
+  const env = { KUBECONFIG: [first, join(dir, 'missing'), second].join(delimiter), HOME: join(dir, 'home') };
+  const merged = await loadKubeconfig({ env });
+  assert.equal(merged.contextName, 'dev', 'current-context comes from the second file');
+  assert.equal(merged.server, 'https://from-first', "context dev and cluster c are the first file's");
+  assert.equal(merged.token, 't1');
+  assert.equal(merged.namespace, 'dev-ns');
+  const prod = await loadKubeconfig({ env, context: 'prod' });
+  assert.equal(prod.server, 'https://other');
+  assert.equal(prod.namespace, 'default', 'a context without a namespace means default');
+
+  const explicit = await loadKubeconfig({ kubeconfigPath: second, env });
+  assert.equal(explicit.server, 'https://other', '--kubeconfig ignores $KUBECONFIG');
+  assert.equal(explicit.token, 't2');
+
+  await mkdir(join(dir, 'home', '.kube'), { recursive: true });
+  await writeFile(join(dir, 'home', '.kube', 'config'), (await readFile(second, 'utf8')).replace('dev', 'home'));
+  const fromHome = await loadKubeconfig({ env: { HOME: join(dir, 'home') }, context: 'prod' });
+  assert.equal(fromHome.server, 'https://other');
+  await assert.rejects(loadKubeconfig({ env: { HOME: join(dir, 'nobody') } }), /no kubeconfig file found/);
+});
+
+test('an in-memory kubeconfig resolves like a file', async () => {
+  const config = buildKubeconfig({ server: 'https://h:1', caPem: CA, token: 'abc', namespace: 'team' });
+  const connection = await resolveKubeconfig(config);
+  assert.equal(connection.server, 'https://h:1');
+  assert.equal(connection.caPem, CA);
+  assert.equal(connection.token, 'abc');
+  assert.equal(connection.namespace, 'team');
 });

@@ -131,64 +131,143 @@ export async function mergeKubeconfig(
   }
 }
 
-/** Where kubectl looks: the files in $KUBECONFIG (separated by ':', ';' on Windows), else ~/.kube/config. */
+/**
+ * Where kubectl looks: the files in $KUBECONFIG (separated by ':', ';' on Windows), else ~/.kube/config ($HOME
+ * taken from `env`).
+ */
 export function kubeconfigPaths(env: NodeJS.ProcessEnv = process.env): string[] {
   const list = env.KUBECONFIG;
   if (list !== undefined && list !== '') return list.split(delimiter);
-  return [join(homedir(), '.kube', 'config')];
+  return [join(env.HOME || homedir(), '.kube', 'config')];
+}
+
+/** How to reach an apiserver and who to be there: what the REST client needs. */
+export interface ConnectionConfig {
+  /** The apiserver's URL, e.g. https://127.0.0.1:6443. */
+  server: string;
+  /** PEM of the CA to trust for the server; the system's CAs when absent. */
+  caPem?: string;
+  /** Client certificate and key (PEM). */
+  certPem?: string;
+  keyPem?: string;
+  /** Bearer token. */
+  token?: string;
+  insecureSkipTlsVerify?: boolean;
+  /** The name to check the server's certificate against, when it is not the host of `server`. */
+  tlsServerName?: string;
+  /** The namespace of the context ('default' when the context names none). */
+  namespace?: string;
 }
 
 /** What a client needs to reach the cluster of one context. PEM texts are read from files or decoded from base64. */
-export interface ClusterConnection {
+export interface ClusterConnection extends ConnectionConfig {
   contextName: string;
   clusterName: string;
   userName: string;
-  server: string;
-  caPem?: string;
-  certPem?: string;
-  keyPem?: string;
-  token?: string;
-  insecureSkipTlsVerify?: boolean;
-  tlsServerName?: string;
-  namespace?: string;
+  namespace: string;
+}
+
+/** kubectl's choice of kubeconfig: --kubeconfig, else $KUBECONFIG, else ~/.kube/config; --context. */
+export interface LoadKubeconfigOptions {
+  /** One file, which must exist (kubectl's --kubeconfig). */
+  kubeconfigPath?: string;
+  /** The context to use instead of current-context (kubectl's --context). */
+  context?: string;
+  /** Where to read KUBECONFIG and HOME; process.env by default. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /**
  * Reads kubeconfig files the way kubectl does and returns the connection of the current context, or of
- * `options.context`. `paths` is one path, a list in $KUBECONFIG form (separated by ':'), or an array. Files that
- * do not exist are skipped (at least one must exist); the first file to define a cluster, user or context name owns
- * it whole, and the first file that sets `current-context` sets it. Relative file paths in a file are resolved
- * against that file's directory. Embedded data wins over a file path, as in client-go; a readable `tokenFile` wins
- * over `token`.
+ * `context`. Called with options (or nothing), it looks where kubectl looks: `kubeconfigPath` alone, else the
+ * files of $KUBECONFIG, else ~/.kube/config. Called with `paths` (one path, a list in $KUBECONFIG form, or an
+ * array), it reads those. Files of a list that do not exist are skipped (at least one must exist); the first file to
+ * define a cluster, user or context name owns it whole, and the first file that sets `current-context` sets it.
+ * Relative file paths in a file are resolved against that file's directory. Embedded data wins over a file path, as
+ * in client-go; a readable `tokenFile` wins over `token`. The namespace is the context's, else `default`.
  */
+export async function loadKubeconfig(options?: LoadKubeconfigOptions): Promise<ClusterConnection>;
 export async function loadKubeconfig(
   paths: string | string[],
-  options: { context?: string } = {},
+  options?: { context?: string },
+): Promise<ClusterConnection>;
+export async function loadKubeconfig(
+  pathsOrOptions: string | string[] | LoadKubeconfigOptions = {},
+  contextOption: { context?: string } = {},
 ): Promise<ClusterConnection> {
-  const files = [...new Set(typeof paths === 'string' ? paths.split(delimiter) : paths)].filter((f) => f !== '');
-  const merged = await loadMerged(files);
-  const contextName = options.context ?? merged.currentContext;
+  if (typeof pathsOrOptions === 'string' || Array.isArray(pathsOrOptions)) {
+    const list = typeof pathsOrOptions === 'string' ? pathsOrOptions.split(delimiter) : pathsOrOptions;
+    const files = [...new Set(list)].filter((f) => f !== '');
+    return connectionOf(await loadMerged(files), contextOption.context, files);
+  }
+  const explicit = pathsOrOptions.kubeconfigPath;
+  if (explicit !== undefined && explicit !== '') {
+    if ((await readOptional(explicit)) === undefined) throw new Error(`kubeconfig file ${explicit} does not exist`);
+    return connectionOf(await loadMerged([explicit]), pathsOrOptions.context, [explicit]);
+  }
+  const files = [...new Set(kubeconfigPaths(pathsOrOptions.env ?? process.env))].filter((f) => f !== '');
+  return connectionOf(await loadMerged(files), pathsOrOptions.context, files);
+}
+
+/**
+ * The connection of a kubeconfig held in memory (e.g. one built by buildKubeconfig), for its current context or
+ * `options.context`; relative file paths in it are resolved against `options.baseDir` (the working directory by
+ * default).
+ */
+export async function resolveKubeconfig(
+  config: Kubeconfig | Record<string, unknown>,
+  options: { context?: string; baseDir?: string } = {},
+): Promise<ClusterConnection> {
+  const merged: MergedKubeconfig = { clusters: new Map(), users: new Map(), contexts: new Map() };
+  mergeDocument(merged, config, resolve(options.baseDir ?? '.'), '(kubeconfig in memory)');
+  return connectionOf(merged, options.context, ['(kubeconfig in memory)']);
+}
+
+async function connectionOf(
+  merged: MergedKubeconfig,
+  context: string | undefined,
+  files: string[],
+): Promise<ClusterConnection> {
+  const contextName = context ?? merged.currentContext;
   if (contextName === undefined || contextName === '') {
-    throw new Error(`no context chosen and current-context is not set in ${files.join(delimiter)}`);
+    throw new Error(`no context chosen: current-context is not set in ${files.join(delimiter)}`);
   }
-  const context = merged.contexts.get(contextName);
-  if (context === undefined) throw new Error(`context "${contextName}" does not exist`);
-  const clusterName = stringField(context, 'cluster') ?? '';
+  const contextEntry = merged.contexts.get(contextName);
+  if (contextEntry === undefined) {
+    throw new Error(`invalid configuration: context was not found for specified context: ${contextName}`);
+  }
+  // Every problem of the chosen context at once, in client-go's words (clientcmd.ConfirmUsable).
+  const problems: string[] = [];
+  const userName = stringField(contextEntry, 'user') ?? '';
+  const user = merged.users.get(userName);
+  if (userName === '') problems.push(`user was not specified for context "${contextName}"`);
+  else if (user === undefined) problems.push(`user "${userName}" was not found for context "${contextName}"`);
+  const clusterName = stringField(contextEntry, 'cluster') ?? '';
   const cluster = merged.clusters.get(clusterName);
+  if (clusterName === '') problems.push(`cluster was not specified for context "${contextName}"`);
+  else if (cluster === undefined) problems.push(`cluster "${clusterName}" was not found for context "${contextName}"`);
   const server = cluster === undefined ? undefined : stringField(cluster, 'server');
-  if (cluster === undefined || server === undefined || server === '') {
-    throw new Error(`no server found for cluster "${clusterName}" (context "${contextName}")`);
+  if (cluster !== undefined && (server === undefined || server === '')) {
+    problems.push(`no server found for cluster "${clusterName}"`);
   }
-  const userName = stringField(context, 'user') ?? '';
-  const user = merged.users.get(userName) ?? {};
-  const connection: ClusterConnection = { contextName, clusterName, userName, server };
+  if (problems.length > 0 || cluster === undefined || server === undefined || user === undefined) {
+    const list = problems.length === 1 ? problems[0] : `[${problems.join(', ')}]`;
+    throw new Error(`invalid configuration: ${list}`);
+  }
+  const namespace = stringField(contextEntry, 'namespace');
+  const connection: ClusterConnection = {
+    contextName,
+    clusterName,
+    userName,
+    server,
+    namespace: namespace === undefined || namespace === '' ? 'default' : namespace,
+  };
   setIfDefined(connection, 'caPem', await pem(cluster, 'certificate-authority'));
   setIfDefined(connection, 'certPem', await pem(user, 'client-certificate'));
   setIfDefined(connection, 'keyPem', await pem(user, 'client-key'));
   setIfDefined(connection, 'token', await bearerToken(user));
   if (cluster['insecure-skip-tls-verify'] === true) connection.insecureSkipTlsVerify = true;
   setIfDefined(connection, 'tlsServerName', stringField(cluster, 'tls-server-name'));
-  setIfDefined(connection, 'namespace', stringField(context, 'namespace'));
   return connection;
 }
 
@@ -208,25 +287,28 @@ async function loadMerged(files: string[]): Promise<MergedKubeconfig> {
     const text = await readOptional(file);
     if (text === undefined) continue;
     found++;
-    const parsed: unknown = parse(text, { version: '1.1' }) ?? {};
-    if (!isRecord(parsed)) throw new Error(`${file} is not a kubeconfig: the document is not a mapping`);
-    const base = dirname(resolve(file));
-    for (const [list, key, map] of [
-      ['clusters', 'cluster', merged.clusters],
-      ['users', 'user', merged.users],
-      ['contexts', 'context', merged.contexts],
-    ] as const) {
-      for (const [name, entry] of namedEntries(parsed[list], key, file)) {
-        if (!map.has(name)) map.set(name, resolvePaths(entry, base));
-      }
-    }
-    const current = parsed['current-context'];
-    if (merged.currentContext === undefined && typeof current === 'string' && current !== '') {
-      merged.currentContext = current;
-    }
+    mergeDocument(merged, parse(text, { version: '1.1' }) ?? {}, dirname(resolve(file)), file);
   }
   if (found === 0) throw new Error(`no kubeconfig file found at ${files.join(delimiter) || '(no path given)'}`);
   return merged;
+}
+
+/** Adds one file's entries to `merged`; names already there keep their first definition. */
+function mergeDocument(merged: MergedKubeconfig, parsed: unknown, base: string, file: string): void {
+  if (!isRecord(parsed)) throw new Error(`${file} is not a kubeconfig: the document is not a mapping`);
+  for (const [list, key, map] of [
+    ['clusters', 'cluster', merged.clusters],
+    ['users', 'user', merged.users],
+    ['contexts', 'context', merged.contexts],
+  ] as const) {
+    for (const [name, entry] of namedEntries(parsed[list], key, file)) {
+      if (!map.has(name)) map.set(name, resolvePaths(entry, base));
+    }
+  }
+  const current = parsed['current-context'];
+  if (merged.currentContext === undefined && typeof current === 'string' && current !== '') {
+    merged.currentContext = current;
+  }
 }
 
 /** The `name` → body pairs of one list in one file; a name used twice in a file is an error, as in client-go. */

@@ -1,0 +1,346 @@
+import { arch, platform } from 'node:os';
+import { lookupResource } from '../api/catalog.js';
+import { type Clock, realClock } from '../util/clock.js';
+import { type Logger, silentLogger } from '../util/logger.js';
+import { TokenBucket } from '../util/token-bucket.js';
+import { type ConnectionConfig, type LoadKubeconfigOptions, loadKubeconfig } from './kubeconfig.js';
+import { RestResource, withQuery } from './resource-client.js';
+import {
+  encodeBody,
+  errorFromResponse,
+  isFailureStatus,
+  parseBody,
+  type RequestTarget,
+  retryAfterSeconds,
+} from './response.js';
+import { Http2Transport, isRetryableConnectionError, readBody, type TransportResponse } from './transport.js';
+import {
+  ApiError,
+  type GroupVersionResource,
+  type KubeObject,
+  type ResourceClient,
+  type WatchStream,
+} from './types.js';
+import { HttpWatchStream } from './watch-stream.js';
+
+/** client-go's rest.DefaultQPS and rest.DefaultBurst. */
+export const DEFAULT_QPS = 5;
+export const DEFAULT_BURST = 10;
+/** How often a request is sent again after a Retry-After answer or a lost connection (client-go: 10). */
+export const DEFAULT_MAX_RETRIES = 10;
+/** The time limit of a request that is not a watch, unless the caller sets one (0: none). */
+export const DEFAULT_TIMEOUT_MS = 60_000;
+
+const GO_ARCH: Record<string, string> = { x64: 'amd64', arm64: 'arm64', ia32: '386', arm: 'arm' };
+/** In client-go's form: `<program>/<version> (<os>/<arch>) kubernetes/<commit>`. */
+export const DEFAULT_USER_AGENT = `wheelhouse/v0.1.0 (${platform()}/${GO_ARCH[arch()] ?? arch()}) kubernetes/v1.33.0`;
+
+export interface RestConfig extends ConnectionConfig {
+  /** Requests a second, sustained (default 5); <= 0 or Infinity: no limit. Watches are never limited. */
+  qps?: number;
+  /** Requests allowed at once above qps (default 10). */
+  burst?: number;
+  userAgent?: string;
+  /** Time limit of each request that is not a watch, retries included (default 60 s; 0: none). */
+  timeoutMs?: number;
+  /** Retries after 429/5xx with Retry-After, and of GETs after a lost connection (default 10). */
+  maxRetries?: number;
+  clock?: Clock;
+  logger?: Logger;
+}
+
+export type QueryValue = string | number | boolean | undefined | readonly string[];
+
+export interface RequestOptions {
+  method: string;
+  /** The URL path, e.g. /api/v1/namespaces/default/pods. */
+  path: string;
+  query?: Record<string, QueryValue>;
+  /** An object is sent as JSON; a string or Buffer as it is. */
+  body?: unknown;
+  /** Default application/json when there is a body. */
+  contentType?: string;
+  /** Default application/json. */
+  accept?: string;
+  /** Overrides the client's time limit for this request (0: none). */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  headers?: Record<string, string>;
+  /** What the request is about, for the message of an error the server answers without a Status. */
+  target?: RequestTarget;
+}
+
+/** A client-side time limit ran out (the server may still have carried out the request). */
+export class RequestTimeoutError extends Error {
+  readonly code = 'ETIMEDOUT';
+  constructor(method: string, path: string, ms: number) {
+    super(`${method} ${path}: the request did not complete within ${ms} ms`);
+    this.name = 'RequestTimeoutError';
+  }
+}
+
+export interface FromKubeconfigOptions extends LoadKubeconfigOptions {
+  qps?: number;
+  burst?: number;
+  userAgent?: string;
+  timeoutMs?: number;
+  maxRetries?: number;
+  clock?: Clock;
+  logger?: Logger;
+}
+
+const core = (resource: string): GroupVersionResource => ({ group: '', version: 'v1', resource });
+const gvr = (group: string, version: string, resource: string): GroupVersionResource => ({ group, version, resource });
+
+export class KubeClient {
+  /** The namespace of the kubeconfig context ('default' when none). */
+  readonly defaultNamespace: string;
+  readonly server: string;
+  private readonly transport: Http2Transport;
+  private readonly limiter: TokenBucket;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly userAgent: string;
+  private readonly timeoutMs: number;
+  private readonly maxRetries: number;
+  private readonly token: string | undefined;
+
+  constructor(config: RestConfig) {
+    this.server = config.server;
+    this.defaultNamespace = config.namespace || 'default';
+    this.clock = config.clock ?? realClock;
+    this.logger = config.logger ?? silentLogger;
+    this.limiter = new TokenBucket(config.qps ?? DEFAULT_QPS, config.burst ?? DEFAULT_BURST, this.clock);
+    this.userAgent = config.userAgent ?? DEFAULT_USER_AGENT;
+    this.timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.maxRetries = Math.max(0, config.maxRetries ?? DEFAULT_MAX_RETRIES);
+    this.token = config.token;
+    this.transport = new Http2Transport(config, this.logger);
+  }
+
+  /** A client for the current context of the kubeconfig kubectl would use (or the one named in opts). */
+  static async fromKubeconfig(opts: FromKubeconfigOptions = {}): Promise<KubeClient> {
+    const { kubeconfigPath, context, env, ...rest } = opts;
+    const connection = await loadKubeconfig({
+      ...(kubeconfigPath !== undefined ? { kubeconfigPath } : {}),
+      ...(context !== undefined ? { context } : {}),
+      ...(env !== undefined ? { env } : {}),
+    });
+    return new KubeClient({ ...connection, ...rest });
+  }
+
+  /**
+   * One request. Resolves with the parsed JSON body (text when the answer is not JSON; undefined when empty);
+   * rejects with ApiError when the server answers with an error.
+   */
+  async request<R = unknown>(opts: RequestOptions): Promise<R> {
+    const { response, body } = await this.send(opts, false);
+    const text = (body ?? Buffer.alloc(0)).toString('utf8');
+    const parsed = parseBody(response.headers['content-type'], text);
+    if (isFailureStatus(parsed)) throw ApiError.fromStatus({ code: response.status, ...parsed });
+    return parsed as R;
+  }
+
+  /**
+   * Opens a watch (the caller puts watch=true in the query): resolves once the server has answered 200, with the
+   * stream of events; rejects with ApiError when it answers with an error (e.g. 410 Gone).
+   */
+  async watchRequest<T extends KubeObject = KubeObject>(opts: RequestOptions): Promise<WatchStream<T>> {
+    const { response } = await this.send(opts, true);
+    return new HttpWatchStream<T>(response, this.logger);
+  }
+
+  /** The client of one resource; namespaced as the catalog says, or as opts.namespaced says for resources it does not know. */
+  resource<T extends KubeObject = KubeObject>(
+    resource: GroupVersionResource,
+    opts: { namespaced?: boolean } = {},
+  ): ResourceClient<T> {
+    const known = lookupResource(resource.group, resource.version, resource.resource);
+    return new RestResource<T>(this, resource, known?.namespaced ?? opts.namespaced, undefined);
+  }
+
+  /** Closes the connection; requests in flight fail and watches end. */
+  close(): void {
+    this.transport.close();
+  }
+
+  // The typed shorthands (client-go's clientset, without its typed objects).
+  pods(ns?: string) {
+    return this.scoped(core('pods'), ns);
+  }
+  services(ns?: string) {
+    return this.scoped(core('services'), ns);
+  }
+  endpoints(ns?: string) {
+    return this.scoped(core('endpoints'), ns);
+  }
+  namespaces() {
+    return this.resource(core('namespaces'));
+  }
+  nodes() {
+    return this.resource(core('nodes'));
+  }
+  configMaps(ns?: string) {
+    return this.scoped(core('configmaps'), ns);
+  }
+  secrets(ns?: string) {
+    return this.scoped(core('secrets'), ns);
+  }
+  serviceAccounts(ns?: string) {
+    return this.scoped(core('serviceaccounts'), ns);
+  }
+  events(ns?: string) {
+    return this.scoped(core('events'), ns);
+  }
+  replicationControllers(ns?: string) {
+    return this.scoped(core('replicationcontrollers'), ns);
+  }
+  resourceQuotas(ns?: string) {
+    return this.scoped(core('resourcequotas'), ns);
+  }
+  deployments(ns?: string) {
+    return this.scoped(gvr('apps', 'v1', 'deployments'), ns);
+  }
+  replicaSets(ns?: string) {
+    return this.scoped(gvr('apps', 'v1', 'replicasets'), ns);
+  }
+  statefulSets(ns?: string) {
+    return this.scoped(gvr('apps', 'v1', 'statefulsets'), ns);
+  }
+  daemonSets(ns?: string) {
+    return this.scoped(gvr('apps', 'v1', 'daemonsets'), ns);
+  }
+  controllerRevisions(ns?: string) {
+    return this.scoped(gvr('apps', 'v1', 'controllerrevisions'), ns);
+  }
+  jobs(ns?: string) {
+    return this.scoped(gvr('batch', 'v1', 'jobs'), ns);
+  }
+  cronJobs(ns?: string) {
+    return this.scoped(gvr('batch', 'v1', 'cronjobs'), ns);
+  }
+  leases(ns?: string) {
+    return this.scoped(gvr('coordination.k8s.io', 'v1', 'leases'), ns);
+  }
+  endpointSlices(ns?: string) {
+    return this.scoped(gvr('discovery.k8s.io', 'v1', 'endpointslices'), ns);
+  }
+  podDisruptionBudgets(ns?: string) {
+    return this.scoped(gvr('policy', 'v1', 'poddisruptionbudgets'), ns);
+  }
+  clusterRoles() {
+    return this.resource(gvr('rbac.authorization.k8s.io', 'v1', 'clusterroles'));
+  }
+  priorityClasses() {
+    return this.resource(gvr('scheduling.k8s.io', 'v1', 'priorityclasses'));
+  }
+
+  private scoped(resource: GroupVersionResource, ns: string | undefined): ResourceClient {
+    const client = this.resource(resource);
+    return ns === undefined ? client : client.namespace(ns);
+  }
+
+  /**
+   * Sends a request with throttling, the time limit and retries. For a watch, resolves with the open 200 response
+   * (body unread); otherwise with the 2xx response and its body. Error answers reject with ApiError.
+   */
+  private async send(
+    opts: RequestOptions,
+    watch: boolean,
+  ): Promise<{ response: TransportResponse; body: Buffer | undefined }> {
+    const method = opts.method.toUpperCase();
+    const path = withQuery(opts.path, opts.query);
+    // client-go throttles before the time limit starts, and never throttles watches.
+    if (!watch) await this.limiter.take();
+    const limitMs = opts.timeoutMs ?? (watch ? 0 : this.timeoutMs);
+    const abort = new AbortController();
+    const onCallerAbort = () => abort.abort(opts.signal?.reason);
+    if (opts.signal?.aborted) throw opts.signal.reason;
+    opts.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    const timer =
+      limitMs > 0
+        ? this.clock.after(limitMs, () => abort.abort(new RequestTimeoutError(method, path, limitMs)))
+        : undefined;
+    const headers: Record<string, string> = {
+      accept: opts.accept ?? 'application/json',
+      'user-agent': this.userAgent,
+      ...(this.token !== undefined ? { authorization: `Bearer ${this.token}` } : {}),
+      ...opts.headers,
+    };
+    const payload = encodeBody(opts.body);
+    if (payload !== undefined) headers['content-type'] = opts.contentType ?? 'application/json';
+    try {
+      for (let attempt = 0; ; attempt++) {
+        let response: TransportResponse;
+        try {
+          response = await this.transport.open({
+            method,
+            path,
+            headers,
+            ...(payload !== undefined ? { body: payload } : {}),
+            signal: abort.signal,
+          });
+        } catch (error) {
+          if (abort.signal.aborted) throw abort.signal.reason;
+          // client-go sends a GET again after a lost connection, as if told Retry-After: 1.
+          if (method === 'GET' && attempt < this.maxRetries && isRetryableConnectionError(error)) {
+            this.logger.v(4).info('retrying after a connection error', { method, path, attempt: attempt + 1 });
+            await this.retryWait(1, abort.signal, watch);
+            continue;
+          }
+          throw error;
+        }
+        const ok = response.status >= 200 && response.status < 300;
+        if (ok && watch) return { response, body: undefined };
+        let body: Buffer;
+        try {
+          body = await readBody(response.stream);
+        } catch (error) {
+          if (abort.signal.aborted) throw abort.signal.reason;
+          throw error;
+        }
+        this.logger.v(6).info('request', { method, path, status: response.status });
+        if (ok) return { response, body };
+        const retryAfter = retryAfterSeconds(response);
+        if (
+          (response.status === 429 || response.status >= 500) &&
+          retryAfter !== undefined &&
+          attempt < this.maxRetries
+        ) {
+          this.logger.v(4).info('got a Retry-After response', {
+            method,
+            path,
+            status: response.status,
+            retryAfterSeconds: retryAfter,
+            attempt: attempt + 1,
+          });
+          await this.retryWait(retryAfter, abort.signal, watch);
+          continue;
+        }
+        throw errorFromResponse(response, body, method, opts.target);
+      }
+    } finally {
+      timer?.cancel();
+      opts.signal?.removeEventListener('abort', onCallerAbort);
+    }
+  }
+
+  /** Waits `seconds` on the clock, then (as client-go) for the rate limiter; ends early when aborted. */
+  private async retryWait(seconds: number, signal: AbortSignal, watch: boolean): Promise<void> {
+    if (seconds > 0) {
+      await new Promise<void>((resolve, reject) => {
+        const onAbort = () => {
+          handle.cancel();
+          reject(signal.reason);
+        };
+        const handle = this.clock.after(seconds * 1000, () => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        });
+        signal.addEventListener('abort', onAbort, { once: true });
+      });
+    }
+    if (!watch) await this.limiter.take();
+    if (signal.aborted) throw signal.reason;
+  }
+}
