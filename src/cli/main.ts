@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { controllerManagerCommand } from './controller-manager.js';
 import { kubeconfigCommand } from './kubeconfig.js';
 import { snapshotCommand } from './snapshot.js';
 import { UsageError } from './storage-flags.js';
@@ -11,6 +12,8 @@ Usage: wheelhouse COMMAND [flags]
 Commands:
   up          run the control plane in this process
   apiserver   run kube-apiserver alone (upstream flag names; listens on 0.0.0.0 by default)
+  controller-manager
+              run kube-controller-manager alone against an apiserver (--kubeconfig)
   kubeconfig  print the admin kubeconfig of the cluster in --data-dir
   snapshot    save, restore or inspect a snapshot of the sqlite store
   version     print the version
@@ -25,6 +28,8 @@ export async function main(argv: string[], out: (line: string) => void = console
         return await upCommand(rest, out);
       case 'apiserver':
         return await apiserverCommand(rest, out);
+      case 'controller-manager':
+        return await controllerManagerCommand(rest, out);
       case 'kubeconfig':
         return await kubeconfigCommand(rest, out);
       case 'snapshot':

@@ -26,12 +26,14 @@ function extension<T extends x509.Extension>(pem: string, type: new (raw: Buffer
   return found;
 }
 
-test('first start creates the CA, the serving and the admin certificates', async (t) => {
+test('first start creates the CA, the serving, the admin and the component certificates', async (t) => {
   const dir = await tempPki();
   const started = performance.now();
   const pki = await ensurePki(dir, { hostname: 'workstation', extraSans: ['192.0.2.7', 'api.example.test'] });
   t.diagnostic(`fresh generation took ${(performance.now() - started).toFixed(1)} ms`);
-  assert.deepEqual(pki.generated, ['ca', 'apiserver', 'admin']);
+  assert.deepEqual(pki.generated, ['ca', 'apiserver', 'admin', 'controller-manager', 'scheduler']);
+  assert.equal(new X509Certificate(pki.controllerManager.certPem).subject, 'CN=system:kube-controller-manager');
+  assert.equal(new X509Certificate(pki.scheduler.certPem).subject, 'CN=system:kube-scheduler');
 
   const ca = new X509Certificate(pki.ca.certPem);
   assert.equal(ca.subject, 'CN=wheelhouse-ca');
@@ -129,7 +131,7 @@ test('a leaf that is missing, foreign, or about to expire is issued again; the C
 
   const late = { now: () => Date.now() + 340 * DAY };
   const renewed = await ensurePki(dir, { hostname: 'h', clock: late });
-  assert.deepEqual(renewed.generated, ['apiserver', 'admin']);
+  assert.deepEqual(renewed.generated, ['apiserver', 'admin', 'controller-manager', 'scheduler']);
   assert.equal(renewed.ca.certPem, first.ca.certPem);
   assert.ok(Date.parse(new X509Certificate(renewed.admin.certPem).validTo) > late.now() + 300 * DAY);
 });
@@ -141,7 +143,7 @@ test('a CA certificate without its key is an error; without ca.crt everything st
   await assert.rejects(ensurePki(dir, { hostname: 'h' }), /ca\.key/);
   await unlink(join(dir, 'ca.crt'));
   const fresh = await ensurePki(dir, { hostname: 'h' });
-  assert.deepEqual(fresh.generated, ['ca', 'apiserver', 'admin']);
+  assert.deepEqual(fresh.generated, ['ca', 'apiserver', 'admin', 'controller-manager', 'scheduler']);
   assert.notEqual(fresh.ca.certPem, first.ca.certPem);
 });
 

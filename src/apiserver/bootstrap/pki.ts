@@ -32,6 +32,9 @@ export const CA_COMMON_NAME = 'wheelhouse-ca';
 export const APISERVER_COMMON_NAME = 'kube-apiserver';
 export const ADMIN_USER = 'kubernetes-admin';
 export const MASTERS_GROUP = 'system:masters';
+/** The users kube-controller-manager and kube-scheduler authenticate as (upstream's bootstrap RBAC names them). */
+export const CONTROLLER_MANAGER_USER = 'system:kube-controller-manager';
+export const SCHEDULER_USER = 'system:kube-scheduler';
 
 export interface PkiOptions extends ApiserverAltNameOptions {
   clock?: Pick<Clock, 'now'>;
@@ -45,8 +48,12 @@ export interface Pki {
   apiserver: CertificateAndKey;
   /** The cluster administrator's client certificate: CN kubernetes-admin, O system:masters. */
   admin: CertificateAndKey;
+  /** kube-controller-manager's client certificate: CN system:kube-controller-manager. */
+  controllerManager: CertificateAndKey;
+  /** kube-scheduler's client certificate: CN system:kube-scheduler. */
+  scheduler: CertificateAndKey;
   /** The pairs written by this call; empty when everything on disk was reused. */
-  generated: ('ca' | 'apiserver' | 'admin')[];
+  generated: ('ca' | 'apiserver' | 'admin' | 'controller-manager' | 'scheduler')[];
 }
 
 /**
@@ -72,7 +79,7 @@ export async function ensurePki(dir: string, options: PkiOptions = {}): Promise<
   }
   const authority = ca;
   const caCertificate = new X509Certificate(ca.certPem);
-  const [apiserver, admin] = await Promise.all([
+  const [apiserver, admin, controllerManager, scheduler] = await Promise.all([
     ensureLeaf(dir, 'apiserver', caCertificate, now, {
       fits: (certificate) => coversAltNames(altNamesOf(certificate), altNames),
       issue: () => issueServingCertificate(authority, altNames, now),
@@ -81,10 +88,22 @@ export async function ensurePki(dir: string, options: PkiOptions = {}): Promise<
       fits: (certificate) => isAdminIdentity(parseClientIdentity(certificate)),
       issue: () => issueClientCertificate(authority, { commonName: ADMIN_USER, organizations: [MASTERS_GROUP], now }),
     }),
+    componentLeaf(dir, 'controller-manager', CONTROLLER_MANAGER_USER, authority, caCertificate, now),
+    componentLeaf(dir, 'scheduler', SCHEDULER_USER, authority, caCertificate, now),
   ]);
   if (apiserver.generated) generated.push('apiserver');
   if (admin.generated) generated.push('admin');
-  return { dir, ca, apiserver: apiserver.pair, admin: admin.pair, generated };
+  if (controllerManager.generated) generated.push('controller-manager');
+  if (scheduler.generated) generated.push('scheduler');
+  return {
+    dir,
+    ca,
+    apiserver: apiserver.pair,
+    admin: admin.pair,
+    controllerManager: controllerManager.pair,
+    scheduler: scheduler.pair,
+    generated,
+  };
 }
 
 export interface ClientCertificateOptions {
@@ -157,6 +176,21 @@ interface LeafPolicy {
 }
 
 /** The pair on disk when it is usable and fits, otherwise a newly issued one, written in its place. */
+/** A component's client certificate: its user as CN, no groups. */
+function componentLeaf(
+  dir: string,
+  name: string,
+  user: string,
+  authority: CertificateAuthority,
+  ca: X509Certificate,
+  now: number,
+): Promise<{ pair: CertificateAndKey; generated: boolean }> {
+  return ensureLeaf(dir, name, ca, now, {
+    fits: (certificate) => parseClientIdentity(certificate)?.user === user,
+    issue: () => issueClientCertificate(authority, { commonName: user, now }),
+  });
+}
+
 async function ensureLeaf(
   dir: string,
   name: string,

@@ -1,0 +1,143 @@
+/**
+ * kube-controller-manager: runs the enabled controllers over one client and one set of shared informers, under
+ * leader election on the `kube-system/kube-controller-manager` Lease when --leader-elect is on. Losing the lease
+ * stops every controller (their signal aborts); a new term starts them again with fresh caches.
+ */
+import { SharedInformerFactory } from '../client/cache/factory.js';
+import { EventBroadcaster } from '../client/events/broadcaster.js';
+import { defaultIdentity, LeaderElector } from '../client/leader-election.js';
+import type { KubeClient } from '../client/rest.js';
+import { type Clock, realClock } from '../util/clock.js';
+import { type Logger, silentLogger } from '../util/logger.js';
+import type { Controller, ControllerContext, ControllerDescriptor } from './context.js';
+import { isControllerEnabled, validateControllerSelection } from './names.js';
+import { type ControllerManagerOptions, DEFAULT_CONTROLLER_MANAGER_OPTIONS } from './options.js';
+
+export interface ControllerManagerConfig {
+  client: KubeClient;
+  /** The controllers this build has, in start order. */
+  descriptors: readonly ControllerDescriptor[];
+  options?: Partial<ControllerManagerOptions>;
+  clock?: Clock;
+  logger?: Logger;
+  /** The leader election identity (default `<hostname>_<uuid>`). */
+  identity?: string;
+}
+
+export class ControllerManager {
+  readonly options: ControllerManagerOptions;
+  readonly identity: string;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private readonly stopping = new AbortController();
+  private running: Promise<void> | undefined;
+  private leading = false;
+  private elector: LeaderElector | undefined;
+  /** Names of the controllers running now. */
+  readonly active = new Set<string>();
+
+  constructor(private readonly config: ControllerManagerConfig) {
+    this.options = { ...DEFAULT_CONTROLLER_MANAGER_OPTIONS, ...config.options };
+    const errors = validateControllerSelection(this.options.controllers);
+    if (errors.length > 0) throw new Error(`validation failed for '--controllers': [${errors.join(', ')}]`);
+    this.clock = config.clock ?? realClock;
+    this.log = config.logger ?? silentLogger;
+    this.identity = config.identity ?? defaultIdentity();
+  }
+
+  /** The descriptors that --controllers turns on. */
+  enabledDescriptors(): ControllerDescriptor[] {
+    return this.config.descriptors.filter((d) => isControllerEnabled(d.name, this.options.controllers));
+  }
+
+  /** Starts campaigning (or, without leader election, the controllers); returns at once. */
+  start(): void {
+    if (this.running) return;
+    const o = this.options;
+    if (!o.leaderElect) {
+      this.leading = true;
+      this.running = this.runControllers(this.stopping.signal);
+      return;
+    }
+    const leases = this.config.client.leases(o.leaderElectResourceNamespace);
+    this.elector = new LeaderElector({
+      leases,
+      lockName: o.leaderElectResourceName,
+      lockNamespace: o.leaderElectResourceNamespace,
+      identity: this.identity,
+      leaseDurationMs: o.leaderElectLeaseDurationMs,
+      renewDeadlineMs: o.leaderElectRenewDeadlineMs,
+      retryPeriodMs: o.leaderElectRetryPeriodMs,
+      clock: this.clock,
+      logger: this.log.child('leaderelection'),
+      releaseOnCancel: true,
+      onStartedLeading: async (signal) => {
+        this.leading = true;
+        await this.runControllers(signal);
+      },
+      onStoppedLeading: () => {
+        if (this.leading) this.log.info('leaderelection lost', { identity: this.identity });
+        this.leading = false;
+      },
+    });
+    this.running = this.elector.run(this.stopping.signal);
+  }
+
+  /** Whether this manager runs the controllers now (always, without leader election). */
+  isLeader(): boolean {
+    return this.leading;
+  }
+
+  /** Stops every controller (and gives up the lease); resolves when they have stopped. */
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    await this.running;
+  }
+
+  /** One term: creates the enabled controllers, starts the informers, runs the controllers until signal aborts. */
+  private async runControllers(signal: AbortSignal): Promise<void> {
+    const informers = new SharedInformerFactory({
+      client: this.config.client,
+      clock: this.clock,
+      logger: this.log.child('informers'),
+    });
+    const broadcaster = new EventBroadcaster({
+      sink: this.config.client.events(),
+      clock: this.clock,
+      logger: this.log.child('events'),
+    });
+    const controllers: { name: string; controller: Controller }[] = [];
+    for (const d of this.enabledDescriptors()) {
+      const ctx: ControllerContext = {
+        client: this.config.client,
+        informers,
+        clock: this.clock,
+        logger: this.log.child(d.name),
+        recorder: (component) => broadcaster.recorder(component),
+        options: this.options,
+        signal,
+      };
+      try {
+        controllers.push({ name: d.name, controller: await d.create(ctx) });
+        this.log.info('Started controller', { controller: d.name });
+      } catch (err) {
+        this.log.error('Error starting controller', { controller: d.name, err: String(err) });
+      }
+    }
+    informers.start();
+    const runs = controllers.map(async ({ name, controller }) => {
+      this.active.add(name);
+      try {
+        await controller.run();
+      } catch (err) {
+        this.log.error('controller failed', { controller: name, err: String(err) });
+      } finally {
+        this.active.delete(name);
+      }
+    });
+    // Informers asked for by controllers after the first start (e.g. discovered resources) are started by them.
+    await Promise.all(runs);
+    await informers.shutdown();
+    await broadcaster.shutdown();
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * kube-controller-manager's flags that wheelhouse reads, with upstream's names and defaults (v1.33).
+ */
+import { LEADER_ELECTION_DEFAULTS } from '../client/leader-election.js';
+
+export interface ControllerManagerOptions {
+  /** --controllers (default `*`). */
+  controllers: string[];
+  /** --kube-api-qps / --kube-api-burst. */
+  kubeApiQps: number;
+  kubeApiBurst: number;
+  /** --leader-elect and its timings (ms). */
+  leaderElect: boolean;
+  leaderElectLeaseDurationMs: number;
+  leaderElectRenewDeadlineMs: number;
+  leaderElectRetryPeriodMs: number;
+  leaderElectResourceNamespace: string;
+  leaderElectResourceName: string;
+  /** --concurrent-*-syncs: workers per controller. */
+  concurrentDeploymentSyncs: number;
+  concurrentReplicasetSyncs: number;
+  concurrentRcSyncs: number;
+  concurrentNamespaceSyncs: number;
+  concurrentServiceaccountTokenSyncs: number;
+  concurrentEndpointSyncs: number;
+  concurrentServiceEndpointSyncs: number;
+  mirroringConcurrentServiceEndpointSyncs: number;
+  concurrentGcSyncs: number;
+  concurrentResourceQuotaSyncs: number;
+  concurrentTtlAfterFinishedSyncs: number;
+  concurrentJobSyncs: number;
+  concurrentCronJobSyncs: number;
+  concurrentStatefulsetSyncs: number;
+  concurrentDaemonsetSyncs: number;
+  /** --max-endpoints-per-slice (100) and --mirroring-max-endpoints-per-subset (1000). */
+  maxEndpointsPerSlice: number;
+  mirroringMaxEndpointsPerSubset: number;
+  /** --terminated-pod-gc-threshold (12500; <= 0 turns terminated-pod collection off). */
+  terminatedPodGcThreshold: number;
+  /** --namespace-sync-period (5m) and --resource-quota-sync-period (5m), in ms. */
+  namespaceSyncPeriodMs: number;
+  resourceQuotaSyncPeriodMs: number;
+  /** --min-resync-period (12h), in ms: informer resyncs are randomised between it and twice it. */
+  minResyncPeriodMs: number;
+  /** --enable-garbage-collector (true). */
+  enableGarbageCollector: boolean;
+  /** The cluster CA certificate (PEM) published as `kube-root-ca.crt` (upstream: --root-ca-file). */
+  rootCaPem: string | undefined;
+}
+
+export const DEFAULT_CONTROLLER_MANAGER_OPTIONS: Readonly<ControllerManagerOptions> = {
+  controllers: ['*'],
+  kubeApiQps: 20,
+  kubeApiBurst: 30,
+  leaderElect: LEADER_ELECTION_DEFAULTS.leaderElect,
+  leaderElectLeaseDurationMs: LEADER_ELECTION_DEFAULTS.leaseDurationMs,
+  leaderElectRenewDeadlineMs: LEADER_ELECTION_DEFAULTS.renewDeadlineMs,
+  leaderElectRetryPeriodMs: LEADER_ELECTION_DEFAULTS.retryPeriodMs,
+  leaderElectResourceNamespace: 'kube-system',
+  leaderElectResourceName: 'kube-controller-manager',
+  concurrentDeploymentSyncs: 5,
+  concurrentReplicasetSyncs: 5,
+  concurrentRcSyncs: 5,
+  concurrentNamespaceSyncs: 10,
+  concurrentServiceaccountTokenSyncs: 5,
+  concurrentEndpointSyncs: 5,
+  concurrentServiceEndpointSyncs: 5,
+  mirroringConcurrentServiceEndpointSyncs: 5,
+  concurrentGcSyncs: 20,
+  concurrentResourceQuotaSyncs: 5,
+  concurrentTtlAfterFinishedSyncs: 5,
+  concurrentJobSyncs: 5,
+  concurrentCronJobSyncs: 5,
+  concurrentStatefulsetSyncs: 5,
+  concurrentDaemonsetSyncs: 2,
+  maxEndpointsPerSlice: 100,
+  mirroringMaxEndpointsPerSubset: 1000,
+  terminatedPodGcThreshold: 12500,
+  namespaceSyncPeriodMs: 5 * 60_000,
+  resourceQuotaSyncPeriodMs: 5 * 60_000,
+  minResyncPeriodMs: 12 * 3600_000,
+  enableGarbageCollector: true,
+  rootCaPem: undefined,
+};
