@@ -107,13 +107,11 @@ export const statusErrors = {
       name,
       'the object has been modified; please apply your changes to the latest version and try again',
     ),
-  forbidden: (gr: GroupResource, name: string, why: string) =>
-    new StatusError(
-      403,
-      'Forbidden',
-      `${qualifiedResource(gr)} ${quote(name)} is forbidden: ${why}`,
-      resourceDetails(gr, name),
-    ),
+  forbidden: (gr: GroupResource, name: string, why: string, causes?: StatusCause[]) =>
+    new StatusError(403, 'Forbidden', `${qualifiedResource(gr)}${name ? ` ${quote(name)}` : ''} is forbidden: ${why}`, {
+      ...resourceDetails(gr, name),
+      ...(causes ? { causes } : {}),
+    }),
   /** `message` is the aggregate of the field errors, as upstream formats it. */
   invalid: (gk: GroupKind, name: string, causes: StatusCause[], message: string) =>
     new StatusError(422, 'Invalid', `${qualifiedKind(gk)} ${quote(name)} is invalid: ${message}`, {

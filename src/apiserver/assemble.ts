@@ -10,7 +10,7 @@ import { kubernetesEndpoints, kubernetesService } from './registry/resources/cor
 import type { ServiceAllocationOptions } from './registry/resources/core-service-allocation.js';
 import { kubernetesServiceCIDR, systemPriorityClasses } from './registry/resources/groups-index.js';
 import { builtinResources } from './registry/resources/index.js';
-import { GenericStore } from './registry/store.js';
+import { GenericStore, type NamespaceCheck } from './registry/store.js';
 
 /** The namespaces every cluster has from the start. */
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -22,14 +22,23 @@ export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube
 export function buildRegistry(storage: Store, log: Logger, options: ServiceAllocationOptions = {}): APIRegistry {
   const registry = new APIRegistry();
   let namespaceStore: GenericStore | undefined;
-  const namespaceCheck = async (namespace: string) => {
+  // As upstream's NamespaceLifecycle admission: the error names the object being created, with a cause that
+  // controllers recognise.
+  const namespaceCheck: NamespaceCheck = async (namespace, gr, name) => {
     const ns = await namespaceStore?.cacher.get(`/registry/namespaces/${namespace}`);
     if (!ns) throw statusErrors.notFound({ group: '', resource: 'namespaces' }, namespace);
     if (ns.metadata.deletionTimestamp || (ns.status as { phase?: string } | undefined)?.phase === 'Terminating') {
       throw statusErrors.forbidden(
-        { group: '', resource: 'namespaces' },
-        namespace,
+        gr,
+        name,
         `unable to create new content in namespace ${namespace} because it is being terminated`,
+        [
+          {
+            reason: 'NamespaceTerminating',
+            message: `namespace ${namespace} is being terminated`,
+            field: 'metadata.namespace',
+          },
+        ],
       );
     }
   };

@@ -237,8 +237,11 @@ describe('apiserver: the generic registry on ConfigMaps, Secrets and Namespaces'
     assert.equal(refused.status, 403);
     assert.equal(
       refused.body.message,
-      'namespaces "doomed" is forbidden: unable to create new content in namespace doomed because it is being terminated',
+      'configmaps "late" is forbidden: unable to create new content in namespace doomed because it is being terminated',
     );
+    assert.deepEqual(refused.body.details.causes, [
+      { reason: 'NamespaceTerminating', message: 'namespace doomed is being terminated', field: 'metadata.namespace' },
+    ]);
     const body = { ...del.body, spec: { finalizers: [] } };
     const fin = await apiRequest(cp, 'PUT', '/api/v1/namespaces/doomed/finalize', { body });
     assert.equal(fin.status, 200);

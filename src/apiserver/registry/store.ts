@@ -20,7 +20,8 @@ import {
 export type { DeleteOptions, WriteOptions } from './resource.js';
 
 /** Answers whether objects may be created in a namespace. */
-export type NamespaceCheck = (namespace: string) => Promise<void>;
+/** Refuses a create in namespace (missing or terminating) of the named object of resource gr. */
+export type NamespaceCheck = (namespace: string, gr: ReturnType<typeof groupResource>, name: string) => Promise<void>;
 
 const MAX_UPDATE_RETRIES = 20;
 
@@ -87,8 +88,10 @@ export class GenericStore {
       this.def.strategy.prepareForCreate?.(typed);
       const problems = opts.internal ? [] : (this.def.strategy.validate?.(typed) ?? []);
       if (problems.length > 0) throw invalidError(this.def, meta.name ?? '', problems);
-      if (this.def.namespaced && this.deps.namespaceCheck) await this.deps.namespaceCheck(namespace);
       const name = meta.name as string;
+      if (this.def.namespaced && this.deps.namespaceCheck) {
+        await this.deps.namespaceCheck(namespace, groupResource(this.def), name);
+      }
       this.recordManager(typed, undefined, opts);
       if (opts.dryRun) {
         const existing = await this.wrap(name, () => this.storage.get(this.key(namespace, name)));
