@@ -17,12 +17,17 @@ import {
   writeKubeconfig,
 } from './client/kubeconfig.js';
 import { KubeClient } from './client/rest.js';
+import { ControllerManager } from './controllers/manager.js';
+import { type ControllerManagerOptions, DEFAULT_CONTROLLER_MANAGER_OPTIONS } from './controllers/options.js';
+import { CONTROLLERS } from './controllers/registry.js';
 import { type CompactionPolicy, Compactor } from './storage/compactor.js';
 import { openStore, type StorageConfig } from './storage/open.js';
 import type { Store } from './storage/types.js';
 import { type Logger, silentLogger } from './util/logger.js';
 
 export { KubeClient, type RestConfig } from './client/rest.js';
+export type { ControllerManager } from './controllers/manager.js';
+export type { ControllerManagerOptions } from './controllers/options.js';
 export { type CompactionPolicy, Compactor, DEFAULT_COMPACTION } from './storage/compactor.js';
 export type { EtcdStoreOptions } from './storage/etcd/store.js';
 export { MemoryStore } from './storage/memory.js';
@@ -46,6 +51,12 @@ export interface ControlPlaneOptions {
   serviceNodePortRange?: string;
   /** How often to compact storage history and how much to keep (undefined: never compact). */
   compaction?: CompactionPolicy;
+  /**
+   * Runs kube-controller-manager in this process too (as `wheelhouse up` does), with its own identity
+   * (system:kube-controller-manager) and kubeconfig; `true` for upstream's defaults, or flag values. Off by default:
+   * tests of a controller usually want only the apiserver.
+   */
+  controllers?: boolean | Partial<ControllerManagerOptions>;
   logger?: Logger;
 }
 
@@ -58,6 +69,8 @@ export interface ControlPlane {
   storage: Store;
   /** A client of this control plane as its admin, with no client-side rate limit; closed by stop(). */
   client: KubeClient;
+  /** The controller manager, when `controllers` asked for one. */
+  controllerManager?: ControllerManager;
   stop(): Promise<void>;
 }
 
@@ -118,13 +131,46 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       qps: Number.POSITIVE_INFINITY,
       logger: log.child('client'),
     });
+    let controllerManager: ControllerManager | undefined;
+    let controllerClient: KubeClient | undefined;
+    if (opts.controllers) {
+      const options: ControllerManagerOptions = {
+        ...DEFAULT_CONTROLLER_MANAGER_OPTIONS,
+        rootCaPem: pki.ca.certPem,
+        ...(opts.controllers === true ? {} : opts.controllers),
+      };
+      const cmKubeconfig = buildKubeconfig({
+        server: url,
+        caPem: pki.ca.certPem,
+        certPem: pki.controllerManager.certPem,
+        keyPem: pki.controllerManager.keyPem,
+        userName: 'system:kube-controller-manager',
+      });
+      await writeKubeconfig(join(dataDir, 'controller-manager.kubeconfig'), cmKubeconfig);
+      controllerClient = new KubeClient({
+        ...(await resolveKubeconfig(cmKubeconfig)),
+        qps: options.kubeApiQps,
+        burst: options.kubeApiBurst,
+        logger: log.child('kube-controller-manager/client'),
+      });
+      controllerManager = new ControllerManager({
+        client: controllerClient,
+        descriptors: CONTROLLERS,
+        options,
+        logger: log.child('kube-controller-manager'),
+      });
+      controllerManager.start();
+    }
     return {
       url,
       dataDir,
       kubeconfig: { path: kubeconfigPath, config: kubeconfig, yaml: kubeconfigToYaml(kubeconfig) },
       storage,
       client,
+      ...(controllerManager ? { controllerManager } : {}),
       async stop() {
+        await controllerManager?.stop();
+        controllerClient?.close();
         client.close();
         compactor?.stop();
         await server.stop();

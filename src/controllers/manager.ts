@@ -100,6 +100,8 @@ export class ControllerManager {
       client: this.config.client,
       clock: this.clock,
       logger: this.log.child('informers'),
+      // As upstream: informers resync at a random period between --min-resync-period and twice it.
+      defaultResync: this.options.minResyncPeriodMs * (1 + Math.random()),
     });
     const broadcaster = new EventBroadcaster({
       sink: this.config.client.events(),
