@@ -21,6 +21,22 @@ export type { DeleteOptions, WriteOptions } from './resource.js';
 
 /** Answers whether objects may be created in a namespace. */
 /** Refuses a create in namespace (missing or terminating) of the named object of resource gr. */
+/** ObjectMeta's lists and maps are `omitempty` upstream: an empty one is not kept (e.g. after a patch removed the last). */
+function dropEmptyMetadata(obj: KubeObject): void {
+  const meta = obj.metadata as Record<string, unknown> | undefined;
+  if (!meta) return;
+  for (const field of ['labels', 'annotations', 'ownerReferences', 'finalizers', 'managedFields']) {
+    const value = meta[field];
+    if (
+      Array.isArray(value)
+        ? value.length === 0
+        : value !== null && typeof value === 'object' && Object.keys(value).length === 0
+    ) {
+      delete meta[field];
+    }
+  }
+}
+
 export type NamespaceCheck = (namespace: string, gr: ReturnType<typeof groupResource>, name: string) => Promise<void>;
 
 const MAX_UPDATE_RETRIES = 20;
@@ -67,6 +83,7 @@ export class GenericStore {
 
   async create(namespace: string, input: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
     const obj = deepClone(input);
+    dropEmptyMetadata(obj);
     this.checkNamespace(obj, namespace);
     this.def.strategy.default?.(obj);
     const meta = obj.metadata;
@@ -158,6 +175,7 @@ export class GenericStore {
       const next = await tryUpdate(deepClone(current));
       next.apiVersion = apiVersionOf(this.def);
       next.kind = this.def.kind;
+      dropEmptyMetadata(next);
       const finish = await this.def.strategy.beginUpdate?.(next, current, this.hookContext(opts));
       let written = false;
       try {
