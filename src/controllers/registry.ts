@@ -1,11 +1,18 @@
 /**
  * The controllers this build of kube-controller-manager has, in the order they start.
  */
+import { clusterRoleAggregationController } from './clusterroleaggregation/index.js';
 import type { ControllerDescriptor } from './context.js';
+import { endpointsController } from './endpoints/index.js';
+import { endpointSliceController } from './endpointslice/index.js';
+import { endpointSliceMirroringController } from './endpointslicemirroring/index.js';
 import { namespaceController } from './namespace/index.js';
+import { podGcController } from './podgc/index.js';
 import { replicaSetController, replicationControllerController } from './replicaset/index.js';
+import { resourceQuotaController } from './resourcequota/index.js';
 import { rootCaCertPublisherController } from './rootcacert/index.js';
 import { serviceAccountController } from './serviceaccount/index.js';
+import { ttlAfterFinishedController } from './ttlafterfinished/index.js';
 
 export const CONTROLLERS: readonly ControllerDescriptor[] = [
   serviceAccountController,
@@ -13,4 +20,11 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   namespaceController,
   replicaSetController,
   replicationControllerController,
+  endpointsController,
+  endpointSliceController,
+  endpointSliceMirroringController,
+  podGcController,
+  ttlAfterFinishedController,
+  resourceQuotaController,
+  clusterRoleAggregationController,
 ];

@@ -1,0 +1,11 @@
+/**
+ * pod-garbage-collector-controller: deletes terminated pods over the threshold, orphaned pods and unscheduled
+ * terminating pods.
+ */
+import type { ControllerDescriptor } from '../context.js';
+import { PodGCController } from './podgc-controller.js';
+
+export const podGcController: ControllerDescriptor = {
+  name: 'pod-garbage-collector-controller',
+  create: (ctx) => new PodGCController(ctx),
+};

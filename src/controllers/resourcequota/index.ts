@@ -1,0 +1,10 @@
+/**
+ * resourcequota-controller: keeps ResourceQuota status (hard and used) current.
+ */
+import type { ControllerDescriptor } from '../context.js';
+import { ResourceQuotaController } from './resourcequota-controller.js';
+
+export const resourceQuotaController: ControllerDescriptor = {
+  name: 'resourcequota-controller',
+  create: (ctx) => new ResourceQuotaController(ctx),
+};
