@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startControlPlane } from '../index.js';
 import { createLogger } from '../util/logger.js';
+import { controllerManagerFlagSpec, controllerManagerOptionsOf } from './controller-manager.js';
 import { compactionPolicyOf, dataDirOf, storageConfigOf, storageFlagSpec, UsageError } from './storage-flags.js';
 
 export const upHelp = `Usage: wheelhouse up [flags]
@@ -20,7 +21,12 @@ Flags:
   --etcd-compaction-interval D     how often to compact history (default 5m; 0 = never)
   --storage-retain-revisions N     revisions always kept (default 1000)
   --storage-retain-duration D      history always kept (default 5m)
-  -v N                             log verbosity`;
+  -v N                             log verbosity
+
+kube-controller-manager runs inside too, with its flags (see wheelhouse controller-manager --help), e.g.
+  --controllers LIST               * (default), NAME, -NAME
+  --kube-api-qps N                 its client's rate limit (default 20; --kube-api-burst 30)
+  --terminated-pod-gc-threshold N  (default 12500)`;
 
 export const apiserverHelp = `Usage: wheelhouse apiserver [flags]
 
@@ -30,7 +36,7 @@ kube-apiserver alone, with upstream's flag names: --secure-port (6443), --bind-a
 
 /** `wheelhouse up`: the whole control plane in one process. */
 export function upCommand(args: string[], out: (line: string) => void): Promise<number> {
-  return serve(args, out, { help: upHelp, defaultBindAddress: '127.0.0.1' });
+  return serve(args, out, { help: upHelp, defaultBindAddress: '127.0.0.1', controllers: true });
 }
 
 /** `wheelhouse apiserver`: kube-apiserver alone, listening on all addresses by default as upstream does. */
@@ -41,12 +47,13 @@ export function apiserverCommand(args: string[], out: (line: string) => void): P
 async function serve(
   args: string[],
   out: (line: string) => void,
-  mode: { help: string; defaultBindAddress: string },
+  mode: { help: string; defaultBindAddress: string; controllers?: boolean },
 ): Promise<number> {
   const { values } = parseArgs({
     args,
     options: {
       ...storageFlagSpec,
+      ...(mode.controllers ? controllerManagerFlagSpec : {}),
       'secure-port': { type: 'string' },
       'bind-address': { type: 'string' },
       'service-cluster-ip-range': { type: 'string' },
@@ -65,6 +72,9 @@ async function serve(
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new UsageError(`--secure-port must be a port number, not ${values['secure-port']}`);
   const dataDir = dataDirOf(values);
+  const controllers = mode.controllers
+    ? controllerManagerOptionsOf(values as Record<string, string | undefined>)
+    : undefined;
   const log = createLogger({ component: 'wheelhouse', verbosity: Number(values.v ?? 0) });
   const cp = await startControlPlane({
     storage,
@@ -74,6 +84,7 @@ async function serve(
     ...(values['service-cluster-ip-range'] ? { serviceClusterIpRange: values['service-cluster-ip-range'] } : {}),
     ...(values['service-node-port-range'] ? { serviceNodePortRange: values['service-node-port-range'] } : {}),
     ...(compaction ? { compaction } : {}),
+    ...(controllers ? { controllers } : {}),
     logger: log,
   });
   const where =
@@ -85,6 +96,10 @@ async function serve(
   out(`wheelhouse: the API server is ready at ${cp.url}`);
   out(`  storage: ${where}, revision ${await cp.storage.currentRevision()}`);
   out(`  kubeconfig: ${cp.kubeconfig.path}`);
+  if (cp.controllerManager) {
+    const names = cp.controllerManager.enabledDescriptors().map((d) => d.name);
+    out(`  kube-controller-manager: ${names.length} controllers (${names.join(', ')})`);
+  }
   out('');
   out(`  export KUBECONFIG=${cp.kubeconfig.path}`);
   out('  kubectl get namespaces');

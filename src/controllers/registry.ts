@@ -6,6 +6,7 @@ import type { ControllerDescriptor } from './context.js';
 import { endpointsController } from './endpoints/index.js';
 import { endpointSliceController } from './endpointslice/index.js';
 import { endpointSliceMirroringController } from './endpointslicemirroring/index.js';
+import { garbageCollectorController } from './garbagecollector/index.js';
 import { namespaceController } from './namespace/index.js';
 import { podGcController } from './podgc/index.js';
 import { replicaSetController, replicationControllerController } from './replicaset/index.js';
@@ -27,4 +28,5 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   ttlAfterFinishedController,
   resourceQuotaController,
   clusterRoleAggregationController,
+  garbageCollectorController,
 ];
