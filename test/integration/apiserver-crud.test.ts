@@ -78,7 +78,7 @@ describe('apiserver: the generic registry on ConfigMaps, Secrets and Namespaces'
     const immutable = await apiRequest(cp, 'PUT', `${CMS}/upd`, {
       body: { ...ok.body, metadata: { ...ok.body.metadata, uid: '00000000-0000-0000-0000-000000000000' } },
     });
-    assert.equal(immutable.body.metadata.uid, ok.body.metadata.uid, 'the uid cannot be changed');
+    assert.equal(immutable.status, 409, 'a uid in the body is a precondition');
   });
 
   it('patches with JSON patch, merge patch and strategic merge patch', async () => {
@@ -267,5 +267,38 @@ describe('apiserver: the generic registry on ConfigMaps, Secrets and Namespaces'
     assert.equal(ok.body.status, 'Success');
     assert.deepEqual(ok.body.details, { name: 'gone', kind: 'configmaps', uid: created.metadata.uid });
     assert.equal((await apiRequest(cp, 'DELETE', `${CMS}/gone`)).status, 404);
+  });
+  it('a DELETE policy replaces the garbage-collection finalizers; a uid in a write must be the stored one', async () => {
+    await apiRequest(cp, 'POST', CMS, {
+      body: { ...cm('gc'), metadata: { name: 'gc', finalizers: ['example.com/hold'] } },
+    });
+    const finalizers = async (policy: string) =>
+      (await apiRequest(cp, 'DELETE', `${CMS}/gc`, { body: { propagationPolicy: policy } })).body.metadata.finalizers;
+    assert.deepEqual(await finalizers('Foreground'), ['example.com/hold', 'foregroundDeletion']);
+    assert.deepEqual(await finalizers('Orphan'), ['example.com/hold', 'orphan']);
+    assert.deepEqual(await finalizers('Background'), ['example.com/hold']);
+    const orphanFalse = await apiRequest(cp, 'DELETE', `${CMS}/gc?orphanDependents=false`);
+    assert.deepEqual(orphanFalse.body.metadata.finalizers, ['example.com/hold']);
+
+    const current = (await apiRequest(cp, 'GET', `${CMS}/gc`)).body;
+    const put = await apiRequest(cp, 'PUT', `${CMS}/gc`, {
+      body: { ...current, metadata: { ...current.metadata, uid: 'not-the-uid' } },
+    });
+    assert.equal(put.status, 409);
+    assert.equal(
+      put.body.message,
+      `Operation cannot be fulfilled on configmaps "gc": Precondition failed: UID in precondition: not-the-uid, UID in object meta: ${current.metadata.uid}`,
+    );
+    const patch = await apiRequest(cp, 'PATCH', `${CMS}/gc`, {
+      body: { metadata: { uid: 'not-the-uid' } },
+      contentType: 'application/merge-patch+json',
+    });
+    assert.equal(patch.status, 422);
+    assert.match(patch.body.message, /metadata\.uid: Invalid value: "not-the-uid": field is immutable/);
+    await apiRequest(cp, 'PATCH', `${CMS}/gc`, {
+      body: { metadata: { finalizers: null } },
+      contentType: 'application/merge-patch+json',
+    });
+    assert.equal((await apiRequest(cp, 'GET', `${CMS}/gc`)).status, 404);
   });
 });

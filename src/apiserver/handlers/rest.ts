@@ -328,7 +328,11 @@ async function readDeleteOptions(ctx: RequestContext, dryRun: boolean): Promise<
     opts.propagationPolicy = policy;
   }
   const orphan = q.get('orphanDependents') ?? body.orphanDependents;
+  // The deprecated orphanDependents: true orphans, false lets the garbage collector delete in the background.
   if (opts.propagationPolicy === undefined && (orphan === true || orphan === 'true')) opts.propagationPolicy = 'Orphan';
+  if (opts.propagationPolicy === undefined && (orphan === false || orphan === 'false')) {
+    opts.propagationPolicy = 'Background';
+  }
   if (isObject(body.preconditions)) opts.preconditions = body.preconditions as DeleteOptions['preconditions'];
   const bodyDryRun = Array.isArray(body.dryRun) && body.dryRun.includes('All');
   if (dryRun || bodyDryRun) opts.dryRun = true;

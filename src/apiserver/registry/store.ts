@@ -21,6 +21,18 @@ export type { DeleteOptions, WriteOptions } from './resource.js';
 
 /** Answers whether objects may be created in a namespace. */
 /** Refuses a create in namespace (missing or terminating) of the named object of resource gr. */
+/**
+ * The finalizers after a DELETE with the given propagation policy, as upstream decides: a policy replaces whichever
+ * of `orphan` / `foregroundDeletion` the object has (Background: neither); no policy keeps what it has.
+ */
+function gcFinalizers(finalizers: string[], policy: DeleteOptions['propagationPolicy']): string[] {
+  if (policy === undefined) return finalizers;
+  const kept = finalizers.filter((f) => f !== 'orphan' && f !== 'foregroundDeletion');
+  if (policy === 'Orphan') kept.push('orphan');
+  if (policy === 'Foreground') kept.push('foregroundDeletion');
+  return kept;
+}
+
 /** ObjectMeta's lists and maps are `omitempty` upstream: an empty one is not kept (e.g. after a patch removed the last). */
 function dropEmptyMetadata(obj: KubeObject): void {
   const meta = obj.metadata as Record<string, unknown> | undefined;
@@ -234,6 +246,15 @@ export class GenericStore {
       (current) => {
         if (wantRV && wantRV !== current.metadata.resourceVersion)
           throw statusErrors.modified(groupResource(this.def), name);
+        // A uid in the body is a precondition, as upstream treats it: it must be the stored object's.
+        const uid = obj.metadata.uid;
+        if (uid && uid !== current.metadata.uid) {
+          throw statusErrors.conflict(
+            groupResource(this.def),
+            name,
+            `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid ?? ''}`,
+          );
+        }
         return this.prepareUpdate(deepClone(obj), current, status);
       },
       {
@@ -249,7 +270,8 @@ export class GenericStore {
   prepareUpdate(next: KubeObject, current: KubeObject, status: boolean): KubeObject {
     const meta = next.metadata;
     const old = current.metadata;
-    meta.uid = old.uid;
+    // A different uid (from a patch) is left for update validation to refuse as immutable.
+    if (!meta.uid) meta.uid = old.uid;
     meta.creationTimestamp = old.creationTimestamp;
     meta.resourceVersion = old.resourceVersion;
     if (this.def.namespaced) meta.namespace = old.namespace;
@@ -306,10 +328,9 @@ export class GenericStore {
       }
       this.def.strategy.beforeDelete?.(current);
       const next = deepClone(current);
-      const finalizers = new Set(next.metadata.finalizers ?? []);
-      if (opts.propagationPolicy === 'Orphan') finalizers.add('orphan');
-      if (opts.propagationPolicy === 'Foreground') finalizers.add('foregroundDeletion');
+      const finalizers = new Set(gcFinalizers(next.metadata.finalizers ?? [], opts.propagationPolicy));
       if (finalizers.size > 0) next.metadata.finalizers = [...finalizers];
+      else delete next.metadata.finalizers;
       // Graceful deletion (a pod on a node, a namespace with content): the strategy marks the object and keeps it.
       const graceful = this.def.strategy.prepareForDelete?.(next, opts, this.clock.now()) ?? false;
       if (finalizers.size > 0 || graceful) {
