@@ -45,6 +45,22 @@ export function retryAfterSeconds(response: TransportResponse): number | undefin
   return Number(value.trim());
 }
 
+/**
+ * The texts of the response's Warning headers (`299 - "text"`, RFC 7234), as client-go's warning handler shows
+ * them.
+ */
+export function warnings(response: TransportResponse): string[] {
+  const header = response.headers.warning;
+  if (header === undefined) return [];
+  const out: string[] = [];
+  for (const value of Array.isArray(header) ? header : [header]) {
+    for (const match of value.matchAll(/\d{3}\s+\S+\s+"((?:[^"\\]|\\.)*)"/g)) {
+      out.push((match[1] ?? '').replace(/\\(.)/g, '$1'));
+    }
+  }
+  return out;
+}
+
 /** client-go's cap on the server text quoted in a synthesized error. */
 const MAX_UNSTRUCTURED_BYTES = 2048;
 

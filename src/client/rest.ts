@@ -12,6 +12,7 @@ import {
   parseBody,
   type RequestTarget,
   retryAfterSeconds,
+  warnings,
 } from './response.js';
 import { Http2Transport, isRetryableConnectionError, readBody, type TransportResponse } from './transport.js';
 import {
@@ -291,6 +292,7 @@ export class KubeClient {
           throw error;
         }
         const ok = response.status >= 200 && response.status < 300;
+        for (const warning of warnings(response)) this.logger.info(`Warning: ${warning}`, { method, path });
         if (ok && watch) return { response, body: undefined };
         let body: Buffer;
         try {

@@ -12,6 +12,7 @@ import {
   type IncomingHttpHeaders,
   type OutgoingHttpHeaders,
 } from 'node:http2';
+import type { Socket } from 'node:net';
 import type { Logger } from '../util/logger.js';
 import type { ConnectionConfig } from './kubeconfig.js';
 
@@ -33,8 +34,11 @@ export interface TransportResponse {
 
 interface OpenSession {
   session: ClientHttp2Session;
+  /** The connection under the session, once connected. */
+  socket?: Socket;
   /** Streams in flight; the session is ref'ed while there are any. */
   streams: number;
+  /** False once it failed or got GOAWAY: new streams go to a new session, and this one ends with its last stream. */
   usable: boolean;
 }
 
@@ -81,7 +85,10 @@ export class Http2Transport {
     stream.on('error', () => {});
     stream.once('close', () => {
       open.streams--;
-      if (open.streams === 0 && !open.session.destroyed) open.session.unref();
+      if (open.streams === 0) {
+        if (!open.session.destroyed) open.session.unref();
+        if (!open.usable) this.finish(open);
+      }
       req.signal?.removeEventListener('abort', onAbort);
     });
     const onAbort = () => {
@@ -113,9 +120,21 @@ export class Http2Transport {
   /** Closes every session; streams in flight are cancelled. The transport cannot be used afterwards. */
   close(): void {
     this.closed = true;
-    for (const open of this.all) open.session.destroy();
-    this.all.clear();
+    for (const open of [...this.all]) {
+      open.usable = false;
+      this.finish(open);
+    }
     this.current = undefined;
+  }
+
+  /**
+   * Ends a retired session that has no streams left. After a GOAWAY, Node's session shuts down but may leave its
+   * connection half-open, so the socket is destroyed as well.
+   */
+  private finish(open: OpenSession): void {
+    this.all.delete(open);
+    if (!open.session.destroyed) open.session.destroy();
+    open.socket?.destroy();
   }
 
   private session(): OpenSession {
@@ -133,7 +152,11 @@ export class Http2Transport {
     const retire = () => {
       open.usable = false;
       if (this.current === open) this.current = undefined;
+      if (open.streams === 0) this.finish(open);
     };
+    session.once('connect', (_session: ClientHttp2Session, socket: Socket) => {
+      open.socket = socket;
+    });
     session.on('error', (error) => {
       this.logger.v(4).info('connection to the apiserver failed', { server: this.origin, error: String(error) });
       retire();
