@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { type ControlPlane, startControlPlane } from '../index.js';
+import { resolveKubeconfig } from './kubeconfig.js';
 import { KubeClient } from './rest.js';
 import {
   ApiError,
@@ -79,6 +80,17 @@ describe('KubeClient against a control plane', () => {
     assert.equal(missing.reason, 'NotFound');
     assert.equal(missing.message, 'configmaps "crud" not found');
     assert.equal(missing.status.details?.name, 'crud');
+  });
+
+  test('withRateLimit gives a client with its own limit over the same connection', async () => {
+    const limited = new KubeClient({ ...(await resolveKubeconfig(cp.kubeconfig.config)), qps: 20, burst: 30 });
+    const fast = limited.withRateLimit(400, 3000);
+    assert.deepEqual(fast.rateLimit, { qps: 400, burst: 3000 });
+    assert.deepEqual(limited.rateLimit, { qps: 20, burst: 30 });
+    assert.equal((await fast.namespaces().get('default')).metadata.name, 'default');
+    fast.close();
+    assert.equal((await limited.namespaces().get('default')).metadata.name, 'default', 'the connection stays open');
+    limited.close();
   });
 
   test('objects are written to their metadata.namespace when the client has none', async () => {

@@ -105,8 +105,11 @@ export class KubeClient {
   private readonly timeoutMs: number;
   private readonly maxRetries: number;
   private readonly token: string | undefined;
+  private readonly config: RestConfig;
+  private readonly ownsTransport: boolean;
 
-  constructor(config: RestConfig) {
+  constructor(config: RestConfig, shared?: { transport: Http2Transport }) {
+    this.config = config;
     this.server = config.server;
     this.defaultNamespace = config.namespace || 'default';
     this.clock = config.clock ?? realClock;
@@ -116,7 +119,21 @@ export class KubeClient {
     this.timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.maxRetries = Math.max(0, config.maxRetries ?? DEFAULT_MAX_RETRIES);
     this.token = config.token;
-    this.transport = new Http2Transport(config, this.logger);
+    this.ownsTransport = shared === undefined;
+    this.transport = shared?.transport ?? new Http2Transport(config, this.logger);
+  }
+
+  /**
+   * A client with its own rate limit over this client's connection (as upstream gives some controllers a client
+   * with a multiple of --kube-api-qps). Closing it leaves the connection open; closing this client closes it.
+   */
+  withRateLimit(qps: number, burst: number): KubeClient {
+    return new KubeClient({ ...this.config, qps, burst }, { transport: this.transport });
+  }
+
+  /** The rate limit this client was made with. */
+  get rateLimit(): { qps: number; burst: number } {
+    return { qps: this.config.qps ?? DEFAULT_QPS, burst: this.config.burst ?? DEFAULT_BURST };
   }
 
   /** A client for the current context of the kubeconfig kubectl would use (or the one named in opts). */
@@ -162,7 +179,7 @@ export class KubeClient {
 
   /** Closes the connection; requests in flight fail and watches end. */
   close(): void {
-    this.transport.close();
+    if (this.ownsTransport) this.transport.close();
   }
 
   // The typed shorthands (client-go's clientset, without its typed objects).

@@ -40,8 +40,11 @@ export class NamespaceController implements Controller {
         new BucketRateLimiter<string>(10, 100, ctx.clock),
       ),
     });
+    // As upstream, the deleter's client may go 20 times --kube-api-qps with 100 times the burst: one pass over a
+    // namespace makes a request or two per resource.
+    const { qps, burst } = ctx.client.rateLimit;
     this.deleter = new NamespacedResourcesDeleter({
-      client: ctx.client,
+      client: ctx.client.withRateLimit(qps * 20, burst * 100),
       clock: ctx.clock,
       logger: ctx.logger.child('deleter'),
     });
