@@ -25,7 +25,35 @@ import { openStore, type StorageConfig } from './storage/open.js';
 import type { Store } from './storage/types.js';
 import { type Logger, silentLogger } from './util/logger.js';
 
+export { SharedInformerFactory } from './client/cache/factory.js';
+export { Lister } from './client/cache/listers.js';
+export { SharedIndexInformer } from './client/cache/shared-informer.js';
+export { DeletedFinalStateUnknown, metaNamespaceKeyFunc, splitMetaNamespaceKey } from './client/cache/store.js';
+export { serverPreferredResources, serverResources } from './client/discovery.js';
+export { EventBroadcaster, type EventRecorder } from './client/events/broadcaster.js';
+export { loadKubeconfig } from './client/kubeconfig.js';
+export { LeaderElector } from './client/leader-election.js';
 export { KubeClient, type RestConfig } from './client/rest.js';
+export {
+  ApiError,
+  type DeleteOptions,
+  type GroupVersionResource,
+  isAlreadyExists,
+  isConflict,
+  isGone,
+  isNotFound,
+  type KubeObject,
+  type ListerWatcher,
+  type ListOptions as ClientListOptions,
+  type ObjectList,
+  type ObjectMeta,
+  type PatchType,
+  type ResourceClient,
+  type WatchEvent as ClientWatchEvent,
+  type WatchStream,
+  type WriteOptions,
+} from './client/types.js';
+export { createRateLimitingQueue, RateLimitingQueue } from './client/workqueue/rate-limiting.js';
 export type { ControllerManager } from './controllers/manager.js';
 export type { ControllerManagerOptions } from './controllers/options.js';
 export { type CompactionPolicy, Compactor, DEFAULT_COMPACTION } from './storage/compactor.js';

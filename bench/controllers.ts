@@ -1,0 +1,159 @@
+// kube-controller-manager benchmark: the compiled `wheelhouse up` in a child process (apiserver and
+// controller-manager in one process, sqlite storage), driven over real HTTPS.
+// - A Deployment scaled 0 → 10,000 replicas: pods created per second through the API (counted by a watch), and
+//   the time until the ReplicaSet's status says 10,000 replicas.
+// - A namespace holding 10,000 ConfigMaps deleted: the time until the namespace is gone.
+// Prints one JSON object as its last line. `--quick` uses 2,000 of each and runs in under a minute.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parse as parseYaml } from 'yaml';
+import { credentialsFromKubeconfig, Http2Client } from './http2-client.js';
+import { round } from './stats.js';
+
+const quick = process.argv.includes('--quick');
+const REPLICAS = quick ? 2000 : 10_000;
+const OBJECTS = quick ? 2000 : 10_000;
+const QPS = 5000;
+const root = join(import.meta.dirname, '..');
+const log = (msg: string) => process.stderr.write(`${msg}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function startUp(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(
+    process.execPath,
+    [
+      join(root, 'bin', 'wheelhouse.mjs'),
+      'up',
+      '--data-dir',
+      dataDir,
+      '--secure-port',
+      '0',
+      `--kube-api-qps=${QPS}`,
+      `--kube-api-burst=${QPS * 2}`,
+    ],
+    { env: { ...process.env, WHEELHOUSE_COMPILED: '1' }, stdio: ['ignore', 'pipe', 'ignore'] },
+  );
+  let out = '';
+  child.stdout?.on('data', (d) => {
+    out += d;
+  });
+  for (;;) {
+    const m = /ready at (https:\/\/[\d.]+:\d+)/.exec(out);
+    if (m?.[1] && out.includes('Press Ctrl-C')) return { child, url: m[1] };
+    if (child.exitCode !== null) throw new Error(`wheelhouse up exited: ${out}`);
+    await sleep(5);
+  }
+}
+
+async function json(c: Http2Client, method: string, path: string, body?: unknown, headers?: Record<string, string>) {
+  const res = await c.request(method, path, body, headers);
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text.slice(0, 300)}`);
+  return JSON.parse(res.text);
+}
+
+const work = mkdtempSync(join(tmpdir(), 'wheelhouse-bench-kcm-'));
+const out: Record<string, unknown> = {
+  quick,
+  replicas: REPLICAS,
+  objects: OBJECTS,
+  kubeApiQps: QPS,
+  date: new Date().toISOString(),
+};
+const up = await startUp(join(work, 'data'));
+try {
+  const creds = credentialsFromKubeconfig(
+    parseYaml(readFileSync(join(work, 'data', 'kubeconfig'), 'utf8'), { version: '1.1' }),
+  );
+  const clients = Array.from({ length: 4 }, () => new Http2Client(up.url, creds));
+  const admin = clients[0] as Http2Client;
+
+  log(`a Deployment scaled 0 -> ${REPLICAS}`);
+  await json(admin, 'POST', '/api/v1/namespaces', { metadata: { name: 'scale' } });
+  await json(admin, 'POST', '/apis/apps/v1/namespaces/scale/deployments', {
+    metadata: { name: 'big' },
+    spec: {
+      replicas: 0,
+      selector: { matchLabels: { app: 'big' } },
+      template: {
+        metadata: { labels: { app: 'big' } },
+        spec: { containers: [{ name: 'pause', image: 'registry.k8s.io/pause:3.10' }] },
+      },
+    },
+  });
+  let rsName = '';
+  while (!rsName) {
+    const list = await json(admin, 'GET', '/apis/apps/v1/namespaces/scale/replicasets');
+    rsName = list.items[0]?.metadata.name ?? '';
+    if (!rsName) await sleep(20);
+  }
+  const pods = await json(admin, 'GET', '/api/v1/namespaces/scale/pods');
+  let created = 0;
+  let lastCreatedAt = 0;
+  const closeWatch = admin.watch(
+    `/api/v1/namespaces/scale/pods?watch=1&resourceVersion=${pods.metadata.resourceVersion}`,
+    (line) => {
+      if (line.startsWith('{"type":"ADDED"')) {
+        created++;
+        lastCreatedAt = performance.now();
+      }
+    },
+  );
+  await sleep(200);
+  const t0 = performance.now();
+  await json(
+    admin,
+    'PATCH',
+    '/apis/apps/v1/namespaces/scale/deployments/big/scale',
+    { spec: { replicas: REPLICAS } },
+    { 'content-type': 'application/merge-patch+json' },
+  );
+  let settledAt = 0;
+  const deadline = t0 + 600_000;
+  while (performance.now() < deadline) {
+    const rs = await json(admin, 'GET', `/apis/apps/v1/namespaces/scale/replicasets/${rsName}`);
+    if (!settledAt && rs.status?.replicas === REPLICAS && rs.status?.observedGeneration === rs.metadata.generation) {
+      settledAt = performance.now();
+    }
+    if (settledAt && created >= REPLICAS) break;
+    await sleep(50);
+  }
+  closeWatch();
+  if (created < REPLICAS || !settledAt) throw new Error(`only ${created} pods created; settled ${Boolean(settledAt)}`);
+  out.podsCreatedPerSec = round(REPLICAS / ((lastCreatedAt - t0) / 1000), 0);
+  out.replicaSetSettledSec = round((settledAt - t0) / 1000, 2);
+
+  log(`a namespace of ${OBJECTS} ConfigMaps deleted`);
+  await json(admin, 'POST', '/api/v1/namespaces', { metadata: { name: 'bulk' } });
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 32 }, async (_, i) => {
+      const c = clients[i % clients.length] as Http2Client;
+      while (next < OBJECTS) {
+        const n = next++;
+        await json(c, 'POST', '/api/v1/namespaces/bulk/configmaps', {
+          metadata: { name: `cm-${n}` },
+          data: { n: String(n) },
+        });
+      }
+    }),
+  );
+  const t1 = performance.now();
+  await json(admin, 'DELETE', '/api/v1/namespaces/bulk');
+  for (;;) {
+    const res = await admin.request('GET', '/api/v1/namespaces/bulk');
+    if (res.status === 404) break;
+    if (performance.now() - t1 > 600_000) throw new Error('namespace not gone after 10 minutes');
+    await sleep(50);
+  }
+  out.namespace10kDeleteSec = round((performance.now() - t1) / 1000, 2);
+  for (const c of clients) c.close();
+} finally {
+  const exited = new Promise((r) => up.child.once('exit', r));
+  up.child.kill('SIGINT');
+  await exited;
+  rmSync(work, { recursive: true, force: true });
+}
+console.log(JSON.stringify(out));
