@@ -124,13 +124,16 @@ describe('aggregated messages', () => {
   });
 
   it('formats the Invalid message as upstream NewInvalid does', () => {
-    assert.equal(invalidMessage({ kind: 'Pod' }, 'x', [a]), 'Pod "x" is invalid: spec.a: Required value');
+    assert.equal(invalidMessage({ group: '', kind: 'Pod' }, 'x', [a]), 'Pod "x" is invalid: spec.a: Required value');
     assert.equal(
       invalidMessage({ group: 'apps', kind: 'Deployment' }, 'web', [a, b]),
       'Deployment.apps "web" is invalid: [spec.a: Required value, spec.b: Invalid value: "x": bad]',
     );
-    assert.equal(invalidMessage({ kind: 'Pod' }, 'x', []), 'Pod "x" is invalid');
-    assert.equal(invalidMessage({ kind: 'Pod' }, 'a"b', [a]), 'Pod "a\\"b" is invalid: spec.a: Required value');
+    assert.equal(invalidMessage({ group: '', kind: 'Pod' }, 'x', []), 'Pod "x" is invalid');
+    assert.equal(
+      invalidMessage({ group: '', kind: 'Pod' }, 'a"b', [a]),
+      'Pod "a\\"b" is invalid: spec.a: Required value',
+    );
   });
 
   it('builds the 422 Status with causes in order and not deduplicated', () => {
@@ -144,6 +147,6 @@ describe('aggregated messages', () => {
       kind: 'Deployment',
       causes: [a.toCause(), a.toCause()],
     });
-    assert.deepEqual(invalidStatus({ kind: 'Pod' }, '', []).details, { kind: 'Pod' });
+    assert.deepEqual(invalidStatus({ group: '', kind: 'Pod' }, '', []).details, { kind: 'Pod' });
   });
 });

@@ -2,7 +2,10 @@
  * Field errors, as apimachinery's validation/field package reports them: a path to the field, a type, the bad value
  * and a detail. Their text is what `kubectl` prints, so it follows upstream to the character.
  */
+import { type StatusCause as BaseStatusCause, type GroupKind, qualifiedKind } from './status-error.js';
 import { GoValue, goNumber, goQuote, goSyntax, goTime } from './validation/go-format.js';
+
+export type { GroupKind };
 
 /** A path from an object's root to one of its fields: `spec.containers[0].name`, `metadata.labels[app]`. */
 export class FieldPath {
@@ -90,10 +93,8 @@ const VALUE_HIDDEN = new Set<FieldErrorType>([
 export const OMIT_VALUE: unique symbol = Symbol('omit value');
 
 /** A cause in the details of an Invalid Status (metav1.StatusCause); empty fields are left out as on the wire. */
-export interface StatusCause {
+export interface StatusCause extends BaseStatusCause {
   reason: FieldErrorType;
-  message?: string;
-  field?: string;
 }
 
 /**
@@ -213,22 +214,12 @@ export function fieldErrorsMessage(errors: readonly FieldError[]): string {
   return aggregateMessage(errors.map((e) => e.message));
 }
 
-export interface GroupKind {
-  group?: string;
-  kind: string;
-}
-
-/** `Kind.group` (just `Kind` for the core group), as schema.GroupKind prints. */
-export function groupKindString(gk: GroupKind): string {
-  return gk.group ? `${gk.kind}.${gk.group}` : gk.kind;
-}
-
 /**
  * The message of an Invalid Status: `Pod "x" is invalid: spec.a: Required value`, with several errors
  * `Deployment.apps "x" is invalid: [a, b]`, and with none `Pod "x" is invalid`.
  */
 export function invalidMessage(gk: GroupKind, name: string, errors: readonly FieldError[]): string {
-  const head = `${groupKindString(gk)} ${goQuote(name)} is invalid`;
+  const head = `${qualifiedKind(gk)} ${goQuote(name)} is invalid`;
   return errors.length === 0 ? head : `${head}: ${fieldErrorsMessage(errors)}`;
 }
 

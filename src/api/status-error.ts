@@ -34,6 +34,7 @@ export interface GroupResource {
   resource: string;
 }
 
+/** A group (empty for the core group) and kind, printed as schema.GroupKind prints: `Pod`, `Deployment.apps`. */
 export interface GroupKind {
   group: string;
   kind: string;

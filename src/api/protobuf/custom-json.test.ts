@@ -65,10 +65,19 @@ describe('Duration, Quantity, IntOrString, GroupVersion', () => {
       spec: { hard: { cpu: '100m', pods: '0' } },
       status: {},
     });
-    for (const ok of ['1', '1.5Gi', '-2e3', '.5', '1E-2', '12k']) {
-      assert.equal(decode('k8s.io.apimachinery.pkg.api.resource.Quantity', bytesField(1, ok)), ok);
+    const canonical: Array<[string, string]> = [
+      ['1', '1'],
+      ['1.5Gi', '1536Mi'],
+      ['-2e3', '-2e3'],
+      ['.5', '500m'],
+      ['1E-2', '10e-3'],
+      ['12k', '12k'],
+      ['1000m', '1'],
+    ];
+    for (const [ok, want] of canonical) {
+      assert.equal(decode('k8s.io.apimachinery.pkg.api.resource.Quantity', bytesField(1, ok)), want, ok);
     }
-    for (const bad of ['', 'abc', '1 Gi', '1Kb', '1e', 'Mi']) {
+    for (const bad of ['', 'abc', '1 Gi', ' 1', '1Kb', '1e']) {
       assert.throws(
         () => decode('k8s.io.apimachinery.pkg.api.resource.Quantity', bytesField(1, bad)),
         /not a valid Kubernetes quantity/,

@@ -4,6 +4,7 @@
  * Time and MicroTime null, Duration "0s", Quantity "0", IntOrString 0, raw values null.
  */
 
+import { canonicalQuantity } from '../quantity.js';
 import type { FieldSet } from './field-set.js';
 import { formatGoDuration, formatRFC3339, GO_ZERO_TIME_UNIX_SECONDS } from './go-time.js';
 import { ProtobufError } from './protobuf-error.js';
@@ -26,9 +27,6 @@ const EXTENSIONS = 'k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.';
 const SCHEMA = `${EXTENSIONS}JSONSchemaProps`;
 
 const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
-
-/** Upstream's quantity grammar: a signed decimal, then a binary or decimal SI suffix or an exponent. */
-const QUANTITY = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+|[KMGTPE]i|[numkMGTPE])?$/;
 
 /** Go's time.Unix(seconds, nanos) normalisation, then its JSON: null for the zero time. */
 function timeJson(set: FieldSet, micro: boolean): string | null {
@@ -66,13 +64,16 @@ function rawJson(owner: string, raw: Uint8Array | undefined, ctx: DecodeContext)
   }
 }
 
+/** A Quantity's string, parsed as upstream's Unmarshal does and written in canonical form as its MarshalJSON does. */
 function quantityJson(set: FieldSet): string {
   const text = set.scalar('string');
   if (text === undefined) return '0';
-  if (typeof text !== 'string' || !QUANTITY.test(text)) {
-    throw new ProtobufError(`quantity ${JSON.stringify(text)} is not a valid Kubernetes quantity`);
+  try {
+    if (typeof text === 'string' && text.trim() === text) return canonicalQuantity(text);
+  } catch {
+    // Refused below.
   }
-  return text;
+  throw new ProtobufError(`quantity ${JSON.stringify(text)} is not a valid Kubernetes quantity`);
 }
 
 const converters: Readonly<Record<string, Converter>> = {

@@ -1,10 +1,50 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { path } from '../field-errors.js';
-import { isValidCIDR, isValidCIDRForLegacyField, isValidIP, isValidIPForLegacyField } from './ip.js';
+import {
+  canonicalCIDR,
+  formatIP,
+  isIPv4,
+  isValidCIDR,
+  isValidCIDRForLegacyField,
+  isValidIP,
+  isValidIPForLegacyField,
+  parseIP,
+} from './ip.js';
 
 const p = path('spec', 'clusterIP');
 const details = (errs: { detail: string }[]) => errs.map((e) => e.detail);
+
+describe('parseIP', () => {
+  it('parses as Go does, sloppily unless strict, and prints as net.IP does', () => {
+    const print = (text: string, strict = false) => {
+      const ip = parseIP(text, strict);
+      return ip && { text: formatIP(ip), v4: isIPv4(ip) };
+    };
+    assert.deepEqual(print('010.0.0.1'), { text: '10.0.0.1', v4: true });
+    assert.equal(print('010.0.0.1', true), undefined);
+    assert.deepEqual(print('FD00:0:0::0001'), { text: 'fd00::1', v4: false });
+    assert.deepEqual(print('00001::'), { text: '1::', v4: false });
+    assert.equal(print('00001::', true), undefined);
+    assert.deepEqual(print('::ffff:10.1.2.3'), { text: '10.1.2.3', v4: true });
+    assert.deepEqual(print('::ffff:a01:203'), { text: '10.1.2.3', v4: true });
+    assert.deepEqual(print('::10.1.2.3'), { text: '::a01:203', v4: false });
+    for (const bad of ['256.0.0.1', '1.2.3', 'host.example', 'fe80::1%eth0', '1::2::3', '[::1]', '']) {
+      assert.equal(parseIP(bad), undefined, bad);
+    }
+  });
+});
+
+describe('canonicalCIDR', () => {
+  it('clears host bits and prints as Go does, parsing sloppily', () => {
+    assert.equal(canonicalCIDR('2001:db8:0:0:1:0:0:1/64'), '2001:db8::/64');
+    assert.equal(canonicalCIDR('10.96.0.10/12'), '10.96.0.0/12');
+    assert.equal(canonicalCIDR('010.96.0.10/012'), '10.96.0.0/12');
+    assert.equal(canonicalCIDR('fd00:0:0:0:0:0:0:1/108'), 'fd00::/108');
+    assert.equal(canonicalCIDR('10.0.0.0/33'), undefined);
+    assert.equal(canonicalCIDR('10.0.0.0'), undefined);
+  });
+});
 
 describe('isValidIP', () => {
   it('accepts canonical IPv4 and IPv6', () => {

@@ -6,13 +6,13 @@
 import { type FieldError, type FieldPath, invalid } from '../field-errors.js';
 import { goQuote } from './go-format.js';
 
-/** 4 bytes for a dotted IPv4 text, 16 for an IPv6 text (which may end in dotted IPv4). */
-type Bytes = number[];
+/** An address as Go's net.IP holds it: 4 bytes for a dotted IPv4 text, 16 for an IPv6 text (which may end in dotted IPv4). */
+export type IPBytes = number[];
 
-function parseIPv4(s: string, strict: boolean): Bytes | undefined {
+function parseIPv4(s: string, strict: boolean): IPBytes | undefined {
   const parts = s.split('.');
   if (parts.length !== 4) return undefined;
-  const out: Bytes = [];
+  const out: IPBytes = [];
   for (const p of parts) {
     if (!/^[0-9]+$/.test(p) || (strict && p.length > 1 && p.startsWith('0'))) return undefined;
     const n = Number(p);
@@ -22,8 +22,8 @@ function parseIPv4(s: string, strict: boolean): Bytes | undefined {
   return out;
 }
 
-function parseIPv6(text: string, strict: boolean): Bytes | undefined {
-  const out: Bytes = new Array(16).fill(0);
+function parseIPv6(text: string, strict: boolean): IPBytes | undefined {
+  const out: IPBytes = new Array(16).fill(0);
   let s = text;
   let ellipsis = -1;
   if (s.startsWith('::')) {
@@ -74,15 +74,22 @@ function parseIPv6(text: string, strict: boolean): Bytes | undefined {
   return out;
 }
 
-function parseIP(s: string, strict: boolean): Bytes | undefined {
+/**
+ * Parses an IP address as Go does, undefined when it is not one: strictly as net.ParseIP (no leading zeros in IPv4
+ * parts, at most four hex digits to an IPv6 group), or, by default, as netutils.ParseIPSloppy (which takes both).
+ */
+export function parseIP(s: string, strict = false): IPBytes | undefined {
   return parseIPv4(s, strict) ?? parseIPv6(s, strict);
 }
 
-const is4In6 = (b: Bytes) =>
+const is4In6 = (b: IPBytes) =>
   b.length === 16 && b.slice(0, 10).every((x) => x === 0) && b[10] === 0xff && b[11] === 0xff;
 
+/** Whether an address is IPv4 as Go's To4() decides: dotted, or IPv4-mapped IPv6. */
+export const isIPv4 = (b: IPBytes): boolean => b.length === 4 || is4In6(b);
+
 /** As Go's net.IP prints: dotted IPv4 (also for IPv4-mapped IPv6), else IPv6 with the longest zero run as `::`. */
-export function formatIP(b: Bytes): string {
+export function formatIP(b: IPBytes): string {
   const v4 = b.length === 4 ? b : is4In6(b) ? b.slice(12) : undefined;
   if (v4) return v4.join('.');
   const groups = Array.from({ length: 8 }, (_, g) => ((b[2 * g] ?? 0) << 8) | (b[2 * g + 1] ?? 0));
@@ -99,7 +106,7 @@ export function formatIP(b: Bytes): string {
   return `${hex(groups.slice(0, start))}::${hex(groups.slice(end))}`;
 }
 
-function ipErrors(fieldPath: FieldPath, value: string, strict: boolean): { ip?: Bytes; errs: FieldError[] } {
+function ipErrors(fieldPath: FieldPath, value: string, strict: boolean): { ip?: IPBytes; errs: FieldError[] } {
   const ip = parseIP(value, false);
   if (!ip)
     return { errs: [invalid(fieldPath, value, 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)')] };
@@ -133,7 +140,7 @@ export function isValidIP(fieldPath: FieldPath, value: string): FieldError[] {
 }
 
 interface ParsedCIDR {
-  ip: Bytes;
+  ip: IPBytes;
   bits: number;
 }
 
@@ -149,7 +156,7 @@ function parseCIDR(value: string, strict: boolean): ParsedCIDR | undefined {
   return bits <= ip.length * 8 ? { ip, bits } : undefined;
 }
 
-function masked({ ip, bits }: ParsedCIDR): Bytes {
+function masked({ ip, bits }: ParsedCIDR): IPBytes {
   return ip.map((b, i) => {
     const keep = Math.max(0, Math.min(8, bits - 8 * i));
     return b & ((0xff << (8 - keep)) & 0xff);
@@ -159,6 +166,15 @@ function masked({ ip, bits }: ParsedCIDR): Bytes {
 /** The subnet as Go's net.IPNet prints it; an IPv4-mapped address keeps its IPv6 prefix length. */
 function formatCIDR(c: ParsedCIDR): string {
   return `${formatIP(masked(c))}/${c.bits}`;
+}
+
+/**
+ * The subnet of a CIDR (parsed sloppily, as netutils.ParseCIDRSloppy does) as Go's IPNet.String() prints it: host
+ * bits cleared, IPv6 compressed. Undefined when it is not a CIDR.
+ */
+export function canonicalCIDR(value: string): string | undefined {
+  const cidr = parseCIDR(value, false);
+  return cidr && formatCIDR(cidr);
 }
 
 function cidrErrors(fieldPath: FieldPath, value: string, strict: boolean): { cidr?: ParsedCIDR; errs: FieldError[] } {

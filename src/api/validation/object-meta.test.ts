@@ -25,7 +25,7 @@ describe('validateObjectMeta', () => {
   it('gives the message kubectl shows for a bad name', () => {
     const errs = validateObjectMeta({ name: 'Foo', namespace: 'default' }, namespaced);
     assert.equal(
-      invalidMessage({ kind: 'Pod' }, 'Foo', errs),
+      invalidMessage({ group: '', kind: 'Pod' }, 'Foo', errs),
       `Pod "Foo" is invalid: metadata.name: Invalid value: "Foo": ${SUBDOMAIN_RULE}`,
     );
     assert.deepEqual(errs[0]?.toCause(), {

@@ -1,4 +1,6 @@
 import type { Store, WatchEvent } from '../../storage/types.js';
+import { ExponentialBackoff } from '../../util/backoff.js';
+import { realClock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import type { KubeObject } from '../registry/object.js';
 
@@ -245,13 +247,14 @@ export class Cacher {
 
   /** Loads again after losing the storage watch, retrying until it works or the cache is stopped. */
   private async reload(): Promise<void> {
-    for (let delay = 100; !this.stopped; delay = Math.min(delay * 2, 5000)) {
+    const backoff = new ExponentialBackoff(realClock, { initialMs: 100, maxMs: 5000, jitter: 0 });
+    while (!this.stopped) {
       try {
         await this.load();
         return;
       } catch (err) {
         this.log.error('watch cache reload failed', { prefix: this.prefix, err: String(err) });
-        await new Promise((r) => setTimeout(r, delay).unref());
+        await new Promise((r) => setTimeout(r, backoff.next()).unref());
       }
     }
   }

@@ -13,11 +13,12 @@
  *   again. Connection refused and 429 on opening a watch back off and re-watch without listing.
  * - While watching, every resyncPeriod it asks the store to resync (when shouldResync says so).
  */
+
+import { type BackoffOptions, ExponentialBackoff } from '../../util/backoff.js';
 import type { Clock, TimerHandle } from '../../util/clock.js';
 import { realClock } from '../../util/clock.js';
 import { type Logger, silentLogger } from '../../util/logger.js';
 import { ApiError, isGone, type KubeObject, type ListerWatcher, type ListOptions, type WatchStream } from '../types.js';
-import { type BackoffOptions, ExponentialBackoff } from './backoff.js';
 
 /** What the reflector writes to: the informer's processing, or a plain store. */
 export interface ReflectorStore<T> {

@@ -45,6 +45,9 @@ describe('IP parsing as Go does it', () => {
     assert.deepEqual(parseIPSloppy('010.0.0.1'), { ip: '10.0.0.1', ipv6: false });
     assert.deepEqual(parseIPSloppy('FD00:0:0::0001'), { ip: 'fd00::1', ipv6: true });
     assert.deepEqual(parseIPSloppy('::ffff:10.1.2.3'), { ip: '10.1.2.3', ipv6: false });
+    assert.deepEqual(parseIPSloppy('::ffff:a01:203'), { ip: '10.1.2.3', ipv6: false });
+    assert.deepEqual(parseIPSloppy('2001:db8:0:0:1:0:0:1'), { ip: '2001:db8::1:0:0:1', ipv6: true });
+    assert.equal(parseIPSloppy('fe80::1%eth0'), undefined);
     assert.equal(parseIPSloppy('256.0.0.1'), undefined);
     assert.equal(parseIPSloppy('host.example'), undefined);
   });

@@ -4,8 +4,8 @@
  * endpoints and how, which Services a pod change concerns, endpoint identity (the hash that lets a slice be
  * updated in place), port-set keys, and the canonical packing of Endpoints subsets.
  */
-import { isIPv6 } from 'node:net';
 import { LabelSelector } from '../../api/labels.js';
+import { formatIP, isIPv4, parseIP } from '../../api/validation/ip.js';
 import { DeletedFinalStateUnknown } from '../../client/cache/store.js';
 import { ApiError, type KubeObject, type OwnerReference } from '../../client/types.js';
 import type {
@@ -95,25 +95,8 @@ export function isNamespaceTerminating(err: unknown): boolean {
  * net.IP does: dotted IPv4 (also for IPv4-mapped IPv6), canonical IPv6. Undefined when it is not an IP.
  */
 export function parseIPSloppy(text: string): { ip: string; ipv6: boolean } | undefined {
-  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
-  if (v4) {
-    const parts = v4.slice(1).map(Number);
-    return parts.every((p) => p <= 255) ? { ip: parts.join('.'), ipv6: false } : undefined;
-  }
-  if (text.includes('%') || !isIPv6(text)) return undefined;
-  let canonical: string;
-  try {
-    canonical = new URL(`http://[${text}]/`).hostname.slice(1, -1);
-  } catch {
-    return undefined;
-  }
-  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical);
-  if (mapped) {
-    const hi = Number.parseInt(mapped[1] ?? '0', 16);
-    const lo = Number.parseInt(mapped[2] ?? '0', 16);
-    return { ip: [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff].join('.'), ipv6: false };
-  }
-  return { ip: canonical, ipv6: true };
+  const bytes = parseIP(text);
+  return bytes && { ip: formatIP(bytes), ipv6: !isIPv4(bytes) };
 }
 
 export const isIPv6String = (text: string | undefined): boolean => parseIPSloppy(text ?? '')?.ipv6 ?? false;

@@ -3,9 +3,10 @@
  * one kind of object, which quota resource names it can measure, whether an object falls in a quota scope, and what
  * one object uses. The controller sums usage over every object of a namespace from the informer caches.
  */
+
+import { quantityFromInt } from '../../api/quantity.js';
 import type { GroupVersionResource, KubeObject } from '../../client/types.js';
 import { isBestEffort, podLimits, podRequests } from './pod-resources.js';
-import { quantityFromInt } from './quantity.js';
 import { addInto, parseResourceList, type ResourceList } from './resource-list.js';
 import { type ScopeRequirement, scopeSelectorMatches } from './scopes.js';
 

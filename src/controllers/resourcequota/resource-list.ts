@@ -3,7 +3,7 @@
  * with the operations apiserver's quota package offers (add, max, mask, equals) and conversion to and from the
  * JSON objects objects carry.
  */
-import { addQuantity, compareQuantity, formatQuantity, parseQuantity, type Quantity } from './quantity.js';
+import { addQuantities, compareQuantities, formatQuantity, parseQuantity, type Quantity } from '../../api/quantity.js';
 
 export type ResourceList = Map<string, Quantity>;
 
@@ -37,7 +37,7 @@ export function addLists(a: ResourceList, b: ResourceList): ResourceList {
   const out: ResourceList = new Map(a);
   for (const [name, q] of b) {
     const have = out.get(name);
-    out.set(name, have ? addQuantity(have, q) : q);
+    out.set(name, have ? addQuantities(have, q) : q);
   }
   return out;
 }
@@ -46,7 +46,7 @@ export function addLists(a: ResourceList, b: ResourceList): ResourceList {
 export function addInto(a: ResourceList, b: ResourceList): void {
   for (const [name, q] of b) {
     const have = a.get(name);
-    a.set(name, have ? addQuantity(have, q) : q);
+    a.set(name, have ? addQuantities(have, q) : q);
   }
 }
 
@@ -54,7 +54,7 @@ export function addInto(a: ResourceList, b: ResourceList): void {
 export function maxInto(a: ResourceList, b: ResourceList): void {
   for (const [name, q] of b) {
     const have = a.get(name);
-    if (!have || compareQuantity(q, have) > 0) a.set(name, q);
+    if (!have || compareQuantities(q, have) > 0) a.set(name, q);
   }
 }
 
@@ -69,7 +69,7 @@ export function listsEqual(a: ResourceList, b: ResourceList): boolean {
   if (a.size !== b.size) return false;
   for (const [name, q] of a) {
     const other = b.get(name);
-    if (!other || compareQuantity(q, other) !== 0) return false;
+    if (!other || compareQuantities(q, other) !== 0) return false;
   }
   return true;
 }

@@ -10,6 +10,7 @@
  * lists: its evaluator and informer are made when a quota first names it.
  */
 
+import { quantityFromInt } from '../../api/quantity.js';
 import { Lister, NamespaceLister } from '../../client/cache/listers.js';
 import type { SharedIndexInformer } from '../../client/cache/shared-informer.js';
 import { DeletedFinalStateUnknown, metaNamespaceKeyFunc, splitMetaNamespaceKey } from '../../client/cache/store.js';
@@ -25,7 +26,6 @@ import { createRateLimitingQueue } from '../../client/workqueue/rate-limiting.js
 import type { Controller, ControllerContext } from '../context.js';
 import { runWorkers } from '../worker.js';
 import { type Evaluator, objectCountEvaluator, objectCountName, staticEvaluators } from './evaluators.js';
-import { quantityFromInt } from './quantity.js';
 import {
   addInto,
   formatResourceList,

@@ -1,4 +1,6 @@
 import type { Etcd3, IEvent, IWatchRequest, IWatchResponse } from 'etcd3';
+import { ExponentialBackoff } from '../../util/backoff.js';
+import { realClock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { StorageError, type WatchEvent, type WatchListener } from '../types.js';
 import { ALL_FROM, EMPTY, rangeEnd, toStorageError } from './codec.js';
@@ -32,7 +34,7 @@ export class EtcdWatch {
   private next: number;
   private stream: Stream | undefined;
   private closed = false;
-  private retryMs = 50;
+  private readonly backoff = new ExponentialBackoff(realClock, { initialMs: 50, maxMs: 2_000, jitter: 0 });
 
   constructor(private readonly opts: EtcdWatchOptions) {
     this.next = opts.afterRevision + 1;
@@ -96,7 +98,7 @@ export class EtcdWatch {
       }
       return;
     }
-    this.retryMs = 50;
+    this.backoff.reset();
     // Events of one revision arrive in one response, so only those older than this response's start are repeats.
     const floor = this.next;
     for (const ev of res.events ?? []) {
@@ -122,8 +124,6 @@ export class EtcdWatch {
   private retry(err: unknown): void {
     if (this.closed) return;
     this.opts.log.v(2).info('etcd watch reconnecting', { prefix: this.opts.prefix, next: this.next, err: String(err) });
-    const delay = this.retryMs;
-    this.retryMs = Math.min(this.retryMs * 2, 2_000);
-    setTimeout(() => void this.connect(), delay).unref();
+    setTimeout(() => void this.connect(), this.backoff.next()).unref();
   }
 }

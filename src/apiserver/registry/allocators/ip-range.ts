@@ -1,8 +1,7 @@
 /**
  * IP addresses as numbers, and the service CIDR they are allocated from (`--service-cluster-ip-range`).
  */
-import { isIPv4, isIPv6 } from 'node:net';
-import { formatIP } from '../../../api/validation/ip.js';
+import { formatIP, parseIP as parseIPBytes } from '../../../api/validation/ip.js';
 
 export type IPFamily = 'IPv4' | 'IPv6';
 
@@ -11,21 +10,14 @@ export interface ParsedIP {
   family: IPFamily;
 }
 
-/** Parses an address as Go's sloppy parser does (IPv4 with leading zeros included); undefined when it is not one. */
+/**
+ * Parses an address as Go's sloppy parser does (IPv4 with leading zeros included); undefined when it is not one.
+ * The family is the text's: an IPv4-mapped IPv6 address is IPv6 here.
+ */
 export function parseIP(text: string): ParsedIP | undefined {
-  if (/^[0-9]+(\.[0-9]+){3}$/.test(text)) {
-    const parts = text.split('.').map(Number);
-    if (parts.some((p) => p > 255)) return undefined;
-    return { value: parts.reduce((n, p) => (n << 8n) | BigInt(p), 0n), family: 'IPv4' };
-  }
-  if (!isIPv6(text)) return undefined;
-  const canonical = new URL(`http://[${text}]`).hostname.slice(1, -1);
-  const [head = '', tail] = canonical.split('::');
-  const headGroups = head === '' ? [] : head.split(':');
-  const tailGroups = tail === undefined || tail === '' ? [] : tail.split(':');
-  const zeros: string[] = Array(8 - headGroups.length - tailGroups.length).fill('0');
-  const value = [...headGroups, ...zeros, ...tailGroups].reduce((n, g) => (n << 16n) | BigInt(`0x${g}`), 0n);
-  return { value, family: 'IPv6' };
+  const bytes = parseIPBytes(text);
+  if (!bytes) return undefined;
+  return { value: bytes.reduce((n, b) => (n << 8n) | BigInt(b), 0n), family: bytes.length === 4 ? 'IPv4' : 'IPv6' };
 }
 
 /** The text of an address: dotted IPv4, or IPv6 as Go prints it. */
@@ -38,8 +30,7 @@ export function formatAddress(value: bigint, family: IPFamily): string {
 
 /** The family of an address's text, or undefined. */
 export function familyOf(text: string): IPFamily | undefined {
-  if (isIPv4(text) || /^[0-9]+(\.[0-9]+){3}$/.test(text)) return parseIP(text)?.family;
-  return isIPv6(text) ? 'IPv6' : undefined;
+  return parseIP(text)?.family;
 }
 
 /** A service CIDR: which addresses it holds and which of them may be handed out. */

@@ -13,7 +13,7 @@ import { validateAppsStatusCounts } from './apps-status-validation.js';
 import { alwaysRunningTemplate, selectorMatchesTemplate } from './apps-workload-validation.js';
 import { type Builtin, builtin } from './common.js';
 import { validatePodTemplateSpec } from './core-pod-validation.js';
-import { column, containerCells, formatLabelSelector, formatLabels, int } from './groups-columns.js';
+import { column, formatLabels, int, TEMPLATE_WIDE_COLUMNS, templateWideCells } from './groups-columns.js';
 import { child, defaultString, defaultValue, type Rec, rec, str, unset } from './groups-fields.js';
 import { goIntOrString, goLabelSelector, goPointer, goStruct } from './groups-go-format.js';
 import { withStatusValidation } from './groups-status.js';
@@ -158,14 +158,11 @@ export const daemonsets: Builtin = withStatusValidation(
         column('Available', 'Nodes whose daemon pod is available.', { type: 'integer' }),
         column('Node Selector', 'The node selector of the pod template.'),
         ageColumn,
-        column('Containers', 'The containers of the pod template.', { wide: true }),
-        column('Images', 'The images of the pod template.', { wide: true }),
-        column('Selector', 'The label selector of the pods.', { wide: true }),
+        ...TEMPLATE_WIDE_COLUMNS,
       ],
       cells(o, now) {
         const spec = rec(o.spec);
         const status = rec(o.status);
-        const [names, images] = containerCells(spec.template);
         return [
           o.metadata.name,
           int(status.desiredNumberScheduled),
@@ -175,9 +172,7 @@ export const daemonsets: Builtin = withStatusValidation(
           int(status.numberAvailable),
           formatLabels(rec(rec(spec.template).spec).nodeSelector),
           age(o.metadata.creationTimestamp, now),
-          names,
-          images,
-          formatLabelSelector(spec.selector),
+          ...templateWideCells(spec.template, spec.selector),
         ];
       },
     },

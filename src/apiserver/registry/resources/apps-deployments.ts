@@ -19,7 +19,7 @@ import { defaultPodTemplate } from './apps-pod-template-defaults.js';
 import { validateAppsStatusCounts } from './apps-status-validation.js';
 import { validateTemplateForReplicaSet } from './apps-workload-validation.js';
 import { type Builtin, builtin } from './common.js';
-import { column, containerCells, int, selectorText } from './groups-columns.js';
+import { column, int, selectorText, TEMPLATE_WIDE_COLUMNS, templateWideCells } from './groups-columns.js';
 import { child, defaultString, defaultValue, rec, str, unset } from './groups-fields.js';
 import { goIntOrString, goLabelSelector, goPointer, goStruct } from './groups-go-format.js';
 import { withStatusValidation } from './groups-status.js';
@@ -141,23 +141,18 @@ export const deployments: Builtin = withStatusValidation(
         column('Up-to-date', 'Pods that run the current template.'),
         column('Available', 'Pods available for at least minReadySeconds.'),
         ageColumn,
-        column('Containers', 'The containers of the pod template.', { wide: true }),
-        column('Images', 'The images of the pod template.', { wide: true }),
-        column('Selector', 'The label selector of the pods.', { wide: true }),
+        ...TEMPLATE_WIDE_COLUMNS,
       ],
       cells(o, now) {
         const spec = rec(o.spec);
         const status = rec(o.status);
-        const [names, images] = containerCells(spec.template);
         return [
           o.metadata.name,
           `${int(status.readyReplicas)}/${int(spec.replicas)}`,
           int(status.updatedReplicas),
           int(status.availableReplicas),
           age(o.metadata.creationTimestamp, now),
-          names,
-          images,
-          selectorText(spec.selector),
+          ...templateWideCells(spec.template, spec.selector, selectorText),
         ];
       },
     },

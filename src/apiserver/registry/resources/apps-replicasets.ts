@@ -9,7 +9,7 @@ import { defaultPodTemplate } from './apps-pod-template-defaults.js';
 import { validateAppsStatusCounts } from './apps-status-validation.js';
 import { validateTemplateForReplicaSet } from './apps-workload-validation.js';
 import { type Builtin, builtin } from './common.js';
-import { column, containerCells, formatLabelSelector, int } from './groups-columns.js';
+import { column, int, TEMPLATE_WIDE_COLUMNS, templateWideCells } from './groups-columns.js';
 import { child, defaultValue, type Rec, rec } from './groups-fields.js';
 import { goLabelSelector } from './groups-go-format.js';
 import { withStatusValidation } from './groups-status.js';
@@ -61,23 +61,18 @@ export const replicasets: Builtin = withStatusValidation(
         column('Current', 'The number of pods that exist.', { type: 'integer' }),
         column('Ready', 'The number of ready pods.', { type: 'integer' }),
         ageColumn,
-        column('Containers', 'The containers of the pod template.', { wide: true }),
-        column('Images', 'The images of the pod template.', { wide: true }),
-        column('Selector', 'The label selector of the pods.', { wide: true }),
+        ...TEMPLATE_WIDE_COLUMNS,
       ],
       cells(o, now) {
         const spec = rec(o.spec);
         const status = rec(o.status);
-        const [names, images] = containerCells(spec.template);
         return [
           o.metadata.name,
           int(spec.replicas),
           int(status.replicas),
           int(status.readyReplicas),
           age(o.metadata.creationTimestamp, now),
-          names,
-          images,
-          formatLabelSelector(spec.selector),
+          ...templateWideCells(spec.template, spec.selector),
         ];
       },
     },

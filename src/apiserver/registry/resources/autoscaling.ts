@@ -4,6 +4,7 @@ import { ageColumn, nameColumn } from '../../printers/table.js';
 import type { KubeObject } from '../object.js';
 import { type Builtin, builtin } from './common.js';
 import { type Rec, rec } from './core-json.js';
+import { column } from './groups-columns.js';
 
 /** Where autoscaling/v1 keeps what only autoscaling/v2 can say, as upstream's conversion does. */
 const METRICS_ANNOTATION = 'autoscaling.alpha.kubernetes.io/metrics';
@@ -155,21 +156,13 @@ function targets(v2: KubeObject): string {
     .join(', ');
 }
 
-const column = (name: string, description: string, type: 'string' | 'integer' = 'string') => ({
-  name,
-  type,
-  format: '',
-  description,
-  priority: 0,
-});
-
 const hpaColumns = [
   nameColumn,
   column('Reference', 'The kind/name of the object being scaled.'),
   column('Targets', 'Current and target values of each metric.'),
-  column('MinPods', 'The fewest replicas.', 'integer'),
-  column('MaxPods', 'The most replicas.', 'integer'),
-  column('Replicas', 'The replicas the object has now.', 'integer'),
+  column('MinPods', 'The fewest replicas.', { type: 'integer' }),
+  column('MaxPods', 'The most replicas.', { type: 'integer' }),
+  column('Replicas', 'The replicas the object has now.', { type: 'integer' }),
   ageColumn,
 ];
 

@@ -10,7 +10,7 @@ import type { KubeObject } from '../object.js';
 import { isKnownTimeZone, scheduleError } from './batch-cron-schedule.js';
 import { defaultJobSpecTemplate, validateJobSpec } from './batch-job-spec.js';
 import { type Builtin, builtin } from './common.js';
-import { column, containerCells, formatLabelSelector, printBoolPointer } from './groups-columns.js';
+import { column, printBoolPointer, TEMPLATE_WIDE_COLUMNS, templateWideCells } from './groups-columns.js';
 import { child, defaultString, defaultValue, list, type Rec, rec, str, unset } from './groups-fields.js';
 import { goLabelSelector } from './groups-go-format.js';
 import { withStatusValidation } from './groups-status.js';
@@ -123,15 +123,12 @@ export const cronjobs: Builtin = withStatusValidation(
         column('Active', 'How many jobs are running.', { type: 'integer' }),
         column('Last Schedule', 'When a job was last scheduled.'),
         ageColumn,
-        column('Containers', 'The containers of the pod template.', { wide: true }),
-        column('Images', 'The images of the pod template.', { wide: true }),
-        column('Selector', 'The label selector of the pods.', { wide: true }),
+        ...TEMPLATE_WIDE_COLUMNS,
       ],
       cells(o, now) {
         const spec = rec(o.spec);
         const status = rec(o.status);
         const jobSpec = rec(rec(spec.jobTemplate).spec);
-        const [names, images] = containerCells(jobSpec.template);
         const last = str(status.lastScheduleTime);
         return [
           o.metadata.name,
@@ -141,9 +138,7 @@ export const cronjobs: Builtin = withStatusValidation(
           list(status.active).length,
           last ? age(last, now) : '<none>',
           age(o.metadata.creationTimestamp, now),
-          names,
-          images,
-          formatLabelSelector(jobSpec.selector),
+          ...templateWideCells(jobSpec.template, jobSpec.selector),
         ];
       },
     },

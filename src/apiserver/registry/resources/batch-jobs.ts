@@ -13,7 +13,7 @@ import { isObject, jsonEqual, type KubeObject } from '../object.js';
 import { selectorMatchesTemplate } from './apps-workload-validation.js';
 import { defaultJobSpec, validateJobSpec } from './batch-job-spec.js';
 import { type Builtin, builtin } from './common.js';
-import { column, containerCells, formatLabelSelector, int } from './groups-columns.js';
+import { column, int, TEMPLATE_WIDE_COLUMNS, templateWideCells } from './groups-columns.js';
 import { child, num, type Rec, rec, records, str, stringMap, unset } from './groups-fields.js';
 import { goLabelSelector, goStringMap } from './groups-go-format.js';
 import { withStatusValidation } from './groups-status.js';
@@ -205,23 +205,18 @@ export const jobs: Builtin = withStatusValidation(
         column('Completions', 'Succeeded pods out of the completions wanted.'),
         column('Duration', 'How long the job ran, or has been running.'),
         ageColumn,
-        column('Containers', 'The containers of the pod template.', { wide: true }),
-        column('Images', 'The images of the pod template.', { wide: true }),
-        column('Selector', 'The label selector of the pods.', { wide: true }),
+        ...TEMPLATE_WIDE_COLUMNS,
       ],
       cells(o, now) {
         const spec = rec(o.spec);
         const status = rec(o.status);
-        const [names, images] = containerCells(spec.template);
         return [
           o.metadata.name,
           jobStatus(o),
           jobCompletions(spec, int(status.succeeded)),
           jobDuration(status, now),
           age(o.metadata.creationTimestamp, now),
-          names,
-          images,
-          formatLabelSelector(spec.selector),
+          ...templateWideCells(spec.template, spec.selector),
         ];
       },
     },

@@ -5,14 +5,7 @@ import { ageColumn, nameColumn } from '../../printers/table.js';
 import { isObject, type KubeObject } from '../object.js';
 import { type Builtin, builtin, countKeys } from './common.js';
 import { configKeyErrors } from './core-container-env.js';
-
-const col = (name: string, description: string, type: 'string' | 'integer' = 'string') => ({
-  name,
-  type,
-  format: '',
-  description,
-  priority: 0,
-});
+import { column } from './groups-columns.js';
 
 export const namespaces: Builtin = builtin({
   group: '',
@@ -51,7 +44,7 @@ export const namespaces: Builtin = builtin({
     mayFinishDeletion: (obj) => namespaceFinalizers(obj).length === 0,
   },
   printer: {
-    columns: [nameColumn, col('Status', 'The phase of the namespace.'), ageColumn],
+    columns: [nameColumn, column('Status', 'The phase of the namespace.'), ageColumn],
     cells: (o, now) => [
       o.metadata.name,
       (o.status as { phase?: string } | undefined)?.phase ?? '',
@@ -101,7 +94,7 @@ export const configmaps: Builtin = builtin({
     },
   },
   printer: {
-    columns: [nameColumn, col('Data', 'How many keys the ConfigMap holds.', 'integer'), ageColumn],
+    columns: [nameColumn, column('Data', 'How many keys the ConfigMap holds.', { type: 'integer' }), ageColumn],
     cells: (o, now) => [
       o.metadata.name,
       countKeys(o.data) + countKeys(o.binaryData),
@@ -140,8 +133,8 @@ export const secrets: Builtin = builtin({
   printer: {
     columns: [
       nameColumn,
-      col('Type', 'The type of the secret.'),
-      col('Data', 'How many keys the Secret holds.', 'integer'),
+      column('Type', 'The type of the secret.'),
+      column('Data', 'How many keys the Secret holds.', { type: 'integer' }),
       ageColumn,
     ],
     cells: (o, now) => [o.metadata.name, o.type ?? '', countKeys(o.data), age(o.metadata.creationTimestamp, now)],
@@ -154,7 +147,11 @@ export const serviceaccounts: Builtin = builtin({
   resource: 'serviceaccounts',
   strategy: { tracksGeneration: false, returnDeletedObject: true },
   printer: {
-    columns: [nameColumn, col('Secrets', 'How many secrets the service account references.', 'integer'), ageColumn],
+    columns: [
+      nameColumn,
+      column('Secrets', 'How many secrets the service account references.', { type: 'integer' }),
+      ageColumn,
+    ],
     cells: (o, now) => [
       o.metadata.name,
       Array.isArray(o.secrets) ? o.secrets.length : 0,

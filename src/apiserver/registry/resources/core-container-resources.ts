@@ -3,9 +3,9 @@
  * and the equality rules for resources that cannot be overcommitted (extended resources, hugepages).
  */
 import { type FieldError, type FieldPath, forbidden, invalid, required } from '../../../api/field-errors.js';
+import { compareQuantities, formatQuantity, isQuantity, parseQuantity, type Quantity } from '../../../api/quantity.js';
 import { isQualifiedName } from '../../../api/validation/names.js';
 import { rec } from './core-json.js';
-import { compareQuantities, formatQuantity, isQuantity, parseQuantity, type Quantity } from './core-quantity.js';
 
 const STANDARD_CONTAINER_RESOURCES = new Set(['cpu', 'memory', 'ephemeral-storage']);
 const isHugePages = (name: string) => name.startsWith('hugepages-');

@@ -7,38 +7,18 @@ import { isValidIPForLegacyField } from '../../../api/validation/ip.js';
 import { nameIsDNSSubdomain } from '../../../api/validation/name-validators.js';
 import { age } from '../../printers/duration.js';
 import { ageColumn, nameColumn, type Printer } from '../../printers/table.js';
-import { parseIP } from '../allocators/ip-range.js';
 import type { KubeObject } from '../object.js';
 import { type Builtin, builtin } from './common.js';
-import { dns1123Label, qualifiedName } from './core-field-checks.js';
+import { dns1123Label, qualifiedName, validateNonSpecialIP } from './core-field-checks.js';
 import { type Rec, recs, str } from './core-json.js';
 import { isValidPortNum } from './core-port-validation.js';
-import { column } from './core-printing.js';
+import { column } from './groups-columns.js';
 
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
 
 export function defaultEndpoints(ep: KubeObject): void {
   for (const subset of recs(ep.subsets))
     for (const port of recs(subset.ports)) if (!port.protocol) port.protocol = 'TCP';
-}
-
-/** Upstream's ValidateEndpointIP: no unspecified, loopback or link-local addresses. */
-function endpointIP(ip: string, at: FieldPath): FieldError[] {
-  const parsed = parseIP(ip);
-  if (!parsed) return [];
-  const v = parsed.value;
-  const v4 = parsed.family === 'IPv4';
-  const errs: FieldError[] = [];
-  if (v === 0n) errs.push(invalid(at, ip, `may not be unspecified (${ip})`));
-  if (v4 ? v >> 24n === 127n : v === 1n)
-    errs.push(invalid(at, ip, 'may not be in the loopback range (127.0.0.0/8, ::1/128)'));
-  if (v4 ? v >> 16n === 0xa9fen : v >> 118n === 0x3fan) {
-    errs.push(invalid(at, ip, 'may not be in the link-local range (169.254.0.0/16, fe80::/10)'));
-  }
-  if (v4 ? v >> 8n === 0xe00000n : v >> 112n === 0xff02n) {
-    errs.push(invalid(at, ip, 'may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)'));
-  }
-  return errs;
 }
 
 function address(a: Rec, at: FieldPath): FieldError[] {
@@ -48,7 +28,7 @@ function address(a: Rec, at: FieldPath): FieldError[] {
   if (typeof a.nodeName === 'string') {
     for (const msg of nameIsDNSSubdomain(a.nodeName, false)) errs.push(invalid(at.child('nodeName'), a.nodeName, msg));
   }
-  if (errs.length === 0) errs.push(...endpointIP(ip, at.child('ip')));
+  if (errs.length === 0) errs.push(...validateNonSpecialIP(ip, at.child('ip')));
   return errs;
 }
 

@@ -3,11 +3,11 @@
  * min), canonical quantities, and ValidateLimitRange's checks. Upstream has no printer of its own for them.
  */
 import { duplicate, type FieldError, forbidden, invalid, path, required } from '../../../api/field-errors.js';
+import { compareQuantities, formatQuantity, isQuantity, parseQuantity, type Quantity } from '../../../api/quantity.js';
 import { isQualifiedName } from '../../../api/validation/names.js';
 import type { KubeObject } from '../object.js';
 import { type Builtin, builtin } from './common.js';
 import { child, type Rec, rec, recs, str } from './core-json.js';
-import { compareQuantities, formatQuantity, isQuantity, parseQuantity, type Quantity } from './core-quantity.js';
 import { defaultResourceList } from './core-resource-lists.js';
 import { isStandardContainerResourceName, quantityValueErrors, resourceNameErrors } from './core-resource-names.js';
 

@@ -15,10 +15,10 @@ import type { KubeObject } from '../object.js';
 import type { StatusStrategy } from '../resource.js';
 import { type Builtin, builtin } from './common.js';
 import { arr, type Rec, rec, recs, str } from './core-json.js';
-import { column } from './core-printing.js';
 import { defaultResourceList } from './core-resource-lists.js';
 import { quantityValueErrors } from './core-resource-names.js';
 import { keepAllButStatus } from './core-status.js';
+import { column } from './groups-columns.js';
 
 const ROLE_PREFIX = 'node-role.kubernetes.io/';
 const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
@@ -157,11 +157,11 @@ export const nodePrinter: Printer = {
     column('Roles', 'The roles the node labels claim.'),
     ageColumn,
     column('Version', 'The kubelet version the node reports.'),
-    column('Internal-IP', 'The first internal address of the node.', { priority: 1 }),
-    column('External-IP', 'The first external address of the node.', { priority: 1 }),
-    column('OS-Image', 'The operating system image the node reports.', { priority: 1 }),
-    column('Kernel-Version', 'The kernel version the node reports.', { priority: 1 }),
-    column('Container-Runtime', 'The container runtime and its version, as the node reports them.', { priority: 1 }),
+    column('Internal-IP', 'The first internal address of the node.', { wide: true }),
+    column('External-IP', 'The first external address of the node.', { wide: true }),
+    column('OS-Image', 'The operating system image the node reports.', { wide: true }),
+    column('Kernel-Version', 'The kernel version the node reports.', { wide: true }),
+    column('Container-Runtime', 'The container runtime and its version, as the node reports them.', { wide: true }),
   ],
   cells(node, now) {
     const info = rec(rec(node.status).nodeInfo);

@@ -4,6 +4,13 @@
  * the NAME STATUS VOLUME CAPACITY ACCESS MODES STORAGECLASS VOLUMEATTRIBUTESCLASS AGE columns.
  */
 import { type FieldError, forbidden, invalid, notSupported, path, required } from '../../../api/field-errors.js';
+import {
+  canonicalQuantity,
+  compareQuantities,
+  formatQuantity,
+  isQuantity,
+  parseQuantity,
+} from '../../../api/quantity.js';
 import { validateLabelSelector } from '../../../api/validation/labels.js';
 import { nameIsDNSSubdomain } from '../../../api/validation/name-validators.js';
 import { age } from '../../printers/duration.js';
@@ -13,8 +20,6 @@ import { type Builtin, builtin } from './common.js';
 import { immutable } from './core-field-checks.js';
 import { child, rec, str } from './core-json.js';
 import { describeSpecChange } from './core-pod-spec-diff.js';
-import { column } from './core-printing.js';
-import { canonicalQuantity, compareQuantities, formatQuantity, isQuantity, parseQuantity } from './core-quantity.js';
 import { defaultRequirements, defaultResourceList } from './core-resource-lists.js';
 import { specKeepingStatusStrategy } from './core-status.js';
 import {
@@ -25,6 +30,7 @@ import {
   volumeAttributesClassCell,
   volumeModeCell,
 } from './core-volume-claims.js';
+import { column } from './groups-columns.js';
 
 export function defaultPersistentVolumeClaim(pvc: KubeObject): void {
   const spec = child(pvc, 'spec');
@@ -135,7 +141,7 @@ export const persistentVolumeClaimPrinter: Printer = {
     column('StorageClass', 'The storage class of the claim.'),
     column('VolumeAttributesClass', 'The volume attributes class of the claim.'),
     ageColumn,
-    column('VolumeMode', 'Whether the claim is for a filesystem or a raw block device.', { priority: 1 }),
+    column('VolumeMode', 'Whether the claim is for a filesystem or a raw block device.', { wide: true }),
   ],
   cells(pvc, now) {
     const spec = rec(pvc.spec);

@@ -4,6 +4,7 @@
  * exactly one volume source), an immutable source, and the NAME CAPACITY ACCESS MODES … columns.
  */
 import { type FieldError, forbidden, invalid, notSupported, path, required } from '../../../api/field-errors.js';
+import { canonicalQuantity, formatQuantity, isQuantity, parseQuantity } from '../../../api/quantity.js';
 import { GoValue, goQuote } from '../../../api/validation/go-format.js';
 import { nameIsDNSSubdomain } from '../../../api/validation/name-validators.js';
 import { age } from '../../printers/duration.js';
@@ -13,8 +14,6 @@ import type { StatusStrategy } from '../resource.js';
 import { type Builtin, builtin } from './common.js';
 import { immutable } from './core-field-checks.js';
 import { child, type Rec, rec, str } from './core-json.js';
-import { column } from './core-printing.js';
-import { canonicalQuantity, formatQuantity, isQuantity, parseQuantity } from './core-quantity.js';
 import { defaultResourceList } from './core-resource-lists.js';
 import { keepAllButStatus } from './core-status.js';
 import {
@@ -25,6 +24,7 @@ import {
   volumeAttributesClassCell,
   volumeModeCell,
 } from './core-volume-claims.js';
+import { column } from './groups-columns.js';
 
 /** PersistentVolumeSource's members, in the order upstream checks them. */
 const SOURCES = [
@@ -197,7 +197,7 @@ export const persistentVolumePrinter: Printer = {
     column('VolumeAttributesClass', 'The volume attributes class of the volume.'),
     column('Reason', 'Why the volume is in its phase.'),
     ageColumn,
-    column('VolumeMode', 'Whether the volume is a filesystem or a raw block device.', { priority: 1 }),
+    column('VolumeMode', 'Whether the volume is a filesystem or a raw block device.', { wide: true }),
   ],
   cells(pv, now) {
     const spec = rec(pv.spec);

@@ -8,7 +8,7 @@ import { age } from '../../printers/duration.js';
 import { ageColumn, nameColumn, type Printer } from '../../printers/table.js';
 import type { KubeObject } from '../object.js';
 import { type Rec, rec, recs, str } from './core-json.js';
-import { column } from './core-printing.js';
+import { column } from './groups-columns.js';
 
 const isSidecar = (c: Rec | undefined) => c?.restartPolicy === 'Always';
 const count = (v: unknown) => (typeof v === 'number' ? v : 0);
@@ -128,10 +128,10 @@ export const podPrinter: Printer = {
     column('Status', 'The summary of the pod and container states.'),
     column('Restarts', 'How many times the containers restarted, and how long ago the last one did.'),
     ageColumn,
-    column('IP', 'The IP address of the pod.', { priority: 1 }),
-    column('Node', 'The node the pod is bound to.', { priority: 1 }),
-    column('Nominated Node', 'The node the scheduler plans to put the pod on after preemption.', { priority: 1 }),
-    column('Readiness Gates', 'How many readiness gates of the pod are met, of how many.', { priority: 1 }),
+    column('IP', 'The IP address of the pod.', { wide: true }),
+    column('Node', 'The node the pod is bound to.', { wide: true }),
+    column('Nominated Node', 'The node the scheduler plans to put the pod on after preemption.', { wide: true }),
+    column('Readiness Gates', 'How many readiness gates of the pod are met, of how many.', { wide: true }),
   ],
   cells(pod, now) {
     const spec = rec(pod.spec);

@@ -3,9 +3,10 @@
  * without any cpu or memory requests or limits, Guaranteed when every container limits both and all requests equal
  * the limits, Burstable otherwise.
  */
+
+import { addQuantities, compareQuantities, isQuantity, parseQuantity, type Quantity } from '../../../api/quantity.js';
 import type { KubeObject } from '../object.js';
 import { rec, recs } from './core-json.js';
-import { addQuantities, compareQuantities, isQuantity, parseQuantity, type Quantity } from './core-quantity.js';
 
 export type QOSClass = 'Guaranteed' | 'Burstable' | 'BestEffort';
 

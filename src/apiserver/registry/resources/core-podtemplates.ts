@@ -6,7 +6,7 @@ import { type Builtin, builtin } from './common.js';
 import { child, rec } from './core-json.js';
 import { defaultTemplateSpec } from './core-pod-defaults.js';
 import { validatePodTemplateSpec } from './core-pod-validation.js';
-import { column, containerCells, formatLabels } from './core-printing.js';
+import { column, containerCells, formatLabels } from './groups-columns.js';
 
 export const podTemplatePrinter: Printer = {
   columns: [
@@ -17,7 +17,7 @@ export const podTemplatePrinter: Printer = {
   ],
   cells(t) {
     const template = rec(t.template);
-    const [names, images] = containerCells(rec(template.spec).containers);
+    const [names, images] = containerCells(template);
     return [t.metadata.name ?? '', names, images, formatLabels(rec(template.metadata).labels)];
   },
 };

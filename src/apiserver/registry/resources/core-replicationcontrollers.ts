@@ -13,8 +13,8 @@ import { nonNegative } from './core-field-checks.js';
 import { child, type Rec, rec, str, stringMap } from './core-json.js';
 import { defaultTemplateSpec } from './core-pod-defaults.js';
 import { validatePodTemplateSpec } from './core-pod-validation.js';
-import { column, containerCells, formatLabels } from './core-printing.js';
 import { specKeepingStatusStrategy } from './core-status.js';
+import { column, containerCells, formatLabels } from './groups-columns.js';
 
 const count = (v: unknown) => (typeof v === 'number' ? v : 0);
 
@@ -100,14 +100,14 @@ export const replicationControllerPrinter: Printer = {
     column('Current', 'How many pods the controller has.', { type: 'integer' }),
     column('Ready', 'How many of its pods are ready.', { type: 'integer' }),
     ageColumn,
-    column('Containers', 'The names of the containers in the template.', { priority: 1 }),
-    column('Images', 'The images of the containers in the template.', { priority: 1 }),
-    column('Selector', 'The labels of the pods the controller counts as its own.', { priority: 1 }),
+    column('Containers', 'The names of the containers in the template.', { wide: true }),
+    column('Images', 'The images of the containers in the template.', { wide: true }),
+    column('Selector', 'The labels of the pods the controller counts as its own.', { wide: true }),
   ],
   cells(rc, now) {
     const spec = rec(rc.spec);
     const status = rec(rc.status);
-    const [names, images] = containerCells(rec(rec(spec.template).spec).containers);
+    const [names, images] = containerCells(spec.template);
     return [
       rc.metadata.name ?? '',
       count(spec.replicas),

@@ -3,10 +3,11 @@
  * quantity (a 400 BadRequest otherwise, as the decoder answers), is rounded up to milli units (SetDefaults_ResourceList)
  * and is kept in canonical form.
  */
+
+import { formatQuantity, parseQuantity, QuantityError, roundUp } from '../../../api/quantity.js';
 import { statusErrors } from '../../../api/status-error.js';
 import { isObject } from '../object.js';
 import { type Rec, rec } from './core-json.js';
-import { formatQuantity, parseQuantity, QuantityError, roundUp } from './core-quantity.js';
 
 /** The decoder's refusal of an object whose quantity does not parse. */
 export function undecodable(kind: string, err: unknown): Error {

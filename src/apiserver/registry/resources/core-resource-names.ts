@@ -3,8 +3,8 @@
  * and quantities in resource lists of LimitRanges, ResourceQuotas and Nodes.
  */
 import { type FieldError, type FieldPath, invalid } from '../../../api/field-errors.js';
+import { formatQuantity, isQuantity, parseQuantity } from '../../../api/quantity.js';
 import { isQualifiedName } from '../../../api/validation/names.js';
-import { formatQuantity, isQuantity, parseQuantity } from './core-quantity.js';
 
 const STANDARD = new Set([
   'cpu',

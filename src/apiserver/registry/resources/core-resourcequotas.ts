@@ -3,17 +3,17 @@
  * quantities, scopes) and the NAME AGE REQUEST LIMIT columns that show used/hard per resource.
  */
 import { type FieldError, type FieldPath, invalid, path } from '../../../api/field-errors.js';
+import { canonicalQuantity, isQuantity } from '../../../api/quantity.js';
 import { GoValue, goQuote } from '../../../api/validation/go-format.js';
 import { age } from '../../printers/duration.js';
 import { ageColumn, nameColumn, type Printer } from '../../printers/table.js';
 import type { KubeObject } from '../object.js';
 import { type Builtin, builtin } from './common.js';
 import { arr, type Rec, rec, str } from './core-json.js';
-import { column } from './core-printing.js';
-import { canonicalQuantity, isQuantity } from './core-quantity.js';
 import { defaultResourceList } from './core-resource-lists.js';
 import { isStandardQuotaResourceName, quantityValueErrors, resourceNameErrors } from './core-resource-names.js';
 import { specKeepingStatusStrategy } from './core-status.js';
+import { column } from './groups-columns.js';
 
 const SCOPES = [
   'Terminating',

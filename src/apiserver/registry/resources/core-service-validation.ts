@@ -14,7 +14,7 @@ import { isValidCIDRForLegacyField, isValidIPForLegacyField } from '../../../api
 import { validateLabels } from '../../../api/validation/labels.js';
 import { parseIP } from '../allocators/ip-range.js';
 import type { KubeObject } from '../object.js';
-import { dns1123Label, dns1123Subdomain, qualifiedName } from './core-field-checks.js';
+import { dns1123Label, dns1123Subdomain, qualifiedName, validateNonSpecialIP } from './core-field-checks.js';
 import { arr, type Rec, rec, str, stringMap } from './core-json.js';
 import { isValidPortNum, validatePortNumOrName } from './core-port-validation.js';
 import {
@@ -40,26 +40,6 @@ function servicePortKey(protocol: string, port: number): GoValue {
   return new GoValue(
     `core.ServicePort{Name:"", Protocol:${goQuote(protocol)}, AppProtocol:(*string)(nil), Port:${port}, TargetPort:intstr.IntOrString{Type:0, IntVal:0, StrVal:""}, NodePort:0}`,
   );
-}
-
-/** Upstream's ValidateNonSpecialIP for external IPs. */
-function nonSpecialIP(ip: string, at: FieldPath): FieldError[] {
-  const parsed = parseIP(ip);
-  if (!parsed) return [invalid(at, ip, 'must be a valid IP address')];
-  const errs: FieldError[] = [];
-  const v = parsed.value;
-  const v4 = parsed.family === 'IPv4';
-  if (v === 0n) errs.push(invalid(at, ip, `may not be unspecified (${ip})`));
-  if (v4 ? v >> 24n === 127n : v === 1n) {
-    errs.push(invalid(at, ip, 'may not be in the loopback range (127.0.0.0/8, ::1/128)'));
-  }
-  if (v4 ? v >> 16n === 0xa9fen : v >> 118n === 0x3fan) {
-    errs.push(invalid(at, ip, 'may not be in the link-local range (169.254.0.0/16, fe80::/10)'));
-  }
-  if (v4 ? v >> 8n === 0xe00000n : v >> 112n === 0xff02n) {
-    errs.push(invalid(at, ip, 'may not be in the link-local multicast range (224.0.0.0/24, ff02::/10)'));
-  }
-  return errs;
 }
 
 function servicePort(sp: Rec, requireName: boolean, names: Set<string>, at: FieldPath): FieldError[] {
@@ -326,7 +306,7 @@ export function validateService(svc: KubeObject, old?: KubeObject): FieldError[]
   arr(spec.externalIPs).forEach((ip, i) => {
     const at = path('spec', 'externalIPs').index(i);
     const ipErrs = isValidIPForLegacyField(at, str(ip), false);
-    errs.push(...(ipErrs.length > 0 ? ipErrs : nonSpecialIP(str(ip), at)));
+    errs.push(...(ipErrs.length > 0 ? ipErrs : validateNonSpecialIP(str(ip), at)));
   });
   const type = typeOf(svc);
   if (type === '') errs.push(required(path('spec', 'type')));

@@ -10,13 +10,13 @@ import type { KubeObject } from '../object.js';
 import { type Builtin, builtin } from './common.js';
 import type { FinishFunc, HookContext, StrategyWithHooks } from './core-hooks.js';
 import { arr, rec, recs, str } from './core-json.js';
-import { column, formatLabels } from './core-printing.js';
 import { type ServiceAllocationOptions, ServiceAllocations } from './core-service-allocation.js';
 import { defaultService } from './core-service-defaults.js';
 import { clusterIPsOf, specOf, typeOf } from './core-service-spec.js';
 import { dropTypeDependentFields, keepAllocatedValues, normalizeClusterIPs } from './core-service-update.js';
 import { validateService, validateServiceUpdate } from './core-service-validation.js';
 import { specKeepingStatusStrategy } from './core-status.js';
+import { column, formatLabels } from './groups-columns.js';
 
 const SERVICES_PREFIX = '/registry/services/specs/';
 
@@ -61,7 +61,7 @@ export const servicePrinter: Printer = {
     column('External-IP', 'Where the service can be reached from outside the cluster.'),
     column('Port(s)', 'The ports the service exposes, with their node ports.'),
     ageColumn,
-    column('Selector', 'The labels of the pods the service sends traffic to.', { priority: 1 }),
+    column('Selector', 'The labels of the pods the service sends traffic to.', { wide: true }),
   ],
   cells: (svc, now) => [
     svc.metadata.name ?? '',

@@ -12,11 +12,11 @@ import {
   notSupported,
   required,
 } from '../../../api/field-errors.js';
+import { compareQuantities, isQuantity, parseQuantity } from '../../../api/quantity.js';
 import { validateFieldRef } from './core-container-env.js';
 import { localDescendingPath } from './core-container-validation.js';
 import { dns1123Label } from './core-field-checks.js';
 import { type Rec, rec, recs, str } from './core-json.js';
-import { compareQuantities, isQuantity, parseQuantity } from './core-quantity.js';
 
 /** Volume sources in the order upstream checks them (the order decides which one "more than 1" points at). */
 const SOURCES = [

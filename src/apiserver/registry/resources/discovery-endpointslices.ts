@@ -13,7 +13,7 @@ import {
   required,
   tooMany,
 } from '../../../api/field-errors.js';
-import { isValidIPForLegacyField } from '../../../api/validation/ip.js';
+import { isIPv4, parseIP } from '../../../api/validation/ip.js';
 import { validateLabels } from '../../../api/validation/labels.js';
 import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName } from '../../../api/validation/names.js';
 import { age } from '../../printers/duration.js';
@@ -26,11 +26,6 @@ import { immutable } from './groups-validation.js';
 
 const ADDRESS_TYPES = ['FQDN', 'IPv4', 'IPv6'];
 const PROTOCOLS = ['SCTP', 'TCP', 'UDP'];
-
-/** Whether a sloppily-parsed IP is IPv4 (dotted, or IPv4-mapped IPv6), as net.IP.To4() decides. */
-function isIPv4(address: string): boolean {
-  return !address.includes(':') || /^::ffff:[0-9.]+$/i.test(address);
-}
 
 /** IsFullyQualifiedDomainName. */
 function fqdnErrors(address: string, at: FieldPath): FieldError[] {
@@ -49,8 +44,9 @@ function fqdnErrors(address: string, at: FieldPath): FieldError[] {
 
 function validateAddress(address: string, addressType: string, at: FieldPath): FieldError[] {
   if (addressType === 'IPv4' || addressType === 'IPv6') {
-    const parses = isValidIPForLegacyField(at, address, false).length === 0;
-    if (!parses || isIPv4(address) !== (addressType === 'IPv4')) {
+    // Parsed sloppily (as a legacy IP field); IPv4-mapped IPv6 counts as IPv4, as net.IP.To4() decides.
+    const ip = parseIP(address);
+    if (!ip || isIPv4(ip) !== (addressType === 'IPv4')) {
       return [invalid(at, address, `must be a valid ${addressType} address`)];
     }
     return [];

@@ -1,17 +1,9 @@
 import { invalid, path, required, tooLong } from '../../../api/field-errors.js';
 import { age } from '../../printers/duration.js';
-import type { ColumnDefinition } from '../../printers/table.js';
 import type { KubeObject } from '../object.js';
 import { type Builtin, builtin } from './common.js';
 import { rec, str } from './core-json.js';
-
-const column = (name: string, description: string, priority = 0, type: ColumnDefinition['type'] = 'string') => ({
-  name,
-  type,
-  format: '',
-  description,
-  priority,
-});
+import { column } from './groups-columns.js';
 
 /** When an event last happened: its series' last observation, its lastTimestamp, or its eventTime. */
 function lastSeen(e: KubeObject): string | undefined {
@@ -64,12 +56,12 @@ export const events: Builtin = builtin({
       column('Type', 'Normal or Warning.'),
       column('Reason', 'Why the event was emitted, in one word.'),
       column('Object', 'The object the event is about.'),
-      column('Subobject', 'The part of the object the event is about.', 1),
-      column('Source', 'The component that reported the event.', 1),
+      column('Subobject', 'The part of the object the event is about.', { wide: true }),
+      column('Source', 'The component that reported the event.', { wide: true }),
       column('Message', 'What happened.'),
-      column('First Seen', 'When the event was first seen.', 1),
-      column('Count', 'How many times the event happened.', 1, 'integer'),
-      column('Name', 'The name of the event object.', 1),
+      column('First Seen', 'When the event was first seen.', { wide: true }),
+      column('Count', 'How many times the event happened.', { type: 'integer', wide: true }),
+      column('Name', 'The name of the event object.', { wide: true }),
     ],
     cells: (e, now) => coreEventCells(e, now),
   },

@@ -3,25 +3,16 @@
  * type. Shared by the strategies of the named API groups.
  */
 import { isObject } from '../object.js';
+import { arr as list, type Rec } from './core-json.js';
 
-export type Rec = Record<string, unknown>;
+export { child, rec, str } from './core-json.js';
+export type { Rec };
+export { list };
 
-/** The value as an object, or an empty one. */
-export const rec = (v: unknown): Rec => (isObject(v) ? v : {});
-export const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+/** A number field, 0 when absent or not a number. */
 export const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
-export const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 /** Whether a field is absent, as a nil pointer is in Go. */
 export const unset = (v: unknown): v is null | undefined => v === undefined || v === null;
-
-/** The object at obj[key]; one is created there when missing (for defaulting nested structs). */
-export function child(obj: Rec, key: string): Rec {
-  const v = obj[key];
-  if (isObject(v)) return v;
-  const fresh: Rec = {};
-  obj[key] = fresh;
-  return fresh;
-}
 
 /** Sets obj[key] when it is absent (a nil pointer upstream). */
 export function defaultValue(obj: Rec, key: string, value: unknown): void {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KubeObject } from '../object.js';
-import { canonicalCIDR, ipaddresses, kubernetesServiceCIDR, servicecidrs } from './networking-servicecidrs.js';
+import { ipaddresses, kubernetesServiceCIDR, servicecidrs } from './networking-servicecidrs.js';
 
 const messages = (errs: { message: string }[] | undefined) => (errs ?? []).map((e) => e.message);
 
@@ -17,7 +17,10 @@ describe('networking.k8s.io/v1 ServiceCIDRs and IPAddresses', () => {
       (kubernetesServiceCIDR('10.96.0.10/12,fd00:0:0:0:0:0:0:1/108').spec as { cidrs: string[] }).cidrs,
       ['10.96.0.0/12', 'fd00::/108'],
     );
-    assert.equal(canonicalCIDR('2001:db8:0:0:1:0:0:1/64'), '2001:db8::/64');
+    assert.deepEqual((kubernetesServiceCIDR('2001:db8:0:0:1:0:0:1/64').spec as { cidrs: string[] }).cidrs, [
+      '2001:db8::/64',
+    ]);
+    assert.throws(() => kubernetesServiceCIDR('10.96.0.0'), /invalid CIDR address: 10.96.0.0/);
     assert.deepEqual(servicecidrs.def.strategy.validate?.(kubernetesServiceCIDR('10.96.0.0/12,fd00::/108')), []);
   });
 

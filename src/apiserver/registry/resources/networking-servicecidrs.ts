@@ -3,10 +3,9 @@
  * the addresses allocated out of them. kubernetesServiceCIDR() builds the default `kubernetes` ServiceCIDR from
  * --service-cluster-ip-range, as upstream's bootstrap controller creates it.
  */
-import { isIP } from 'node:net';
 import { type FieldError, invalid, path, required } from '../../../api/field-errors.js';
 import { GoValue } from '../../../api/validation/go-format.js';
-import { isValidCIDR, isValidIP } from '../../../api/validation/ip.js';
+import { canonicalCIDR, isIPv4, isValidCIDR, isValidIP, parseIP } from '../../../api/validation/ip.js';
 import { isValidPathSegmentName, type NameValidator } from '../../../api/validation/name-validators.js';
 import { isDNS1123Subdomain } from '../../../api/validation/names.js';
 import { age } from '../../printers/duration.js';
@@ -21,32 +20,6 @@ import { immutable } from './groups-validation.js';
 
 export const DEFAULT_SERVICE_CIDR_NAME = 'kubernetes';
 
-/** The subnet of a CIDR as Go's IPNet.String() prints it: host bits cleared, IPv6 compressed. */
-export function canonicalCIDR(cidr: string): string {
-  const [address = '', bitsText = ''] = cidr.trim().split('/');
-  const bits = Number(bitsText);
-  const family = isIP(address);
-  if (family === 0 || !/^[0-9]+$/.test(bitsText) || bits > (family === 4 ? 32 : 128)) {
-    throw new Error(`invalid CIDR address: ${cidr}`);
-  }
-  const keep = (value: number, width: number, offset: number) => {
-    const kept = Math.max(0, Math.min(width, bits - offset));
-    return kept === 0 ? 0 : value & (((1 << width) - 1) ^ ((1 << (width - kept)) - 1));
-  };
-  if (family === 4) {
-    return `${address
-      .split('.')
-      .map((o, i) => keep(Number(o), 8, i * 8))
-      .join('.')}/${bits}`;
-  }
-  const [head = '', tail] = address.split('::');
-  const headGroups = head ? head.split(':') : [];
-  const tailGroups = tail ? tail.split(':') : [];
-  const groups = [...headGroups, ...new Array(8 - headGroups.length - tailGroups.length).fill('0'), ...tailGroups];
-  const masked = groups.map((g, i) => keep(Number.parseInt(g, 16), 16, i * 16).toString(16)).join(':');
-  return `${new URL(`http://[${masked}]/`).hostname.slice(1, -1)}/${bits}`;
-}
-
 /**
  * The default ServiceCIDR for a --service-cluster-ip-range value (one range, or two of different families
  * separated by a comma), to be created through the normal create path at startup.
@@ -56,7 +29,11 @@ export function kubernetesServiceCIDR(serviceClusterIPRange: string): KubeObject
     .split(',')
     .map((c) => c.trim())
     .filter((c) => c !== '')
-    .map(canonicalCIDR);
+    .map((c) => {
+      const canonical = canonicalCIDR(c);
+      if (canonical === undefined) throw new Error(`invalid CIDR address: ${c}`);
+      return canonical;
+    });
   return {
     apiVersion: 'networking.k8s.io/v1',
     kind: 'ServiceCIDR',
@@ -72,8 +49,11 @@ function validateServiceCIDR(obj: KubeObject): FieldError[] {
   const shown = goStruct('networking.ServiceCIDRSpec', [['CIDRs', goStrings(rec(obj.spec).cidrs)]]);
   if (cidrs.length > 2) return [invalid(at, shown, 'may only hold up to 2 values')];
   if (cidrs.length === 2) {
-    const families = cidrs.map((c) => isIP(c.split('/')[0] ?? ''));
-    if (families.includes(0) || families[0] === families[1]) {
+    const families = cidrs.map((c) => {
+      const ip = parseIP(c.split('/')[0] ?? '');
+      return ip && (isIPv4(ip) ? 'IPv4' : 'IPv6');
+    });
+    if (families.includes(undefined) || families[0] === families[1]) {
       return [
         invalid(at, shown, 'may specify no more than one IP for each IP family, i.e 192.168.0.0/24 and 2001:db8::/64'),
       ];

@@ -1,9 +1,10 @@
 /**
- * The reflector's retry delays (apimachinery's exponential backoff manager, with the reflector's settings): start
- * at 800 ms, double up to 30 s, add up to 100% random jitter, and start over once no backoff was asked for two
- * minutes (the server is taken to be healthy again).
+ * Exponential backoff (apimachinery's exponential backoff manager): each delay is factor times the last, up to a
+ * cap, plus up to jitter × the delay at random; it starts over once no backoff was asked for resetMs (the other side
+ * is taken to be healthy again), or when reset() says so. The defaults are the reflector's: start at 800 ms, double
+ * up to 30 s, up to 100% jitter, start over after two quiet minutes.
  */
-import type { Clock } from '../../util/clock.js';
+import type { Clock } from './clock.js';
 
 export interface BackoffOptions {
   initialMs?: number;
@@ -11,7 +12,7 @@ export interface BackoffOptions {
   /** Time without a backoff after which the next one starts from initialMs again. */
   resetMs?: number;
   factor?: number;
-  /** Adds up to jitter × the delay, at random. */
+  /** Adds up to jitter × the delay, at random; 0 for none. */
   jitter?: number;
   /** [0, 1); Math.random by default. */
   random?: () => number;
@@ -50,5 +51,10 @@ export class ExponentialBackoff {
     const delay = this.current;
     this.current = Math.min(this.maxMs, this.current * this.factor);
     return this.jitter > 0 ? delay + this.random() * this.jitter * delay : delay;
+  }
+
+  /** Starts over: the next delay is initialMs again (after a success). */
+  reset(): void {
+    this.current = this.initialMs;
   }
 }

@@ -1,8 +1,8 @@
 /**
- * Resource quantities (`500m`, `1Gi`, `2e3`) as apimachinery's resource.Quantity parses, compares and prints them.
- * A value is kept exactly, in nano units (upstream rounds anything finer up to a nano), with the format its suffix
- * chose; printing gives upstream's canonical form, which is what the apiserver stores and returns (`1000m` comes
- * back as `1`, `1024Mi` as `1Gi`).
+ * Resource quantities (`500m`, `1Gi`, `2e3`) as apimachinery's resource.Quantity parses, compares, adds and prints
+ * them. A value is kept exactly, in nano units (upstream rounds anything finer up to a nano), with the format its
+ * suffix chose; printing gives upstream's canonical form, which is what the apiserver stores and returns and kubectl
+ * shows (`1000m` comes back as `1`, `1024Mi` as `1Gi`).
  */
 
 export type QuantityFormat = 'DecimalExponent' | 'BinarySI' | 'DecimalSI';
@@ -83,7 +83,29 @@ function divideAwayFromZero(a: bigint, b: bigint): bigint {
   return a % b === 0n ? q : q + (a < 0n ? -1n : 1n);
 }
 
-/** Parses a quantity; a JSON number is read from its decimal text, as upstream's decoder does. */
+/** The value in nanos of digits × 10^-fractionDigits × base^exponent, rounded up to a nano and capped. */
+function toNanos(digits: string, fractionDigits: number, base: 2 | 10, exponent: number): bigint {
+  if (digits === '0') return 0n;
+  if (base === 10) {
+    // The value lies in [10^(magnitude-1), 10^magnitude): decide the out-of-range cases without building
+    // powers of ten as large as the exponent a client sent (`1e100000000`).
+    const magnitude = digits.length - fractionDigits + exponent;
+    if (magnitude > 19) return MAX_NANOS;
+    if (magnitude <= -9) return 1n;
+  }
+  let numerator = BigInt(digits) * NANO;
+  let denominator = 10n ** BigInt(fractionDigits);
+  if (base === 2) numerator *= 1n << BigInt(exponent);
+  else if (exponent >= 0) numerator *= 10n ** BigInt(exponent);
+  else denominator *= 10n ** BigInt(-exponent);
+  const nanos = divideAwayFromZero(numerator, denominator);
+  return nanos > MAX_NANOS ? MAX_NANOS : nanos;
+}
+
+/**
+ * Parses a quantity, throwing QuantityError with upstream's message when it is not one. A JSON number is read from
+ * its decimal text, and surrounding blanks are ignored, as upstream's decoder does.
+ */
 export function parseQuantity(input: string | number): Quantity {
   const text = typeof input === 'number' ? String(input) : input.trim();
   if (text.length === 0) throw new QuantityError(QUANTITY_FORMAT_ERROR);
@@ -91,19 +113,13 @@ export function parseQuantity(input: string | number): Quantity {
   const { base, exponent, format } = interpretSuffix(suffix);
   // Upstream reads missing digits as zero: `k`, `.` and `+` all parse as 0.
   const digits = `${whole}${fraction}`.replace(/^0+(?=\d)/, '') || '0';
-  let numerator = BigInt(digits) * NANO;
-  let denominator = 10n ** BigInt(fraction.length);
-  if (base === 2) numerator *= 1n << BigInt(exponent);
-  else if (exponent >= 0) numerator *= 10n ** BigInt(exponent);
-  else denominator *= 10n ** BigInt(-exponent);
-  let nanos = divideAwayFromZero(numerator, denominator);
-  if (nanos > MAX_NANOS) nanos = MAX_NANOS;
+  const nanos = toNanos(digits, fraction.length, base, exponent);
   // Binary quantities below one print as decimals, which avoids rounding.
   const finalFormat = format === 'BinarySI' && nanos > 0n && nanos < NANO ? 'DecimalSI' : format;
   return { nanos: negative ? -nanos : nanos, format: finalFormat };
 }
 
-/** Whether text parses as a quantity. */
+/** Whether a JSON value (a string or a number) parses as a quantity. */
 export function isQuantity(input: unknown): boolean {
   if (typeof input !== 'string' && typeof input !== 'number') return false;
   try {
@@ -112,6 +128,11 @@ export function isQuantity(input: unknown): boolean {
   } catch {
     return false;
   }
+}
+
+/** A whole number of units, printed in decimal notation. */
+export function quantityFromInt(n: number | bigint): Quantity {
+  return { nanos: BigInt(n) * NANO, format: 'DecimalSI' };
 }
 
 /** Upstream's RoundUp(scale): to a multiple of 10^scale, away from zero. */
@@ -125,8 +146,9 @@ export function compareQuantities(a: Quantity, b: Quantity): number {
   return a.nanos < b.nanos ? -1 : a.nanos > b.nanos ? 1 : 0;
 }
 
+/** a + b in a's notation; a zero left-hand side takes the right-hand side's, as upstream's Quantity.Add does. */
 export function addQuantities(a: Quantity, b: Quantity): Quantity {
-  return { nanos: a.nanos + b.nanos, format: a.format };
+  return { nanos: a.nanos + b.nanos, format: a.nanos === 0n ? b.format : a.format };
 }
 
 /** The canonical text of a quantity, as Quantity.String() prints it. */
@@ -135,6 +157,7 @@ export function formatQuantity(q: Quantity): string {
   const negative = q.nanos < 0n;
   const abs = negative ? -q.nanos : q.nanos;
   const sign = negative ? '-' : '';
+  // Binary notation is kept only from 1024 up and for whole numbers; anything else would round, so prints as decimal.
   if (q.format === 'BinarySI' && abs >= 1024n * NANO && abs % NANO === 0n) {
     let mantissa = abs / NANO;
     let power = 0;
@@ -144,6 +167,7 @@ export function formatQuantity(q: Quantity): string {
     }
     return `${sign}${mantissa}${BINARY_BY_POWER[power]}`;
   }
+  // Strip trailing zeros into the exponent, then bring the exponent down to a multiple of three.
   let mantissa = abs;
   let exponent = -9;
   while (mantissa % 10n === 0n) {
@@ -159,7 +183,7 @@ export function formatQuantity(q: Quantity): string {
   return exponent === 0 ? `${sign}${mantissa}` : `${sign}${mantissa}e${exponent}`;
 }
 
-/** Parses and prints in canonical form in one step. */
+/** Parses and prints in canonical form in one step: the form the apiserver stores. */
 export function canonicalQuantity(input: string | number): string {
   return formatQuantity(parseQuantity(input));
 }
