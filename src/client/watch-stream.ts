@@ -69,8 +69,10 @@ export class HttpWatchStream<T extends KubeObject> implements WatchStream<T> {
 
   private feed(text: string): void {
     if (this.ended) return;
+    // Only the new text can hold the next newline: an event spread over many chunks is not scanned again.
+    let newline = text.indexOf('\n');
+    if (newline >= 0) newline += this.pending.length;
     this.pending += text;
-    let newline = this.pending.indexOf('\n');
     while (newline >= 0) {
       const line = this.pending.slice(0, newline).trim();
       this.pending = this.pending.slice(newline + 1);
