@@ -164,9 +164,9 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     if (opts.controllers) {
       const options: ControllerManagerOptions = {
         ...DEFAULT_CONTROLLER_MANAGER_OPTIONS,
-        rootCaPem: pki.ca.certPem,
         ...(opts.controllers === true ? {} : opts.controllers),
       };
+      options.rootCaPem ??= pki.ca.certPem;
       const cmKubeconfig = buildKubeconfig({
         server: url,
         caPem: pki.ca.certPem,

@@ -3,6 +3,7 @@
  */
 import { clusterRoleAggregationController } from './clusterroleaggregation/index.js';
 import type { ControllerDescriptor } from './context.js';
+import { deploymentController } from './deployment/index.js';
 import { endpointsController } from './endpoints/index.js';
 import { endpointSliceController } from './endpointslice/index.js';
 import { endpointSliceMirroringController } from './endpointslicemirroring/index.js';
@@ -21,6 +22,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   namespaceController,
   replicaSetController,
   replicationControllerController,
+  deploymentController,
   endpointsController,
   endpointSliceController,
   endpointSliceMirroringController,

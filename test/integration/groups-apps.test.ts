@@ -98,6 +98,11 @@ describe('apps/v1 through the HTTP API', () => {
     const status = await apiRequest(cp, 'PUT', `${DEPLOYS}/gen/status`, {
       body: {
         ...scaled.body,
+        metadata: {
+          ...scaled.body.metadata,
+          labels: { team: 'b' },
+          annotations: { 'deployment.kubernetes.io/revision': '1' },
+        },
         spec: { ...scaled.body.spec, replicas: 9 },
         status: { observedGeneration: 2, replicas: 3 },
       },
@@ -105,6 +110,12 @@ describe('apps/v1 through the HTTP API', () => {
     assert.equal(status.status, 200, status.text);
     assert.equal(status.body.metadata.generation, 2);
     assert.equal(status.body.spec.replicas, 3, 'a status write does not change spec');
+    assert.deepEqual(status.body.metadata.labels, { team: 'a' }, 'nor labels');
+    assert.deepEqual(
+      status.body.metadata.annotations,
+      { 'deployment.kubernetes.io/revision': '1' },
+      'a Deployment status write may set annotations, as upstream (its controller writes the revision so)',
+    );
     assert.deepEqual(status.body.status, { observedGeneration: 2, replicas: 3 });
     const sneaky = await apiRequest(cp, 'PUT', `${DEPLOYS}/gen`, {
       body: { ...status.body, status: { replicas: 100 } },

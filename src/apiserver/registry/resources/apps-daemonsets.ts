@@ -190,4 +190,6 @@ export const daemonsets: Builtin = withStatusValidation(
         'numberUnavailable',
       ],
     }),
+  // Upstream's status strategy resets only spec.
+  [],
 );

@@ -163,4 +163,6 @@ export const deployments: Builtin = withStatusValidation(
       notAboveReplicas: ['updatedReplicas', 'readyReplicas', 'availableReplicas'],
       availableNotAboveReady: 'cannot be greater than readyReplicas',
     }),
+  // Upstream's status strategy resets only spec and labels.
+  ['labels'],
 );

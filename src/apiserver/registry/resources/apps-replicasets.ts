@@ -84,4 +84,6 @@ export const replicasets: Builtin = withStatusValidation(
       availableNotAboveReady: 'cannot be greater than readyReplicas',
       collisionCount: false,
     }),
+  // Upstream's status strategy resets only spec.
+  [],
 );

@@ -210,4 +210,6 @@ export const statefulsets: Builtin = withStatusValidation(
       notAboveReplicas: ['readyReplicas', 'currentReplicas', 'updatedReplicas', 'availableReplicas'],
       availableNotAboveReady: 'cannot be greater than status.readyReplicas',
     }),
+  // Upstream's status strategy resets only spec.
+  [],
 );

@@ -144,4 +144,6 @@ export const cronjobs: Builtin = withStatusValidation(
     },
   }),
   () => [],
+  // Upstream's status strategy resets only spec.
+  [],
 );

@@ -227,4 +227,6 @@ export const jobs: Builtin = withStatusValidation(
       nonNegative(status[key], path('status', key)),
     );
   },
+  // Upstream's status strategy resets only spec.
+  [],
 );

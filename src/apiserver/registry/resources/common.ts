@@ -81,11 +81,19 @@ export function builtin(spec: BuiltinSpec): Builtin {
   return { def, printer: spec.printer ?? defaultPrinter };
 }
 
+/** The metadata upstream's ResetObjectMetaForStatus keeps from the stored object on a status write. */
+export const STATUS_KEEPS_METADATA = ['labels', 'annotations', 'finalizers', 'ownerReferences'] as const;
+export type StatusKeptMetadata = readonly (typeof STATUS_KEEPS_METADATA)[number][];
+
 /**
  * Upstream's status-update rules: a write to /status changes status only; spec and the metadata a status writer
- * may not touch (labels, annotations, finalizers, owner references) are kept as they were.
+ * may not touch are kept as they were — by default labels, annotations, finalizers and owner references; some
+ * resources keep less (a Deployment only its labels: its controller writes revision annotations through /status).
  */
-export function statusStrategy(validate?: (obj: KubeObject, old: KubeObject) => FieldError[]): StatusStrategy {
+export function statusStrategy(
+  validate?: (obj: KubeObject, old: KubeObject) => FieldError[],
+  keptMetadata: StatusKeptMetadata = STATUS_KEEPS_METADATA,
+): StatusStrategy {
   return {
     prepareForUpdate(obj, old) {
       const status = obj.status;
@@ -93,7 +101,7 @@ export function statusStrategy(validate?: (obj: KubeObject, old: KubeObject) => 
       for (const [key, value] of Object.entries(old)) if (key !== 'metadata' && key !== 'status') obj[key] = value;
       if (status === undefined) delete obj.status;
       const meta = obj.metadata;
-      for (const field of ['labels', 'annotations', 'finalizers', 'ownerReferences'] as const) {
+      for (const field of keptMetadata) {
         if (old.metadata[field] === undefined) delete meta[field];
         else meta[field] = old.metadata[field] as never;
       }

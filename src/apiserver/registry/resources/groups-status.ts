@@ -2,7 +2,7 @@ import { type FieldError, path } from '../../../api/field-errors.js';
 import type { ObjectMetaInput } from '../../../api/validation/object-meta-types.js';
 import { validateObjectMetaUpdate } from '../../../api/validation/object-meta-update.js';
 import type { KubeObject } from '../object.js';
-import { type Builtin, statusStrategy } from './common.js';
+import { type Builtin, STATUS_KEEPS_METADATA, type StatusKeptMetadata, statusStrategy } from './common.js';
 
 /**
  * Gives a built-in resource's status subresource upstream's status validation (metadata update rules plus the
@@ -11,10 +11,14 @@ import { type Builtin, statusStrategy } from './common.js';
 export function withStatusValidation(
   b: Builtin,
   validate: (obj: KubeObject, old: KubeObject) => FieldError[],
+  keptMetadata: StatusKeptMetadata = STATUS_KEEPS_METADATA,
 ): Builtin {
-  b.def.status = statusStrategy((obj, old) => [
-    ...validateObjectMetaUpdate(obj.metadata as ObjectMetaInput, old.metadata as ObjectMetaInput, path('metadata')),
-    ...validate(obj, old),
-  ]);
+  b.def.status = statusStrategy(
+    (obj, old) => [
+      ...validateObjectMetaUpdate(obj.metadata as ObjectMetaInput, old.metadata as ObjectMetaInput, path('metadata')),
+      ...validate(obj, old),
+    ],
+    keptMetadata,
+  );
   return b;
 }

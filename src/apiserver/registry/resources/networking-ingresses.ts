@@ -214,4 +214,6 @@ export const ingresses: Builtin = withStatusValidation(
     },
   }),
   validateLoadBalancerStatus,
+  // Upstream's status strategy resets only spec.
+  [],
 );

@@ -90,4 +90,6 @@ export const poddisruptionbudgets: Builtin = withStatusValidation(
       nonNegative(status[key] ?? 0, path('status', key)),
     );
   },
+  // Upstream's status strategy resets only spec.
+  [],
 );

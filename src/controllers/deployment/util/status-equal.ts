@@ -1,0 +1,21 @@
+/**
+ * Whether two Deployment statuses are the same (upstream compares them with reflect.DeepEqual before writing):
+ * counts absent from the JSON are 0, as in the Go struct.
+ */
+import { semanticEqual } from './hash.js';
+import type { DeploymentStatus } from './types.js';
+
+const COUNTS = [
+  'observedGeneration',
+  'replicas',
+  'updatedReplicas',
+  'readyReplicas',
+  'availableReplicas',
+  'unavailableReplicas',
+] as const;
+
+export function statusEqual(a: DeploymentStatus | undefined, b: DeploymentStatus | undefined): boolean {
+  for (const k of COUNTS) if ((a?.[k] ?? 0) !== (b?.[k] ?? 0)) return false;
+  if ((a?.collisionCount ?? null) !== (b?.collisionCount ?? null)) return false;
+  return semanticEqual(a?.conditions ?? [], b?.conditions ?? []);
+}
