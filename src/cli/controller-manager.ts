@@ -5,6 +5,7 @@ import { KubeClient } from '../client/rest.js';
 import { ControllerManager } from '../controllers/manager.js';
 import { type ControllerManagerOptions, DEFAULT_CONTROLLER_MANAGER_OPTIONS } from '../controllers/options.js';
 import { CONTROLLERS } from '../controllers/registry.js';
+import { startComponentServer } from '../util/component-server.js';
 import { parseDuration } from '../util/duration.js';
 import { createLogger } from '../util/logger.js';
 import { UsageError } from './storage-flags.js';
@@ -20,7 +21,14 @@ kube-controller-manager alone, with upstream's flag names and defaults:
   --leader-elect-retry-period D          (2s)    --leader-elect-resource-namespace / -name
   --concurrent-deployment-syncs N        and the other --concurrent-*-syncs flags
   --terminated-pod-gc-threshold N        (12500)
+  --node-monitor-period D                (5s)    --node-monitor-grace-period D (50s)
+  --node-startup-grace-period D          (1m)    --node-eviction-rate F (0.1)
+  --secondary-node-eviction-rate F       (0.01)  --large-cluster-size-threshold N (50)
+  --unhealthy-zone-threshold F           (0.55)
   --root-ca-file FILE                    CA published as kube-root-ca.crt (default: the kubeconfig's CA)
+  --secure-port N                        HTTPS for /healthz, /livez, /readyz, /metrics (default 10257; 0 = off)
+  --bind-address IP                      address for it (default 0.0.0.0)
+  --tls-cert-file F / --tls-private-key-file F   its certificate (default: self-signed at start)
   -v N                                   log verbosity`;
 
 /** Flag name → option key and kind, for the flags that map one to one. */
@@ -55,6 +63,13 @@ const FLAGS: Record<string, [keyof ControllerManagerOptions, 'int' | 'number' | 
   'resource-quota-sync-period': ['resourceQuotaSyncPeriodMs', 'duration'],
   'min-resync-period': ['minResyncPeriodMs', 'duration'],
   'enable-garbage-collector': ['enableGarbageCollector', 'bool'],
+  'node-monitor-period': ['nodeMonitorPeriodMs', 'duration'],
+  'node-monitor-grace-period': ['nodeMonitorGracePeriodMs', 'duration'],
+  'node-startup-grace-period': ['nodeStartupGracePeriodMs', 'duration'],
+  'node-eviction-rate': ['nodeEvictionRate', 'number'],
+  'secondary-node-eviction-rate': ['secondaryNodeEvictionRate', 'number'],
+  'large-cluster-size-threshold': ['largeClusterSizeThreshold', 'int'],
+  'unhealthy-zone-threshold': ['unhealthyZoneThreshold', 'number'],
 };
 
 /** The ControllerManagerOptions that kube-controller-manager's flags (as parsed strings) say; throws UsageError. */
@@ -113,6 +128,10 @@ export async function controllerManagerCommand(args: string[], out: (line: strin
     options: {
       ...controllerManagerFlagSpec,
       kubeconfig: { type: 'string' },
+      'secure-port': { type: 'string' },
+      'bind-address': { type: 'string' },
+      'tls-cert-file': { type: 'string' },
+      'tls-private-key-file': { type: 'string' },
       v: { type: 'string', short: 'v' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -133,7 +152,26 @@ export async function controllerManagerCommand(args: string[], out: (line: strin
     logger: log.child('client'),
   });
   const manager = new ControllerManager({ client, descriptors: CONTROLLERS, options, logger: log });
+  const port = Number(values['secure-port'] ?? '10257');
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--secure-port must be a port number, not ${values['secure-port']}`);
+  const certFile = values['tls-cert-file'];
+  const keyFile = values['tls-private-key-file'];
+  const server =
+    port === 0
+      ? undefined
+      : await startComponentServer({
+          name: 'kube-controller-manager',
+          bindAddress: values['bind-address'] ?? '0.0.0.0',
+          port,
+          ...(certFile && keyFile
+            ? { tls: { certPem: await readFile(certFile, 'utf8'), keyPem: await readFile(keyFile, 'utf8') } }
+            : {}),
+          checks: manager.healthChecks(),
+          metrics: manager.metrics,
+        });
   manager.start();
+  if (server) out(`wheelhouse: kube-controller-manager serving health and metrics on https port ${server.port}`);
   out(`wheelhouse: kube-controller-manager started (identity ${manager.identity}) against ${connection.server}`);
   out(
     `  controllers: ${
@@ -149,6 +187,7 @@ export async function controllerManagerCommand(args: string[], out: (line: strin
     process.once('SIGTERM', () => resolve());
   });
   await manager.stop();
+  await server?.close();
   client.close();
   out('wheelhouse: stopped');
   return 0;

@@ -3,6 +3,7 @@
  * leader election on the `kube-system/kube-controller-manager` Lease when --leader-elect is on. Losing the lease
  * stops every controller (their signal aborts); a new term starts them again with fresh caches.
  */
+import { Gauge, Registry } from 'prom-client';
 import { SharedInformerFactory } from '../client/cache/factory.js';
 import { EventBroadcaster } from '../client/events/broadcaster.js';
 import { defaultIdentity, LeaderElector } from '../client/leader-election.js';
@@ -35,6 +36,8 @@ export class ControllerManager {
   private elector: LeaderElector | undefined;
   /** Names of the controllers running now. */
   readonly active = new Set<string>();
+  /** /metrics of the controller manager: leader status and the controllers running, with upstream's names. */
+  readonly metrics = new Registry();
 
   constructor(private readonly config: ControllerManagerConfig) {
     this.options = { ...DEFAULT_CONTROLLER_MANAGER_OPTIONS, ...config.options };
@@ -43,6 +46,37 @@ export class ControllerManager {
     this.clock = config.clock ?? realClock;
     this.log = config.logger ?? silentLogger;
     this.identity = config.identity ?? defaultIdentity();
+    new Gauge({
+      name: 'leader_election_master_status',
+      help: 'Whether this process leads (1) or not (0).',
+      labelNames: ['name'],
+      registers: [this.metrics],
+      collect: () => {
+        const g = this.metrics.getSingleMetric('leader_election_master_status') as Gauge;
+        g.set({ name: this.options.leaderElectResourceName }, this.leading ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'running_managed_controllers',
+      help: 'The controllers this manager runs now.',
+      labelNames: ['manager', 'name'],
+      registers: [this.metrics],
+      collect: () => {
+        const g = this.metrics.getSingleMetric('running_managed_controllers') as Gauge;
+        g.reset();
+        for (const name of this.active) g.set({ manager: 'kube-controller-manager', name }, 1);
+      },
+    });
+  }
+
+  /** Health checks for the secure port: leader election (a leader whose lease expired long ago is unhealthy). */
+  healthChecks(): Record<string, () => boolean | string> {
+    return {
+      leaderElection: () => {
+        const err = this.elector?.check(20_000);
+        return err ? err.message : true;
+      },
+    };
   }
 
   /** The descriptors that --controllers turns on. */

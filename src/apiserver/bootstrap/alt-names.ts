@@ -1,13 +1,11 @@
 import type { X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
 import { hostname as osHostname } from 'node:os';
+import type { AltNames } from '../../util/certificates.js';
 import { apiServerServiceIP } from './service-ip.js';
 
 /** Subject alternative names of a certificate: DNS names (lower case) and IP addresses (canonical text). */
-export interface AltNames {
-  dnsNames: string[];
-  ips: string[];
-}
+export type { AltNames };
 
 export interface ApiserverAltNameOptions {
   /** The machine's name, added as a DNS name when it is a valid one. Default: os.hostname(). */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { CertificateAndKey } from './certificates.js';
+import type { CertificateAndKey } from '../../util/certificates.js';
 
 /** `<name>.crt` and `<name>.key` in a PKI directory, as kubeadm names them. */
 export function pemPairPaths(dir: string, name: string): { certFile: string; keyFile: string } {

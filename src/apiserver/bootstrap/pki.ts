@@ -1,5 +1,11 @@
 import { createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
+import {
+  type CertificateAndKey,
+  type CertificateAuthority,
+  createCertificateAuthority,
+  signCertificate,
+} from '../../util/certificates.js';
 import type { Clock } from '../../util/clock.js';
 import {
   type AltNames,
@@ -8,16 +14,10 @@ import {
   apiserverAltNames,
   coversAltNames,
 } from './alt-names.js';
-import {
-  type CertificateAndKey,
-  type CertificateAuthority,
-  createCertificateAuthority,
-  signCertificate,
-} from './certificates.js';
 import { type ClientIdentity, parseClientIdentity } from './client-identity.js';
 import { pemPairPaths, readPemFile, readPemPair, writePemPair } from './pem-files.js';
 
-export type { CertificateAndKey, CertificateAuthority } from './certificates.js';
+export type { CertificateAndKey, CertificateAuthority } from '../../util/certificates.js';
 export { type ClientIdentity, parseClientIdentity } from './client-identity.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

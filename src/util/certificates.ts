@@ -1,8 +1,13 @@
 import { createPrivateKey, randomBytes } from 'node:crypto';
 import type * as X509 from '@peculiar/x509';
-import type { AltNames } from './alt-names.js';
 
 /** A certificate and its private key, both PEM (the key as PKCS#8 `PRIVATE KEY`). */
+/** DNS names and IP addresses for a certificate's subjectAltName. */
+export interface AltNames {
+  dnsNames: string[];
+  ips: string[];
+}
+
 export interface CertificateAndKey {
   certPem: string;
   keyPem: string;
