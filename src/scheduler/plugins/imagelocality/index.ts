@@ -1,0 +1,58 @@
+/**
+ * ImageLocality (Score): favours nodes that already have the pod's images. Each image present on the node counts
+ * its size scaled by the share of nodes that have it (so an image on every node does not tip the balance); the sum
+ * is clamped between 23MB and 1000MB per container and mapped linearly onto 0..100.
+ *
+ * Image names are matched as the node reports them (`node.status.images[].names`), with `:latest` added to an
+ * untagged pod image as upstream does. NodeInfo.imageStates holds the sizes and node counts.
+ */
+
+import type { CycleState, Handle, NodeInfo, PluginFactory, Pod, ScorePlugin } from '../../framework/types.js';
+import { MAX_NODE_SCORE, Status } from '../../framework/types.js';
+
+export const name = 'ImageLocality';
+
+const MB = 1024 * 1024;
+export const MIN_THRESHOLD = 23 * MB;
+export const MAX_CONTAINER_THRESHOLD = 1000 * MB;
+
+/** An image without a tag gets `:latest` (a `:` in the registry host does not count as a tag). */
+export function normalizedImageName(image: string): string {
+  return image.lastIndexOf(':') <= image.lastIndexOf('/') ? `${image}:latest` : image;
+}
+
+function scaledImageScore(state: { size: number; numNodes: number }, totalNumNodes: number): number {
+  const spread = totalNumNodes > 0 ? state.numNodes / totalNumNodes : 0;
+  return Math.trunc(state.size * spread);
+}
+
+export function sumImageScores(nodeInfo: NodeInfo, pod: Pod, totalNumNodes: number): number {
+  let sum = 0;
+  for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) {
+    const state = nodeInfo.imageStates.get(normalizedImageName(String(c?.image ?? '')));
+    if (state) sum += scaledImageScore(state, totalNumNodes);
+  }
+  return sum;
+}
+
+export function calculatePriority(sumScores: number, numContainers: number): number {
+  const maxThreshold = MAX_CONTAINER_THRESHOLD * numContainers;
+  let s = sumScores;
+  if (s < MIN_THRESHOLD) s = MIN_THRESHOLD;
+  else if (s > maxThreshold) s = maxThreshold;
+  return Math.trunc((MAX_NODE_SCORE * (s - MIN_THRESHOLD)) / (maxThreshold - MIN_THRESHOLD));
+}
+
+export class ImageLocality implements ScorePlugin {
+  readonly name = name;
+  constructor(private readonly handle: Pick<Handle, 'snapshot'>) {}
+
+  score(_state: CycleState, pod: Pod, nodeInfo: NodeInfo): { score: number; status: Status } {
+    const totalNumNodes = this.handle.snapshot().nodeInfos().list().length;
+    const numContainers = (pod.spec?.initContainers?.length ?? 0) + (pod.spec?.containers?.length ?? 0);
+    const score = calculatePriority(sumImageScores(nodeInfo, pod, totalNumNodes), numContainers);
+    return { score: score || 0, status: Status.success() };
+  }
+}
+
+export const factory: PluginFactory = (_args, handle) => new ImageLocality(handle);
