@@ -44,6 +44,20 @@ export interface ControllerManagerOptions {
   minResyncPeriodMs: number;
   /** --enable-garbage-collector (true). */
   enableGarbageCollector: boolean;
+  /** --node-monitor-period (5s), in ms: how often node-lifecycle-controller looks at node health. */
+  nodeMonitorPeriodMs: number;
+  /** --node-monitor-grace-period (50s since v1.32), in ms: silence after which a node's Ready turns Unknown. */
+  nodeMonitorGracePeriodMs: number;
+  /** --node-startup-grace-period (1m), in ms: the same for a node that never posted status. */
+  nodeStartupGracePeriodMs: number;
+  /** --node-eviction-rate (0.1): nodes per second tainted NoExecute while a zone is healthy. */
+  nodeEvictionRate: number;
+  /** --secondary-node-eviction-rate (0.01): the same while a zone is unhealthy (0 in clusters up to the threshold). */
+  secondaryNodeEvictionRate: number;
+  /** --large-cluster-size-threshold (50). */
+  largeClusterSizeThreshold: number;
+  /** --unhealthy-zone-threshold (0.55): the fraction of not-ready nodes (at least 3) that makes a zone unhealthy. */
+  unhealthyZoneThreshold: number;
   /** The cluster CA certificate (PEM) published as `kube-root-ca.crt` (upstream: --root-ca-file). */
   rootCaPem: string | undefined;
 }
@@ -80,5 +94,12 @@ export const DEFAULT_CONTROLLER_MANAGER_OPTIONS: Readonly<ControllerManagerOptio
   resourceQuotaSyncPeriodMs: 5 * 60_000,
   minResyncPeriodMs: 12 * 3600_000,
   enableGarbageCollector: true,
+  nodeMonitorPeriodMs: 5_000,
+  nodeMonitorGracePeriodMs: 50_000,
+  nodeStartupGracePeriodMs: 60_000,
+  nodeEvictionRate: 0.1,
+  secondaryNodeEvictionRate: 0.01,
+  largeClusterSizeThreshold: 50,
+  unhealthyZoneThreshold: 0.55,
   rootCaPem: undefined,
 };
