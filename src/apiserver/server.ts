@@ -1,3 +1,4 @@
+import { type IncomingMessage, ServerResponse } from 'node:http';
 import { createSecureServer, type Http2SecureServer } from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
 import { statusErrors } from '../api/status-error.js';
@@ -11,6 +12,7 @@ import { APIServerMetrics } from './filters/metrics.js';
 import { buildHandlerChain } from './handler-chain.js';
 import { Discovery } from './handlers/discovery.js';
 import { HealthChecks } from './handlers/health.js';
+import { isPodConnectRequest, registerUpgrade, servePodConnect } from './handlers/pod-proxy.js';
 import { serveResource } from './handlers/rest.js';
 import { versionHandler } from './handlers/version.js';
 import { OpenAPIService } from './openapi/service.js';
@@ -92,6 +94,17 @@ export class APIServer {
       },
       handler,
     );
+    // HTTP/1.1 upgrade requests (WebSocket and SPDY streams of exec, attach, port-forward) go through the same
+    // pipeline, with a response written straight onto the connection until a handler takes the connection over.
+    server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+      socket.on('error', () => {});
+      const res = new ServerResponse(req);
+      res.shouldKeepAlive = false;
+      res.assignSocket(socket);
+      res.on('finish', () => socket.end());
+      registerUpgrade(req, socket, head);
+      handler(req, res);
+    });
     server.on('sessionError', () => {});
     server.on('tlsClientError', () => {});
     // Remember every connection (from its first byte, before TLS), so that stop() can end keep-alive clients,
@@ -133,6 +146,7 @@ export class APIServer {
 
   private readonly route: Handler = async (ctx) => {
     const path = ctx.url.pathname;
+    if (isPodConnectRequest(ctx.info)) return servePodConnect(ctx, this.opts.registry);
     if (ctx.info.isResourceRequest) return serveResource(ctx, this.opts.registry);
     if (path === '/version' || path === '/version/') return versionHandler(ctx);
     if (await this.health.serve(ctx)) return;

@@ -3,6 +3,7 @@ import { lookupResource, type ResourceInfo, servedGroupVersions } from '../../ap
 import type { APIRegistry } from '../api-registry.js';
 import type { RequestContext } from '../context.js';
 import { writeJson } from '../respond.js';
+import { POD_CONNECT_SUBRESOURCES } from './pod-proxy.js';
 
 const AGGREGATED = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
 const AGGREGATED_BETA = 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList';
@@ -150,7 +151,9 @@ export class Discovery {
         (s.name === 'status' && def?.status !== undefined) ||
         (s.name === 'scale' && def?.scale === true) ||
         (s.name === 'finalize' && def?.finalize === true) ||
-        (s.name === 'binding' && def?.binding !== undefined),
+        (s.name === 'binding' && def?.binding !== undefined) ||
+        (s.name === 'eviction' && def?.eviction === true) ||
+        (r.group === '' && r.resource === 'pods' && POD_CONNECT_SUBRESOURCES.has(s.name)),
     );
   }
 
