@@ -108,6 +108,8 @@ export interface ResourceDefinition {
     validate(binding: KubeObject): void;
     bind(pod: KubeObject, binding: KubeObject, now: number): KubeObject;
   };
+  /** For pods: the eviction subresource (POST a policy/v1 Eviction), honouring PodDisruptionBudgets. */
+  eviction?: boolean;
   /**
    * For a resource served in several versions but stored once (events, horizontalpodautoscalers): converts between
    * this version and the stored one.
