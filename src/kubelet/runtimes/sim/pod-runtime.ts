@@ -1,0 +1,577 @@
+/**
+ * One pod on a simulated node: its sandbox, its init containers run one after another, its containers following
+ * the pod's lifecycle (run, complete, fail, crashloop, never-ready), restarts under the restart policy with
+ * upstream's crash-loop back-off (10 s doubling to 5 min, forgotten after 10 min of quiet), and graceful stop when
+ * the pod is deleted. Every step runs on the shared timer wheel; each change tells the host, which reports the
+ * status (status/pod-status.ts turns runtimeStatus() into the API's). No API calls are made here.
+ */
+
+import type { KubeObject } from '../../../client/types.js';
+import type { Clock, TimerHandle } from '../../../util/clock.js';
+import { formatGoDuration, formatPod, imageIdOf, imageSizeOf, newContainerId, normalizeImage } from '../../format.js';
+import type { RuntimeContainerStatus, RuntimePodStatus, TerminatedState } from '../../status/pod-status.js';
+import type { TimerWheel } from '../../timer-wheel.js';
+import type { ResolvedLifecycle } from './lifecycle-config.js';
+import { ContainerLog } from './logs.js';
+
+/** Upstream's crash-loop back-off: the first restart waits 10 s, each later one twice as long, up to 5 minutes. */
+export const INITIAL_BACKOFF_MS = 10_000;
+export const MAX_BACKOFF_MS = 300_000;
+/** How soon the kubelet notices that a container exited (upstream's PLEG relist period). */
+export const RELIST_MS = 1000;
+
+export type EventType = 'Normal' | 'Warning';
+
+/** What a simulated pod needs from its node. */
+export interface PodHost {
+  readonly clock: Clock;
+  readonly wheel: TimerWheel;
+  readonly hostIP: string;
+  /** A free address from the node's pod CIDR, or undefined when none is left. */
+  allocateIP(): string | undefined;
+  releaseIP(ip: string): void;
+  /** Records an event about the pod, or one of its containers (fieldPath spec.containers{name}). */
+  event(pod: KubeObject, fieldPath: string | undefined, type: EventType, reason: string, message: string): void;
+  /** The pod's runtime state changed: its status should be reported. */
+  changed(pod: SimPod): void;
+  imagePresent(image: string): boolean;
+  imagePulled(image: string): void;
+}
+
+interface ContainerSpec {
+  name: string;
+  image?: string;
+  imagePullPolicy?: string;
+  restartPolicy?: string;
+  readinessProbe?: { initialDelaySeconds?: number };
+}
+
+class SimContainer implements RuntimeContainerStatus {
+  image: string;
+  imageID = '';
+  containerID = '';
+  state: RuntimeContainerStatus['state'];
+  lastState: TerminatedState | undefined;
+  ready = false;
+  started = false;
+  restartCount = 0;
+  created = false;
+  backoffMs = 0;
+  backoffUpdatedAt = 0;
+  timers: TimerHandle[] = [];
+  log = new ContainerLog();
+  previousLog: ContainerLog | undefined;
+
+  constructor(
+    readonly spec: ContainerSpec,
+    readonly init: boolean,
+    readonly index: number,
+    waitingReason: string,
+  ) {
+    this.name = spec.name;
+    this.image = spec.image ?? '';
+    this.state = { kind: 'waiting', reason: waitingReason };
+  }
+
+  readonly name: string;
+
+  get sidecar(): boolean {
+    return this.init && this.spec.restartPolicy === 'Always';
+  }
+
+  get fieldPath(): string {
+    return `spec.${this.init ? 'initContainers' : 'containers'}{${this.name}}`;
+  }
+
+  cancelTimers(): void {
+    for (const t of this.timers) t.cancel();
+    this.timers = [];
+  }
+}
+
+export class SimPod {
+  readonly uid: string;
+  pod: KubeObject;
+  terminal = false;
+  sandboxReady = false;
+  startTime: number | undefined;
+  podIP: string | undefined;
+  reason: string | undefined;
+  message: string | undefined;
+  /** Deletion seen: containers are stopping or stopped. */
+  terminating = false;
+  private ipHeld: string | undefined;
+  private podTimer: TimerHandle | undefined;
+  private pullStartedAt = 0;
+  private stopDeadline: number | undefined;
+  private deadlineTimer: TimerHandle | undefined;
+  private failed = false;
+  readonly initContainers: SimContainer[];
+  readonly containers: SimContainer[];
+
+  constructor(
+    pod: KubeObject,
+    readonly lifecycle: ResolvedLifecycle,
+    private readonly host: PodHost,
+  ) {
+    this.pod = pod;
+    this.uid = pod.metadata.uid ?? '';
+    const inits: ContainerSpec[] = pod.spec?.initContainers ?? [];
+    const waiting = inits.length > 0 ? 'PodInitializing' : 'ContainerCreating';
+    this.initContainers = inits.map((c, i) => new SimContainer(c, true, i, waiting));
+    this.containers = ((pod.spec?.containers ?? []) as ContainerSpec[]).map(
+      (c, i) => new SimContainer(c, false, i, waiting),
+    );
+  }
+
+  private get now(): number {
+    return this.host.clock.now();
+  }
+
+  private get restartPolicy(): string {
+    return this.pod.spec?.restartPolicy ?? 'Always';
+  }
+
+  /** Starts the pod: the sandbox now, or after the lifecycle's startSeconds (reporting Pending meanwhile). */
+  start(): void {
+    this.startTime = this.now;
+    this.pullStartedAt = this.now;
+    this.watchDeadline();
+    const delay = this.lifecycle.startSeconds * 1000;
+    if (delay > 0) {
+      this.podTimer = this.host.wheel.after(delay, () => this.createSandbox());
+      this.host.changed(this);
+    } else this.createSandbox();
+  }
+
+  /**
+   * Takes over a pod a previous kubelet process started (its status shows running containers): the containers keep
+   * their IDs, start times and restart counts, and follow the lifecycle from now on. False when there is nothing
+   * to take over (the pod is then started afresh).
+   */
+  adopt(reserveIP: (ip: string) => boolean): boolean {
+    const status = this.pod.status ?? {};
+    const statuses: Record<string, unknown>[] = status.containerStatuses ?? [];
+    if (status.phase !== 'Running' || statuses.length === 0) return false;
+    const parse = (t: unknown) => (typeof t === 'string' ? Date.parse(t) : Number.NaN);
+    const byName = new Map(statuses.map((s) => [s.name as string, s]));
+    if (!this.containers.every((c) => byName.has(c.name))) return false;
+    const startTime = parse(status.startTime);
+    this.startTime = Number.isNaN(startTime) ? this.now : startTime;
+    const podIP = typeof status.podIP === 'string' ? status.podIP : undefined;
+    if (podIP && this.pod.spec?.hostNetwork !== true) {
+      if (reserveIP(podIP)) this.ipHeld = podIP;
+    }
+    this.podIP = podIP ?? (this.pod.spec?.hostNetwork === true ? this.host.hostIP : undefined);
+    this.sandboxReady = true;
+    const initStatuses = new Map(
+      ((status.initContainerStatuses ?? []) as Record<string, unknown>[]).map((s) => [s.name as string, s]),
+    );
+    for (const c of this.initContainers) {
+      const s = initStatuses.get(c.name);
+      c.image = normalizeImage(c.spec.image ?? '');
+      c.imageID = imageIdOf(c.spec.image ?? '');
+      c.created = true;
+      c.containerID = typeof s?.containerID === 'string' ? s.containerID : newContainerId(`${this.uid}/${c.name}`);
+      c.restartCount = typeof s?.restartCount === 'number' ? s.restartCount : 0;
+      if (c.sidecar) {
+        c.state = { kind: 'running', startedAt: this.startTime };
+        c.started = true;
+        c.ready = true;
+      } else {
+        c.state = {
+          kind: 'terminated',
+          exitCode: 0,
+          reason: 'Completed',
+          startedAt: this.startTime,
+          finishedAt: this.startTime,
+          containerID: c.containerID,
+        };
+        c.ready = true;
+      }
+    }
+    for (const c of this.containers) {
+      const s = byName.get(c.name) as Record<string, unknown>;
+      const running = (s.state as { running?: { startedAt?: string } } | undefined)?.running;
+      c.image = normalizeImage(c.spec.image ?? '');
+      c.imageID = imageIdOf(c.spec.image ?? '');
+      c.created = true;
+      c.containerID = typeof s.containerID === 'string' ? s.containerID : newContainerId(`${this.uid}/${c.name}`);
+      c.restartCount = typeof s.restartCount === 'number' ? s.restartCount : 0;
+      const startedAt = parse(running?.startedAt);
+      c.state = { kind: 'running', startedAt: Number.isNaN(startedAt) ? this.now : startedAt };
+      c.started = true;
+      c.ready = this.lifecycle.lifecycle !== 'never-ready';
+      this.scheduleLifecycle(c);
+    }
+    this.host.changed(this);
+    return true;
+  }
+
+  /** spec.activeDeadlineSeconds, counted from the pod's start on the node (upstream's activeDeadlineHandler). */
+  private watchDeadline(): void {
+    const seconds = this.pod.spec?.activeDeadlineSeconds;
+    if (typeof seconds !== 'number' || seconds <= 0 || this.startTime === undefined) return;
+    this.deadlineTimer = this.host.wheel.at(this.startTime + seconds * 1000, () => {
+      if (this.terminal || this.terminating) return;
+      const message = 'Pod was active on the node longer than the specified deadline';
+      this.host.event(this.pod, undefined, 'Warning', 'DeadlineExceeded', message);
+      this.reason = 'DeadlineExceeded';
+      this.message = message;
+      this.failed = true;
+      this.podTimer?.cancel();
+      for (const c of this.all()) {
+        if (c.state.kind === 'running') {
+          this.host.event(this.pod, c.fieldPath, 'Normal', 'Killing', `Stopping container ${c.name}`);
+        }
+      }
+      this.stopAll(true);
+    });
+  }
+
+  /** Marks the pod as refused by admission: it never runs. */
+  reject(reason: string, message: string): void {
+    this.startTime = this.now;
+    this.terminal = true;
+    this.reason = reason;
+    this.message = `Pod was rejected: ${message}`;
+    this.host.changed(this);
+  }
+
+  /** A newer version of the pod object; a deletionTimestamp starts the graceful stop. */
+  update(pod: KubeObject): void {
+    this.pod = pod;
+    if (pod.metadata.deletionTimestamp) this.terminate();
+  }
+
+  /** Refused by admission: never ran. */
+  get rejected(): boolean {
+    return this.reason !== undefined && this.message?.startsWith('Pod was rejected: ') === true;
+  }
+
+  /** True while the pod counts against the node's resources. */
+  get active(): boolean {
+    return !this.terminal;
+  }
+
+  /** The runtime's view of the pod, for status/pod-status.ts. */
+  runtimeStatus(): RuntimePodStatus {
+    return {
+      terminal: this.terminal,
+      sandboxReady: this.sandboxReady,
+      startTime: this.startTime,
+      hostIP: this.host.hostIP,
+      podIP: this.podIP,
+      initContainers: this.rejected ? [] : this.initContainers,
+      containers: this.rejected ? [] : this.containers,
+      ...(this.reason ? { reason: this.reason } : {}),
+      ...(this.message ? { message: this.message } : {}),
+      ...(this.failed ? { failed: true } : {}),
+    };
+  }
+
+  /** The log of a container's current run (previous: the run before its last restart). */
+  logOf(container: string, previous = false): ContainerLog | undefined {
+    const c = [...this.containers, ...this.initContainers].find((x) => x.name === container);
+    if (!c) return undefined;
+    return previous ? c.previousLog : c.log;
+  }
+
+  /** The names of the containers, regular ones first. */
+  containerNames(): string[] {
+    return [...this.containers, ...this.initContainers].map((c) => c.name);
+  }
+
+  /** The pod is gone from the API: stop everything and give the address back. */
+  dispose(): void {
+    this.podTimer?.cancel();
+    this.deadlineTimer?.cancel();
+    for (const c of this.all()) {
+      c.cancelTimers();
+      c.log.end();
+    }
+    this.releaseIP();
+  }
+
+  private all(): SimContainer[] {
+    return [...this.initContainers, ...this.containers];
+  }
+
+  private releaseIP(): void {
+    if (this.ipHeld !== undefined) this.host.releaseIP(this.ipHeld);
+    this.ipHeld = undefined;
+  }
+
+  private createSandbox(): void {
+    this.podTimer = undefined;
+    if (this.terminating || this.terminal) return;
+    if (this.pod.spec?.hostNetwork === true) this.podIP = this.host.hostIP;
+    else {
+      const ip = this.host.allocateIP();
+      if (ip === undefined) {
+        this.host.event(
+          this.pod,
+          undefined,
+          'Warning',
+          'FailedCreatePodSandBox',
+          'Failed to create pod sandbox: failed to set up pod network: no IP addresses available in range set',
+        );
+        this.podTimer = this.host.wheel.after(10_000, () => this.createSandbox());
+        return;
+      }
+      this.podIP = ip;
+      this.ipHeld = ip;
+    }
+    this.sandboxReady = true;
+    if (this.initContainers.length > 0) this.runInit(0);
+    else this.startRegulars();
+    this.host.changed(this);
+  }
+
+  private runInit(from: number): void {
+    for (let i = from; i < this.initContainers.length; i++) {
+      const c = this.initContainers[i] as SimContainer;
+      this.startContainer(c);
+      if (c.sidecar) continue;
+      c.timers.push(this.host.wheel.after(this.lifecycle.initSeconds * 1000, () => this.exit(c, 0)));
+      return;
+    }
+    this.startRegulars();
+  }
+
+  private startRegulars(): void {
+    for (const c of this.containers) {
+      this.startContainer(c);
+      this.scheduleLifecycle(c);
+    }
+  }
+
+  private scheduleLifecycle(c: SimContainer): void {
+    const { lifecycle, exitCode, runSeconds } = this.lifecycle;
+    if (lifecycle === 'run' || lifecycle === 'never-ready') return;
+    c.timers.push(this.host.wheel.after(runSeconds * 1000, () => this.exit(c, exitCode)));
+  }
+
+  private pullEvents(c: SimContainer): void {
+    const image = c.spec.image ?? '';
+    const policy = c.spec.imagePullPolicy ?? 'IfNotPresent';
+    if (policy === 'Always' || (policy !== 'Never' && !this.host.imagePresent(image))) {
+      const took = formatGoDuration(Math.max(0, this.now - this.pullStartedAt));
+      this.host.event(this.pod, c.fieldPath, 'Normal', 'Pulling', `Pulling image "${image}"`);
+      this.host.event(
+        this.pod,
+        c.fieldPath,
+        'Normal',
+        'Pulled',
+        `Successfully pulled image "${image}" in ${took} (${took} including waiting). Image size: ${imageSizeOf(image)} bytes.`,
+      );
+      this.host.imagePulled(image);
+    } else {
+      this.host.event(
+        this.pod,
+        c.fieldPath,
+        'Normal',
+        'Pulled',
+        `Container image "${image}" already present on machine`,
+      );
+    }
+    this.pullStartedAt = this.now;
+  }
+
+  private startContainer(c: SimContainer): void {
+    this.pullEvents(c);
+    const image = c.spec.image ?? '';
+    c.image = normalizeImage(image);
+    c.imageID = imageIdOf(image);
+    c.containerID = newContainerId(`${this.uid}/${c.name}`);
+    c.created = true;
+    this.host.event(this.pod, c.fieldPath, 'Normal', 'Created', `Created container: ${c.name}`);
+    this.host.event(this.pod, c.fieldPath, 'Normal', 'Started', `Started container ${c.name}`);
+    const now = this.now;
+    c.state = { kind: 'running', startedAt: now };
+    c.started = true;
+    for (const line of this.lifecycle.logs) c.log.write(now, line);
+    if (c.init && !c.sidecar) c.ready = false;
+    else if (this.lifecycle.lifecycle === 'never-ready' && !c.sidecar) c.ready = false;
+    else {
+      const delay = (c.spec.readinessProbe?.initialDelaySeconds ?? 0) * 1000;
+      if (delay > 0) {
+        c.ready = false;
+        c.timers.push(
+          this.host.wheel.after(delay, () => {
+            if (c.state.kind !== 'running') return;
+            c.ready = true;
+            this.host.changed(this);
+          }),
+        );
+      } else c.ready = true;
+    }
+  }
+
+  private exit(c: SimContainer, exitCode: number, reason?: string): void {
+    if (c.state.kind !== 'running') return;
+    c.cancelTimers();
+    const now = this.now;
+    c.state = {
+      kind: 'terminated',
+      exitCode,
+      reason: reason ?? (exitCode === 0 ? 'Completed' : 'Error'),
+      startedAt: c.state.startedAt,
+      finishedAt: now,
+      containerID: c.containerID,
+    };
+    c.ready = c.init && !c.sidecar && exitCode === 0;
+    c.started = false;
+    c.log.end();
+    if (c.init && !c.sidecar) {
+      if (exitCode === 0) this.runInit(c.index + 1);
+      else if (this.restartPolicy !== 'Never') this.scheduleRestart(c);
+      else this.finish();
+    } else {
+      const policy = c.sidecar ? 'Always' : this.restartPolicy;
+      if (policy === 'Always' || (policy === 'OnFailure' && exitCode !== 0)) this.scheduleRestart(c);
+      else if (this.containers.every((x) => x.state.kind === 'terminated')) this.finish();
+    }
+    this.host.changed(this);
+  }
+
+  private scheduleRestart(c: SimContainer): void {
+    c.timers.push(this.host.wheel.after(RELIST_MS, () => this.restartOrBackOff(c)));
+  }
+
+  /** Upstream's doBackOff: restart at once unless the last exit is within the current back-off window. */
+  private restartOrBackOff(c: SimContainer): void {
+    if (this.terminating || this.terminal) return;
+    const now = this.now;
+    const last = c.state.kind === 'terminated' ? c.state : c.lastState;
+    const finishedAt = last?.finishedAt ?? now;
+    if (c.backoffMs > 0 && finishedAt - c.backoffUpdatedAt > 2 * MAX_BACKOFF_MS) c.backoffMs = 0;
+    if (c.backoffMs > 0 && now - finishedAt < c.backoffMs) {
+      if (c.state.kind === 'terminated') c.lastState = c.state;
+      const message = `back-off ${formatGoDuration(c.backoffMs)} restarting failed container=${c.name} pod=${formatPod(this.pod)}`;
+      c.state = { kind: 'waiting', reason: 'CrashLoopBackOff', message };
+      this.host.event(
+        this.pod,
+        c.fieldPath,
+        'Warning',
+        'BackOff',
+        `Back-off restarting failed container ${c.name} in pod ${formatPod(this.pod)}`,
+      );
+      c.timers.push(this.host.wheel.at(finishedAt + c.backoffMs, () => this.restartOrBackOff(c)));
+      this.host.changed(this);
+      return;
+    }
+    c.backoffMs = c.backoffMs > 0 ? Math.min(MAX_BACKOFF_MS, c.backoffMs * 2) : INITIAL_BACKOFF_MS;
+    c.backoffUpdatedAt = now;
+    if (c.state.kind === 'terminated') c.lastState = c.state;
+    c.restartCount++;
+    c.previousLog = c.log;
+    c.log = new ContainerLog();
+    this.pullStartedAt = now;
+    this.startContainer(c);
+    if (c.init && !c.sidecar) {
+      c.timers.push(this.host.wheel.after(this.lifecycle.initSeconds * 1000, () => this.exit(c, 0)));
+    } else if (!c.init) this.scheduleLifecycle(c);
+    this.host.changed(this);
+  }
+
+  /** The pod is done under its restart policy: stop the sidecars and tear the sandbox down. */
+  private finish(): void {
+    const now = this.now;
+    for (const c of this.initContainers) {
+      if (!c.sidecar || c.state.kind !== 'running') continue;
+      this.host.event(this.pod, c.fieldPath, 'Normal', 'Killing', `Stopping container ${c.name}`);
+      c.cancelTimers();
+      c.state = {
+        kind: 'terminated',
+        exitCode: 0,
+        reason: 'Completed',
+        startedAt: c.state.startedAt,
+        finishedAt: now,
+        containerID: c.containerID,
+      };
+      c.ready = false;
+      c.started = false;
+      c.log.end();
+    }
+    this.terminal = true;
+    this.sandboxReady = false;
+    this.podTimer?.cancel();
+    this.deadlineTimer?.cancel();
+    this.releaseIP();
+  }
+
+  /**
+   * Graceful deletion: Killing events at once, the containers stopped after the lifecycle's stopSeconds or at the
+   * end of the grace period (exit code 137 when the grace period ran out, as a SIGKILL gives).
+   */
+  private terminate(): void {
+    if (this.terminal) return;
+    const grace = Math.max(0, this.pod.metadata.deletionGracePeriodSeconds ?? 0);
+    const stop = Math.min(grace, this.lifecycle.stopSeconds ?? grace);
+    const deadline = this.now + stop * 1000;
+    if (this.terminating) {
+      if (this.stopDeadline !== undefined && deadline < this.stopDeadline) this.scheduleStop(deadline, stop >= grace);
+      return;
+    }
+    this.terminating = true;
+    this.podTimer?.cancel();
+    let running = 0;
+    for (const c of this.all()) {
+      c.cancelTimers();
+      if (c.state.kind !== 'running') continue;
+      running++;
+      this.host.event(this.pod, c.fieldPath, 'Normal', 'Killing', `Stopping container ${c.name}`);
+    }
+    if (running === 0 || stop === 0) this.stopAll(stop >= grace && grace > 0 && running > 0);
+    else this.scheduleStop(deadline, stop >= grace);
+  }
+
+  private scheduleStop(deadline: number, killed: boolean): void {
+    this.podTimer?.cancel();
+    this.stopDeadline = deadline;
+    this.podTimer = this.host.wheel.at(deadline, () => this.stopAll(killed));
+  }
+
+  private stopAll(killed: boolean): void {
+    this.podTimer = undefined;
+    const now = this.now;
+    for (const c of this.all()) {
+      c.cancelTimers();
+      const s = c.state;
+      if (s.kind === 'running') {
+        c.state = {
+          kind: 'terminated',
+          exitCode: killed ? 137 : 0,
+          reason: killed ? 'Error' : 'Completed',
+          startedAt: s.startedAt,
+          finishedAt: now,
+          containerID: c.containerID,
+        };
+      } else if (s.kind === 'waiting') {
+        if (c.lastState) {
+          c.state = c.lastState;
+          c.lastState = undefined;
+        } else {
+          c.state = {
+            kind: 'terminated',
+            exitCode: 137,
+            reason: 'ContainerStatusUnknown',
+            message: 'The container could not be located when the pod was terminated',
+            startedAt: now,
+            finishedAt: now,
+            containerID: '',
+          };
+        }
+      }
+      c.ready = false;
+      c.started = false;
+      c.log.end();
+    }
+    this.terminal = true;
+    this.sandboxReady = false;
+    this.deadlineTimer?.cancel();
+    this.releaseIP();
+    this.host.changed(this);
+  }
+}

@@ -1,0 +1,386 @@
+/**
+ * Simulated kubelets against an in-process control plane: registration, leases, the pod lifecycles, admission,
+ * graceful deletion and fault injection. Time on the kubelets' side is a FakeClock the tests step; the apiserver
+ * and the informers run on real time, so each check waits (eventually) for the reports to land.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { KubeObject } from '../client/types.js';
+import { type ControlPlane, startControlPlane } from '../index.js';
+import { eventually } from '../testing/controllers.js';
+import { FakeClock } from '../util/clock.js';
+import { SimKubelets, STOPPED_ANNOTATION } from './sim.js';
+
+let cp: ControlPlane;
+let kubelets: SimKubelets;
+const clock = new FakeClock(Date.parse('2026-03-01T10:00:00Z'));
+const NS = 'default';
+
+async function boundPod(
+  name: string,
+  node: string,
+  spec: Record<string, unknown> = {},
+  annotations: Record<string, string> = {},
+): Promise<void> {
+  await cp.client.pods(NS).create({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: NS, annotations, labels: { app: name } },
+    spec: { containers: [{ name: 'c', image: 'nginx:1.27' }], ...spec },
+  });
+  await cp.client.pods(NS).createSubresource(name, 'binding', {
+    apiVersion: 'v1',
+    kind: 'Binding',
+    metadata: { name, namespace: NS },
+    target: { apiVersion: 'v1', kind: 'Node', name: node },
+  });
+}
+
+const getPod = (name: string) => cp.client.pods(NS).get(name);
+const condition = (pod: KubeObject, type: string) =>
+  (pod.status?.conditions ?? []).find((c: { type: string }) => c.type === type);
+
+/** Steps the kubelets' clock in small steps, letting the reports go out between them. */
+async function step(ms: number, by = 1000): Promise<void> {
+  for (let done = 0; done < ms; done += by) {
+    clock.step(Math.min(by, ms - done));
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+before(async () => {
+  cp = await startControlPlane();
+  kubelets = new SimKubelets({
+    client: cp.client,
+    nodes: 3,
+    clock,
+    nodeConfig: { groups: [{ count: 1, capacity: { cpu: '2', memory: '4Gi' } }] },
+  });
+  await kubelets.start();
+});
+
+after(async () => {
+  await kubelets.stop();
+  await cp.stop();
+});
+
+describe('simulated kubelets', () => {
+  it('register nodes with upstream labels, capacity, conditions and a lease', async () => {
+    const node = await cp.client.nodes().get('node-2');
+    assert.deepEqual(node.metadata.labels, {
+      'beta.kubernetes.io/arch': 'amd64',
+      'beta.kubernetes.io/os': 'linux',
+      'kubernetes.io/arch': 'amd64',
+      'kubernetes.io/hostname': 'node-2',
+      'kubernetes.io/os': 'linux',
+      'topology.kubernetes.io/region': 'region-1',
+      'topology.kubernetes.io/zone': 'zone-b',
+    });
+    assert.equal(node.spec.podCIDR, '10.244.2.0/24');
+    assert.deepEqual(node.spec.podCIDRs, ['10.244.2.0/24']);
+    assert.equal(node.status.capacity.pods, '110');
+    assert.equal(node.status.allocatable.cpu, '8');
+    assert.deepEqual(
+      node.status.conditions.map((c: Record<string, string>) => [c.type, c.status, c.reason, c.message]),
+      [
+        ['MemoryPressure', 'False', 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available'],
+        ['DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'],
+        ['PIDPressure', 'False', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'],
+        ['Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'],
+      ],
+    );
+    assert.deepEqual(node.status.addresses, [
+      { type: 'InternalIP', address: '127.0.0.1' },
+      { type: 'Hostname', address: 'node-2' },
+    ]);
+    assert.deepEqual(node.status.daemonEndpoints, { kubeletEndpoint: { Port: 10250 } });
+    assert.match(node.status.nodeInfo.kubeletVersion, /^v1\.33\.\d+-wheelhouse/);
+    assert.match(node.status.nodeInfo.containerRuntimeVersion, /^sim:\/\//);
+    const small = await cp.client.nodes().get('node-1');
+    assert.equal(small.status.capacity.cpu, '2');
+    assert.equal(small.metadata.labels?.['topology.kubernetes.io/zone'], 'zone-a');
+
+    const lease = await cp.client.leases('kube-node-lease').get('node-2');
+    assert.equal(lease.spec.holderIdentity, 'node-2');
+    assert.equal(lease.spec.leaseDurationSeconds, 40);
+    assert.ok(lease.spec.renewTime);
+    assert.deepEqual(lease.metadata.ownerReferences, [
+      { apiVersion: 'v1', kind: 'Node', name: 'node-2', uid: node.metadata.uid },
+    ]);
+  });
+
+  it('runs a bound pod: Running and Ready, with an IP from the pod CIDR', async () => {
+    await boundPod('web', 'node-2');
+    const pending = await eventually(async () => {
+      const p = await getPod('web');
+      assert.equal(p.status.containerStatuses?.[0]?.state?.waiting?.reason, 'ContainerCreating');
+      return p;
+    });
+    assert.equal(pending.status.phase, 'Pending');
+    assert.equal(condition(pending, 'Ready').reason, 'ContainersNotReady');
+    assert.equal(condition(pending, 'Ready').message, 'containers with unready status: [c]');
+    await step(1000);
+    const pod = await eventually(async () => {
+      const p = await getPod('web');
+      assert.equal(p.status.phase, 'Running');
+      return p;
+    });
+    const s = pod.status;
+    assert.match(s.podIP, /^10\.244\.2\.\d+$/);
+    assert.deepEqual(s.podIPs, [{ ip: s.podIP }]);
+    assert.equal(s.hostIP, '127.0.0.1');
+    assert.deepEqual(s.hostIPs, [{ ip: '127.0.0.1' }]);
+    assert.ok(s.startTime);
+    assert.equal(s.qosClass, 'BestEffort');
+    assert.deepEqual(
+      s.conditions.map((c: Record<string, string>) => [c.type, c.status]),
+      [
+        ['PodReadyToStartContainers', 'True'],
+        ['Initialized', 'True'],
+        ['Ready', 'True'],
+        ['ContainersReady', 'True'],
+        ['PodScheduled', 'True'],
+      ],
+    );
+    const cs = s.containerStatuses[0];
+    assert.equal(cs.name, 'c');
+    assert.ok(cs.state.running.startedAt);
+    assert.equal(cs.ready, true);
+    assert.equal(cs.started, true);
+    assert.equal(cs.restartCount, 0);
+    assert.equal(cs.image, 'docker.io/library/nginx:1.27');
+    assert.match(cs.imageID, /^docker\.io\/library\/nginx@sha256:[0-9a-f]{64}$/);
+    assert.match(cs.containerID, /^sim:\/\/[0-9a-f]{64}$/);
+    await eventually(async () => {
+      const events = await cp.client.events(NS).list({ fieldSelector: 'involvedObject.name=web' });
+      const seen = events.items.map((e) => `${e.reason}: ${e.message}`);
+      assert.ok(seen.includes('Created: Created container: c'), seen.join('\n'));
+      assert.ok(seen.includes('Started: Started container c'), seen.join('\n'));
+      assert.ok(
+        seen.some((e) => e.startsWith('Pulled: ')),
+        seen.join('\n'),
+      );
+      const started = events.items.find((e) => e.reason === 'Started');
+      assert.equal(started?.source?.component, 'kubelet');
+      assert.equal(started?.source?.host, 'node-2');
+      assert.equal(started?.involvedObject?.fieldPath, 'spec.containers{c}');
+    });
+  });
+
+  it('completes a pod whose restartPolicy is Never with exit code 0', async () => {
+    await boundPod('job-pod', 'node-3', { restartPolicy: 'Never' });
+    await step(3000);
+    const pod = await eventually(async () => {
+      const p = await getPod('job-pod');
+      assert.equal(p.status.phase, 'Succeeded');
+      return p;
+    });
+    const t = pod.status.containerStatuses[0].state.terminated;
+    assert.equal(t.exitCode, 0);
+    assert.equal(t.reason, 'Completed');
+    assert.equal(condition(pod, 'Ready').status, 'False');
+    assert.equal(condition(pod, 'Ready').reason, 'PodCompleted');
+    assert.equal(condition(pod, 'PodReadyToStartContainers').status, 'False');
+    assert.equal(condition(pod, 'Initialized').reason, 'PodCompleted');
+  });
+
+  it('fails a pod with the fail lifecycle and the exit code it asks for', async () => {
+    await boundPod(
+      'failing',
+      'node-3',
+      { restartPolicy: 'Never' },
+      {
+        'sim.wheelhouse.dev/lifecycle': 'fail',
+        'sim.wheelhouse.dev/exit-code': '3',
+        'sim.wheelhouse.dev/run-seconds': '2',
+      },
+    );
+    await step(4000);
+    const pod = await eventually(async () => {
+      const p = await getPod('failing');
+      assert.equal(p.status.phase, 'Failed');
+      return p;
+    });
+    const t = pod.status.containerStatuses[0].state.terminated;
+    assert.equal(t.exitCode, 3);
+    assert.equal(t.reason, 'Error');
+    assert.equal(condition(pod, 'Ready').reason, 'PodFailed');
+  });
+
+  it('crash-loops with upstream back-off and CrashLoopBackOff', async () => {
+    await boundPod('crasher', 'node-3', {}, { 'sim.wheelhouse.dev/lifecycle': 'crashloop' });
+    // start (1 s), run (1 s), exit, noticed (1 s): restarted at once the first time.
+    await step(3000);
+    await eventually(async () => {
+      const p = await getPod('crasher');
+      const cs = p.status.containerStatuses[0];
+      assert.equal(cs.restartCount, 1);
+      assert.equal(cs.lastState.terminated.exitCode, 1);
+      assert.equal(cs.lastState.terminated.reason, 'Error');
+      assert.equal(p.status.phase, 'Running');
+    });
+    // Runs 1 s, exits, noticed 1 s later: now within the 10 s back-off.
+    await step(2000);
+    const uid = (await getPod('crasher')).metadata.uid;
+    await eventually(async () => {
+      const p = await getPod('crasher');
+      const cs = p.status.containerStatuses[0];
+      assert.equal(cs.state.waiting?.reason, 'CrashLoopBackOff');
+      assert.equal(cs.state.waiting?.message, `back-off 10s restarting failed container=c pod=crasher_default(${uid})`);
+      assert.equal(cs.restartCount, 1);
+      assert.equal(cs.ready, false);
+      assert.equal(p.status.phase, 'Running');
+      assert.equal(condition(p, 'Ready').message, 'containers with unready status: [c]');
+    });
+    await step(10_000);
+    await eventually(async () => {
+      const cs = (await getPod('crasher')).status.containerStatuses[0];
+      assert.equal(cs.restartCount, 2);
+    });
+    await step(3000);
+    await eventually(async () => {
+      const cs = (await getPod('crasher')).status.containerStatuses[0];
+      assert.equal(cs.state.waiting?.message, `back-off 20s restarting failed container=c pod=crasher_default(${uid})`);
+    });
+    await eventually(async () => {
+      const events = await cp.client.events(NS).list({ fieldSelector: 'involvedObject.name=crasher' });
+      const backoff = events.items.find((e) => e.reason === 'BackOff');
+      assert.equal(backoff?.type, 'Warning');
+      assert.equal(backoff?.message, `Back-off restarting failed container c in pod crasher_default(${uid})`);
+    });
+  });
+
+  it('keeps a never-ready pod running but not Ready', async () => {
+    await boundPod('unready', 'node-3', {}, { 'sim.wheelhouse.dev/lifecycle': 'never-ready' });
+    await step(2000);
+    const pod = await eventually(async () => {
+      const p = await getPod('unready');
+      assert.equal(p.status.phase, 'Running');
+      return p;
+    });
+    assert.equal(pod.status.containerStatuses[0].ready, false);
+    assert.ok(pod.status.containerStatuses[0].state.running);
+    assert.equal(condition(pod, 'Ready').status, 'False');
+    assert.equal(condition(pod, 'ContainersReady').reason, 'ContainersNotReady');
+  });
+
+  it('runs init containers to completion first', async () => {
+    await boundPod('with-init', 'node-3', {
+      initContainers: [
+        { name: 'setup', image: 'busybox:1.36' },
+        { name: 'migrate', image: 'busybox:1.36' },
+      ],
+    });
+    await step(2000);
+    await eventually(async () => {
+      const p = await getPod('with-init');
+      assert.equal(p.status.phase, 'Pending');
+      assert.equal(p.status.initContainerStatuses[0].state.terminated?.reason, 'Completed');
+      assert.ok(p.status.initContainerStatuses[1].state.running);
+      assert.equal(p.status.containerStatuses[0].state.waiting?.reason, 'PodInitializing');
+      assert.equal(condition(p, 'Initialized').message, 'containers with incomplete status: [migrate]');
+    });
+    await step(2000);
+    await eventually(async () => {
+      const p = await getPod('with-init');
+      assert.equal(p.status.phase, 'Running');
+      assert.equal(condition(p, 'Initialized').status, 'True');
+      assert.equal(p.status.initContainerStatuses[1].ready, true);
+    });
+  });
+
+  it('refuses a pod too big for the node with OutOfcpu', async () => {
+    await boundPod('too-big', 'node-1', {
+      containers: [{ name: 'c', image: 'nginx:1.27', resources: { requests: { cpu: '3' } } }],
+    });
+    const pod = await eventually(async () => {
+      const p = await getPod('too-big');
+      assert.equal(p.status.phase, 'Failed');
+      return p;
+    });
+    assert.equal(pod.status.reason, 'OutOfcpu');
+    assert.equal(
+      pod.status.message,
+      "Pod was rejected: Node didn't have enough resource: cpu, requested: 3000, used: 0, capacity: 2000",
+    );
+    await eventually(async () => {
+      const events = await cp.client.events(NS).list({ fieldSelector: 'involvedObject.name=too-big' });
+      assert.ok(events.items.some((e) => e.reason === 'OutOfcpu' && e.type === 'Warning'));
+    });
+  });
+
+  it('finishes a graceful deletion after the grace period', async () => {
+    await boundPod('doomed', 'node-2', { terminationGracePeriodSeconds: 30 });
+    await step(1000);
+    await eventually(async () => assert.equal((await getPod('doomed')).status.phase, 'Running'));
+    await cp.client.pods(NS).delete('doomed');
+    await eventually(async () => assert.ok((await getPod('doomed')).metadata.deletionTimestamp));
+    await step(20_000, 5000);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.ok((await getPod('doomed')).metadata.deletionTimestamp, 'still terminating within the grace period');
+    await step(10_000, 5000);
+    await eventually(async () => {
+      await assert.rejects(getPod('doomed'), /not found/);
+    });
+    const events = await cp.client.events(NS).list({ fieldSelector: 'involvedObject.name=doomed' });
+    assert.ok(events.items.some((e) => e.reason === 'Killing' && e.message === 'Stopping container c'));
+  });
+
+  it('stops renewing the lease of a stopped node, and resumes when started', async () => {
+    const renewTime = async () => (await cp.client.leases('kube-node-lease').get('node-3')).spec.renewTime as string;
+    const before = await renewTime();
+    await step(10_000);
+    const renewed = await eventually(async () => {
+      const t = await renewTime();
+      assert.notEqual(t, before);
+      return t;
+    });
+    kubelets.stopNode('node-3');
+    // Away: a pod bound meanwhile is not started, and what others write over its pods' status stays for now.
+    await boundPod('while-away', 'node-3');
+    await cp.client
+      .pods(NS)
+      .patch(
+        'with-init',
+        'strategic',
+        { status: { conditions: [{ type: 'Ready', status: 'False', lastTransitionTime: new Date().toISOString() }] } },
+        { subresource: 'status' },
+      );
+    await step(30_000, 5000);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(await renewTime(), renewed);
+    assert.equal((await getPod('while-away')).status.containerStatuses, undefined);
+    kubelets.startNode('node-3');
+    await eventually(async () => assert.notEqual(await renewTime(), renewed));
+    await eventually(async () => assert.equal(condition(await getPod('with-init'), 'Ready').status, 'True'));
+    await step(1000);
+    await eventually(async () => assert.equal((await getPod('while-away')).status.phase, 'Running'));
+  });
+
+  it('obeys the stopped annotation on the Node', async () => {
+    const renewTime = async () => (await cp.client.leases('kube-node-lease').get('node-1')).spec.renewTime as string;
+    await cp.client.nodes().patch('node-1', 'merge', { metadata: { annotations: { [STOPPED_ANNOTATION]: 'true' } } });
+    await eventually(() => assert.equal(kubelets.isStopped('node-1'), true));
+    const frozen = await renewTime();
+    await step(20_000, 5000);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(await renewTime(), frozen);
+    await cp.client.nodes().patch('node-1', 'merge', { metadata: { annotations: { [STOPPED_ANNOTATION]: null } } });
+    await eventually(async () => assert.notEqual(await renewTime(), frozen));
+  });
+
+  it('keeps the lines lifecycle steps write, for kubectl logs', async () => {
+    await boundPod('talker', 'node-2', {}, { 'sim.wheelhouse.dev/logs': 'hello\nworld' });
+    await step(1000);
+    await eventually(() =>
+      assert.deepEqual(
+        kubelets
+          .logsFor(NS, 'talker', 'c')
+          ?.lines()
+          .map((l) => l.text),
+        ['hello', 'world'],
+      ),
+    );
+    assert.equal(kubelets.podFor(NS, 'talker')?.node, 'node-2');
+  });
+});

@@ -1,0 +1,293 @@
+/**
+ * SimKubelets: any number of simulated kubelets (runtime `sim`) in one process, named node-1 … node-N, each an API
+ * client like a real kubelet — registering its Node, renewing its Lease, reporting node and pod status — and cheap
+ * enough for thousands: one client, one pod informer over every bound pod (spec.nodeName != "") indexed by node
+ * (upstream's kubelet watches with a field selector on its own node name; one per node would not scale here), one
+ * Node informer, one timer wheel, one bound on API calls in flight, a small pool of event broadcasters.
+ *
+ * Fault injection: stopNode(name) / startNode(name), or from another process the Node annotation
+ * `sim.wheelhouse.dev/stopped: "true"` (wheelhouse node stop), which the kubelets watch and obey (level-triggered:
+ * the annotation's presence is the state, not an event).
+ */
+
+import { SharedIndexInformer } from '../client/cache/shared-informer.js';
+import { DeletedFinalStateUnknown } from '../client/cache/store.js';
+import { EventBroadcaster, type EventRecorder } from '../client/events/broadcaster.js';
+import type { KubeClient } from '../client/rest.js';
+import type { KubeObject, ListerWatcher, ListOptions } from '../client/types.js';
+import { type Clock, realClock } from '../util/clock.js';
+import { type Logger, silentLogger } from '../util/logger.js';
+import { Limiter } from './limiter.js';
+import { type NodeConfig, nodeSpecFor } from './nodestatus/node-config.js';
+import { type LifecycleConfig, Lifecycles } from './runtimes/sim/lifecycle-config.js';
+import type { ContainerLog } from './runtimes/sim/logs.js';
+import type { SimPod } from './runtimes/sim/pod-runtime.js';
+import {
+  NODE_LEASE_DURATION_SECONDS,
+  NODE_LEASE_RENEW_INTERVAL_MS,
+  NODE_STATUS_REPORT_FREQUENCY_MS,
+  NODE_STATUS_UPDATE_FREQUENCY_MS,
+  type SimContext,
+  SimNode,
+} from './sim-node.js';
+import { TimerWheel } from './timer-wheel.js';
+
+export { STOPPED_ANNOTATION } from './sim-node.js';
+
+export const DEFAULT_KUBELET_PORT = 10250;
+export const DEFAULT_NODE_NAME_PREFIX = 'node-';
+const NODE_NAME_INDEX = 'spec.nodeName';
+/** Event broadcasters shared by the nodes (each writes its events one at a time). */
+const EVENT_BROADCASTERS = 16;
+
+export interface SimKubeletsOptions {
+  /** One client for every node (its identity is what the kubelets act as). */
+  client: KubeClient;
+  /** How many nodes (named <namePrefix>1 … <namePrefix>N), or their names. Default 3. */
+  nodes?: number | string[];
+  namePrefix?: string;
+  clock?: Clock;
+  logger?: Logger;
+  /** Capacity, labels, taints and zones, with node groups. */
+  nodeConfig?: NodeConfig;
+  /** Which lifecycle pods follow (see runtimes/sim/lifecycle-config.ts). */
+  lifecycles?: Lifecycles | LifecycleConfig;
+  /** The port advertised in each Node's daemonEndpoints (the kubelet server's; default 10250). */
+  kubeletPort?: number;
+  /** Record events (Starting, Pulled, Created, Started, Killing, BackOff, …); default true. */
+  events?: boolean;
+  /** --node-status-update-frequency (default 10 s). */
+  nodeStatusUpdateFrequencyMs?: number;
+  /** nodeStatusReportFrequency (default 5 min). */
+  nodeStatusReportFrequencyMs?: number;
+  /** --node-lease-duration-seconds (default 40; renewed every quarter of it). */
+  leaseDurationSeconds?: number;
+  /** API calls in flight at once, all nodes together (default 64). */
+  maxInFlight?: number;
+}
+
+/** Where a pod runs, for the kubelet server (logs, exec). */
+export interface SimPodRef {
+  pod: KubeObject;
+  node: string;
+  containers: string[];
+}
+
+export class SimKubelets {
+  private readonly client: KubeClient;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private readonly wheel: TimerWheel;
+  private readonly nodes = new Map<string, SimNode>();
+  private readonly podIndex = new Map<string, { sim: SimPod; node: SimNode }>();
+  private readonly podInformer: SharedIndexInformer;
+  private readonly nodeInformer: SharedIndexInformer;
+  private readonly broadcasters: EventBroadcaster[] = [];
+  private readonly recorders = new Map<string, EventRecorder>();
+  private readonly ctx: SimContext;
+  private started: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(opts: SimKubeletsOptions) {
+    this.client = opts.client;
+    this.clock = opts.clock ?? realClock;
+    this.log = (opts.logger ?? silentLogger).child('kubelet');
+    this.wheel = new TimerWheel(this.clock, (err) => this.log.error('Timer failed', { err: String(err) }));
+    const lifecycles = opts.lifecycles instanceof Lifecycles ? opts.lifecycles : new Lifecycles(opts.lifecycles ?? {});
+    const prefix = opts.namePrefix ?? DEFAULT_NODE_NAME_PREFIX;
+    const names = Array.isArray(opts.nodes)
+      ? opts.nodes
+      : Array.from({ length: opts.nodes ?? 3 }, (_, i) => `${prefix}${i + 1}`);
+    if (opts.events !== false) {
+      const count = Math.max(1, Math.min(EVENT_BROADCASTERS, names.length));
+      for (let i = 0; i < count; i++) {
+        this.broadcasters.push(
+          new EventBroadcaster({ sink: this.client.events(), clock: this.clock, logger: this.log }),
+        );
+      }
+    }
+    const self = this;
+    this.ctx = {
+      client: this.client,
+      clock: this.clock,
+      wheel: this.wheel,
+      limiter: new Limiter(opts.maxInFlight ?? 64),
+      logger: this.log,
+      lifecycles,
+      kubeletPort: opts.kubeletPort ?? DEFAULT_KUBELET_PORT,
+      nodeStatusUpdateFrequencyMs: opts.nodeStatusUpdateFrequencyMs ?? NODE_STATUS_UPDATE_FREQUENCY_MS,
+      nodeStatusReportFrequencyMs: opts.nodeStatusReportFrequencyMs ?? NODE_STATUS_REPORT_FREQUENCY_MS,
+      leaseDurationSeconds: opts.leaseDurationSeconds ?? NODE_LEASE_DURATION_SECONDS,
+      leaseRenewIntervalMs:
+        opts.leaseDurationSeconds !== undefined ? (opts.leaseDurationSeconds * 1000) / 4 : NODE_LEASE_RENEW_INTERVAL_MS,
+      recorder: (node) => this.recorderFor(node),
+      nodeFromCache: (name) => this.nodeInformer.getStore().getByKey(name),
+      podsFromCache: (node) => this.podInformer.getIndexer().byIndex(NODE_NAME_INDEX, node),
+      indexPod: (sim, node) => {
+        const key = `${sim.pod.metadata.namespace}/${sim.pod.metadata.name}`;
+        if (node) this.podIndex.set(key, { sim, node });
+        else if (this.podIndex.get(key)?.sim === sim) this.podIndex.delete(key);
+      },
+      get closed() {
+        return self.closed;
+      },
+    };
+    names.forEach((name, i) => {
+      this.nodes.set(name, new SimNode(this.ctx, nodeSpecFor(name, i + 1, opts.nodeConfig)));
+    });
+    const dropManagedFields = (obj: KubeObject): KubeObject => {
+      if (obj.metadata?.managedFields) delete obj.metadata.managedFields;
+      return obj;
+    };
+    this.podInformer = new SharedIndexInformer(boundPods(this.client.pods()), {
+      name: 'pods',
+      logger: this.log,
+      indexers: { [NODE_NAME_INDEX]: (pod) => [pod.spec?.nodeName ?? ''] },
+      transform: dropManagedFields,
+    });
+    this.nodeInformer = new SharedIndexInformer(this.client.nodes(), {
+      name: 'nodes',
+      logger: this.log,
+      transform: dropManagedFields,
+    });
+    this.podInformer.addEventHandler({
+      onAdd: (pod) => this.nodeOf(pod)?.syncPod(pod),
+      onUpdate: (_old, pod) => this.nodeOf(pod)?.syncPod(pod),
+      onDelete: (obj) => {
+        const pod = obj instanceof DeletedFinalStateUnknown ? obj.obj : obj;
+        this.nodeOf(pod)?.podDeleted(pod);
+      },
+    });
+    this.nodeInformer.addEventHandler({
+      onAdd: (node) => this.nodes.get(node.metadata.name ?? '')?.observeNode(node),
+      onUpdate: (_old, node) => this.nodes.get(node.metadata.name ?? '')?.observeNode(node),
+      onDelete: (obj) => {
+        const node = obj instanceof DeletedFinalStateUnknown ? obj.obj : obj;
+        this.nodes.get(node.metadata.name ?? '')?.observeNode(undefined);
+      },
+    });
+  }
+
+  /**
+   * Starts the informers, registers every node (taking over Nodes that exist) and starts their loops. Resolves
+   * once every node is registered.
+   */
+  start(): Promise<void> {
+    this.started ??= (async () => {
+      this.podInformer.run();
+      this.nodeInformer.run();
+      await Promise.all([this.podInformer.whenSynced(), this.nodeInformer.whenSynced()]);
+      if (this.closed) return;
+      const count = this.nodes.size;
+      const period = this.ctx.nodeStatusUpdateFrequencyMs;
+      let i = 0;
+      await Promise.all(
+        [...this.nodes.values()].map((node) => {
+          // Spread the nodes' heartbeats over the interval rather than all at once.
+          const offset = Math.floor((i++ * period) / count);
+          return node.start(offset);
+        }),
+      );
+      this.log.info('Simulated kubelets started', { nodes: count });
+    })();
+    return this.started;
+  }
+
+  /** Stops every kubelet: timers, informers, events (flushed). Nodes and pods stay as they are in the API. */
+  async stop(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const node of this.nodes.values()) node.shutdown();
+    this.wheel.stop();
+    await Promise.all([this.podInformer.stop(), this.nodeInformer.stop()]);
+    await Promise.all(this.broadcasters.map((b) => b.shutdown()));
+  }
+
+  /** The names of the simulated nodes, in order. */
+  nodeNames(): string[] {
+    return [...this.nodes.keys()];
+  }
+
+  /** Fault injection: the node stops renewing its lease and reporting status, and stops taking new pods. */
+  stopNode(name: string): void {
+    this.mustGet(name).setManualStop(true);
+  }
+
+  /** Undoes stopNode (the annotation, if set, still keeps the node stopped). */
+  startNode(name: string): void {
+    this.mustGet(name).setManualStop(false);
+  }
+
+  /** Whether the node is stopped (by stopNode or by the annotation). */
+  isStopped(name: string): boolean {
+    return this.mustGet(name).stopped;
+  }
+
+  /** A pod running on one of these nodes. */
+  podFor(namespace: string, name: string): SimPodRef | undefined {
+    const entry = this.podIndex.get(`${namespace}/${name}`);
+    if (!entry) return undefined;
+    return { pod: entry.sim.pod, node: entry.node.name, containers: entry.sim.containerNames() };
+  }
+
+  /**
+   * The log of a container of a pod on one of these nodes (container: default the first regular container;
+   * previous: the run before the last restart), or undefined.
+   */
+  logsFor(
+    namespace: string,
+    pod: string,
+    container?: string,
+    opts: { previous?: boolean } = {},
+  ): ContainerLog | undefined {
+    const entry = this.podIndex.get(`${namespace}/${pod}`);
+    if (!entry) return undefined;
+    const name = container ?? entry.sim.containerNames()[0];
+    if (name === undefined) return undefined;
+    return entry.sim.logOf(name, opts.previous === true);
+  }
+
+  // The kubelet server's PodRuntime (server/types.ts).
+
+  /** The pod a kubelet of this process runs under that name (spec and latest status seen), or undefined. */
+  pod(namespace: string, name: string): KubeObject | undefined {
+    return this.podIndex.get(`${namespace}/${name}`)?.sim.pod;
+  }
+
+  /** The log of a container's current run, or of its previous run; undefined when there is none. */
+  containerLog(namespace: string, name: string, container: string, previous: boolean): ContainerLog | undefined {
+    return this.podIndex.get(`${namespace}/${name}`)?.sim.logOf(container, previous);
+  }
+
+  private mustGet(name: string): SimNode {
+    const node = this.nodes.get(name);
+    if (!node) throw new Error(`node "${name}" is not one of the simulated nodes`);
+    return node;
+  }
+
+  private nodeOf(pod: KubeObject): SimNode | undefined {
+    const name = pod.spec?.nodeName;
+    return typeof name === 'string' ? this.nodes.get(name) : undefined;
+  }
+
+  private recorderFor(node: string): EventRecorder | undefined {
+    if (this.broadcasters.length === 0) return undefined;
+    let recorder = this.recorders.get(node);
+    if (!recorder) {
+      const spec = this.nodes.get(node)?.spec;
+      const broadcaster = this.broadcasters[((spec?.index ?? 1) - 1) % this.broadcasters.length] as EventBroadcaster;
+      recorder = broadcaster.newRecorder({ component: 'kubelet', host: node });
+      this.recorders.set(node, recorder);
+    }
+    return recorder;
+  }
+}
+
+/** Lists and watches only pods bound to a node. */
+function boundPods(pods: ListerWatcher): ListerWatcher {
+  const tweak = (opts: ListOptions = {}): ListOptions => {
+    const selector = opts.fieldSelector ? `${opts.fieldSelector},spec.nodeName!=` : 'spec.nodeName!=';
+    return { ...opts, fieldSelector: selector };
+  };
+  return { list: (opts) => pods.list(tweak(opts)), watch: (opts) => pods.watch(tweak(opts)) };
+}
