@@ -4,16 +4,19 @@
 import { clusterRoleAggregationController } from './clusterroleaggregation/index.js';
 import type { ControllerDescriptor } from './context.js';
 import { deploymentController } from './deployment/index.js';
+import { disruptionController } from './disruption/index.js';
 import { endpointsController } from './endpoints/index.js';
 import { endpointSliceController } from './endpointslice/index.js';
 import { endpointSliceMirroringController } from './endpointslicemirroring/index.js';
 import { garbageCollectorController } from './garbagecollector/index.js';
 import { namespaceController } from './namespace/index.js';
+import { nodeLifecycleController } from './nodelifecycle/index.js';
 import { podGcController } from './podgc/index.js';
 import { replicaSetController, replicationControllerController } from './replicaset/index.js';
 import { resourceQuotaController } from './resourcequota/index.js';
 import { rootCaCertPublisherController } from './rootcacert/index.js';
 import { serviceAccountController } from './serviceaccount/index.js';
+import { taintEvictionController } from './tainteviction/index.js';
 import { ttlAfterFinishedController } from './ttlafterfinished/index.js';
 
 export const CONTROLLERS: readonly ControllerDescriptor[] = [
@@ -31,4 +34,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   resourceQuotaController,
   clusterRoleAggregationController,
   garbageCollectorController,
+  nodeLifecycleController,
+  taintEvictionController,
+  disruptionController,
 ];
