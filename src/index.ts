@@ -4,8 +4,10 @@
  */
 import 'reflect-metadata';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { AdmissionOptions } from './apiserver/admission/options.js';
 import { bootstrapCluster, buildRegistry } from './apiserver/assemble.js';
 import { ensurePki } from './apiserver/bootstrap/pki.js';
 import { APIServer } from './apiserver/server.js';
@@ -20,11 +22,18 @@ import { KubeClient } from './client/rest.js';
 import { ControllerManager } from './controllers/manager.js';
 import { type ControllerManagerOptions, DEFAULT_CONTROLLER_MANAGER_OPTIONS } from './controllers/options.js';
 import { CONTROLLERS } from './controllers/registry.js';
+import type { SimKubeletsOptions } from './kubelet/sim.js';
+import { type SimNodes, startSimNodes } from './kubelet/sim-nodes.js';
+import { defaultConfiguration } from './scheduler/config/defaults.js';
+import type { KubeSchedulerConfiguration } from './scheduler/config/types.js';
+import { IN_TREE_PLUGINS } from './scheduler/plugins/registry.js';
+import { Scheduler } from './scheduler/scheduler.js';
 import { type CompactionPolicy, Compactor } from './storage/compactor.js';
 import { openStore, type StorageConfig } from './storage/open.js';
 import type { Store } from './storage/types.js';
 import { type Logger, silentLogger } from './util/logger.js';
 
+export type { AdmissionOptions } from './apiserver/admission/options.js';
 export { SharedInformerFactory } from './client/cache/factory.js';
 export { Lister } from './client/cache/listers.js';
 export { SharedIndexInformer } from './client/cache/shared-informer.js';
@@ -56,6 +65,8 @@ export {
 export { createRateLimitingQueue, RateLimitingQueue } from './client/workqueue/rate-limiting.js';
 export type { ControllerManager } from './controllers/manager.js';
 export type { ControllerManagerOptions } from './controllers/options.js';
+export type { KubeSchedulerConfiguration } from './scheduler/config/types.js';
+export type { Scheduler } from './scheduler/scheduler.js';
 export { type CompactionPolicy, Compactor, DEFAULT_COMPACTION } from './storage/compactor.js';
 export type { EtcdStoreOptions } from './storage/etcd/store.js';
 export { MemoryStore } from './storage/memory.js';
@@ -63,6 +74,9 @@ export { openStore, type StorageConfig } from './storage/open.js';
 export { inspectSnapshot, restoreSnapshot, type SnapshotInfo, saveSnapshot } from './storage/sqlite/snapshot.js';
 export { SqliteStore, type SqliteStoreOptions } from './storage/sqlite/store.js';
 export * from './storage/types.js';
+
+/** The file in the data directory that holds the in-process scheduler's secure URL. */
+export const SCHEDULER_URL_FILE = 'scheduler.url';
 
 export interface ControlPlaneOptions {
   /** 'memory' (default), 'sqlite' (in dataDir) or a full storage configuration. */
@@ -77,6 +91,12 @@ export interface ControlPlaneOptions {
   serviceClusterIpRange?: string;
   /** --service-node-port-range (default 30000-32767). */
   serviceNodePortRange?: string;
+  /**
+   * kube-apiserver's admission flags: --enable-admission-plugins, --disable-admission-plugins,
+   * --default-not-ready-toleration-seconds, --default-unreachable-toleration-seconds (upstream's defaults when
+   * absent). Unknown plugin names make startControlPlane throw with upstream's message.
+   */
+  admission?: AdmissionOptions;
   /** How often to compact storage history and how much to keep (undefined: never compact). */
   compaction?: CompactionPolicy;
   /**
@@ -85,6 +105,16 @@ export interface ControlPlaneOptions {
    * tests of a controller usually want only the apiserver.
    */
   controllers?: boolean | Partial<ControllerManagerOptions>;
+  /**
+   * Runs kube-scheduler in this process too (as `wheelhouse up` does), with its own identity
+   * (system:kube-scheduler); `true` for upstream's default profile, or a KubeSchedulerConfiguration.
+   */
+  scheduler?: boolean | KubeSchedulerConfiguration;
+  /**
+   * Simulated nodes (kubelets with the `sim` runtime) run in this process: how many, or SimKubelets options
+   * (node groups, lifecycles, …). Their kubelet endpoint (logs, exec, port-forward) listens on a free loopback port.
+   */
+  nodes?: number | Omit<SimKubeletsOptions, 'client'>;
   logger?: Logger;
 }
 
@@ -99,6 +129,10 @@ export interface ControlPlane {
   client: KubeClient;
   /** The controller manager, when `controllers` asked for one. */
   controllerManager?: ControllerManager;
+  /** The scheduler, when `scheduler` asked for one. */
+  scheduler?: Scheduler;
+  /** The simulated nodes, when `nodes` asked for some. */
+  nodes?: SimNodes;
   stop(): Promise<void>;
 }
 
@@ -127,6 +161,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     const registry = buildRegistry(storage, log, {
       ...(opts.serviceClusterIpRange ? { serviceClusterIPRange: opts.serviceClusterIpRange } : {}),
       ...(opts.serviceNodePortRange ? { serviceNodePortRange: opts.serviceNodePortRange } : {}),
+      ...(opts.admission ? { admission: opts.admission } : {}),
     });
     const server = new APIServer({
       storage,
@@ -189,6 +224,51 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       });
       controllerManager.start();
     }
+    let scheduler: Scheduler | undefined;
+    let schedulerClient: KubeClient | undefined;
+    if (opts.scheduler) {
+      const config = opts.scheduler === true ? defaultConfiguration() : opts.scheduler;
+      const schedKubeconfig = buildKubeconfig({
+        server: url,
+        caPem: pki.ca.certPem,
+        certPem: pki.scheduler.certPem,
+        keyPem: pki.scheduler.keyPem,
+        userName: 'system:kube-scheduler',
+      });
+      await writeKubeconfig(join(dataDir, 'scheduler.kubeconfig'), schedKubeconfig);
+      schedulerClient = new KubeClient({
+        ...(await resolveKubeconfig(schedKubeconfig)),
+        qps: config.clientConnection.qps,
+        burst: config.clientConnection.burst,
+        logger: log.child('kube-scheduler/client'),
+      });
+      scheduler = new Scheduler({
+        client: schedulerClient,
+        registry: IN_TREE_PLUGINS,
+        config,
+        logger: log.child('kube-scheduler'),
+        // Its secure port (health, metrics, /debug/verdicts) on a free loopback port, written down for
+        // `wheelhouse explain` and the dashboard.
+        secureServing: { port: 0, bindAddress: '127.0.0.1' },
+      });
+      await scheduler.start();
+      if (scheduler.url) await writeFile(join(dataDir, SCHEDULER_URL_FILE), `${scheduler.url}\n`);
+    }
+    let nodes: SimNodes | undefined;
+    let nodeClient: KubeClient | undefined;
+    if (opts.nodes !== undefined && opts.nodes !== 0) {
+      const nodeOpts = typeof opts.nodes === 'number' ? { nodes: opts.nodes } : opts.nodes;
+      const count = typeof nodeOpts.nodes === 'number' ? nodeOpts.nodes : (nodeOpts.nodes?.length ?? 3);
+      // Until nodes get identities of their own (system:node:<name>), the kubelets act as the admin, with the
+      // sum of upstream's per-kubelet client limits (50 qps, burst 100 each).
+      nodeClient = new KubeClient({
+        ...(await resolveKubeconfig(kubeconfig)),
+        qps: 50 * Math.max(1, count),
+        burst: 100 * Math.max(1, count),
+        logger: log.child('kubelet/client'),
+      });
+      nodes = await startSimNodes({ ...nodeOpts, client: nodeClient, logger: log.child('kubelet') });
+    }
     return {
       url,
       dataDir,
@@ -196,7 +276,13 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       storage,
       client,
       ...(controllerManager ? { controllerManager } : {}),
+      ...(scheduler ? { scheduler } : {}),
+      ...(nodes ? { nodes } : {}),
       async stop() {
+        await nodes?.stop();
+        nodeClient?.close();
+        await scheduler?.stop();
+        schedulerClient?.close();
         await controllerManager?.stop();
         controllerClient?.close();
         client.close();

@@ -1,6 +1,8 @@
 import { StatusError, statusErrors } from '../api/status-error.js';
 import type { Store } from '../storage/types.js';
 import type { Logger } from '../util/logger.js';
+import { type AdmissionOptions, buildAdmissionChain } from './admission/options.js';
+import type { PriorityClassSource } from './admission/plugins/priority.js';
 import { APIRegistry } from './api-registry.js';
 import { apiServerServiceIP, DEFAULT_SERVICE_CLUSTER_IP_RANGE } from './bootstrap/service-ip.js';
 import { Cacher } from './cacher/cacher.js';
@@ -16,11 +18,50 @@ import { GenericStore, type NamespaceCheck } from './registry/store.js';
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
 /**
- * Builds the registry of built-in resources over one storage backend: a watch cache and a generic store each,
- * with the namespace check that refuses content in missing or terminating namespaces.
+ * Where the Priority admission plugin reads PriorityClasses: the watch cache (as upstream's plugin reads an
+ * informer), with a lookup by name falling back to storage, so that a class created a moment ago is never
+ * reported missing.
  */
-export function buildRegistry(storage: Store, log: Logger, options: ServiceAllocationOptions = {}): APIRegistry {
+function priorityClassSource(registry: APIRegistry): PriorityClassSource {
+  const store = () => registry.lookup('scheduling.k8s.io', 'v1', 'priorityclasses')?.store;
+  return {
+    async get(name) {
+      const s = store();
+      if (!s) return undefined;
+      const cached = await s.cacher.get(s.key('', name));
+      if (cached) return cached;
+      try {
+        return await s.get('', name);
+      } catch (err) {
+        if (err instanceof StatusError && err.code === 404) return undefined;
+        throw err;
+      }
+    },
+    async list() {
+      const s = store();
+      if (!s) return [];
+      return (await s.cacher.list(`${s.def.storagePrefix}/`, () => true)).items;
+    },
+  };
+}
+
+export interface RegistryOptions extends ServiceAllocationOptions {
+  /** kube-apiserver's admission flags (default: upstream's default plugins). */
+  admission?: AdmissionOptions;
+}
+
+/**
+ * Builds the registry of built-in resources over one storage backend: a watch cache and a generic store each,
+ * with the namespace check that refuses content in missing or terminating namespaces, and the admission chain
+ * every write runs. Throws on unknown admission plugin names.
+ */
+export function buildRegistry(storage: Store, log: Logger, options: RegistryOptions = {}): APIRegistry {
   const registry = new APIRegistry();
+  const admission = buildAdmissionChain(
+    options.admission ?? {},
+    { priorityClasses: priorityClassSource(registry) },
+    log.child('admission'),
+  );
   let namespaceStore: GenericStore | undefined;
   // As upstream's NamespaceLifecycle admission: the error names the object being created, with a cause that
   // controllers recognise.
@@ -51,7 +92,7 @@ export function buildRegistry(storage: Store, log: Logger, options: ServiceAlloc
       cacher = new Cacher(storage, prefix, decodeFromStorage, log.child(`cacher/${def.resource}`));
       cachers.set(prefix, cacher);
     }
-    const store = new GenericStore(def, storage, cacher, { namespaceCheck });
+    const store = new GenericStore(def, storage, cacher, { namespaceCheck, admission });
     if (def.group === '' && def.resource === 'namespaces') namespaceStore = store;
     registry.add({ def, store, printer });
   }
@@ -64,7 +105,7 @@ export async function ensureSystemNamespaces(registry: APIRegistry): Promise<voi
   if (!namespaces) return;
   for (const name of SYSTEM_NAMESPACES) {
     try {
-      await namespaces.store.create('', { metadata: { name } } as KubeObject);
+      await namespaces.store.create('', { metadata: { name } } as KubeObject, { skipAdmission: true });
     } catch (err) {
       if (!(err && typeof err === 'object' && 'code' in err && (err as { code: number }).code === 409)) throw err;
     }
@@ -124,9 +165,14 @@ export async function bootstrapCluster(
     if (!served) continue;
     await createIfMissing(registry, group, 'v1', resource, desired);
     // A restart on another address or port: point the objects at this server.
-    await served.store.guaranteedUpdate('default', 'kubernetes', (current) => {
-      const { metadata: _m, apiVersion: _a, kind: _k, ...content } = desired;
-      return { ...current, ...content };
-    });
+    await served.store.guaranteedUpdate(
+      'default',
+      'kubernetes',
+      (current) => {
+        const { metadata: _m, apiVersion: _a, kind: _k, ...content } = desired;
+        return { ...current, ...content };
+      },
+      { internal: true },
+    );
   }
 }

@@ -5,12 +5,8 @@ import { loadKubeconfig } from '../client/kubeconfig.js';
 import { KubeClient } from '../client/rest.js';
 import { checkNodeConfig } from '../kubelet/nodestatus/node-config.js';
 import { Lifecycles } from '../kubelet/runtimes/sim/lifecycle-config.js';
-import {
-  DEFAULT_KUBELET_PORT,
-  DEFAULT_NODE_NAME_PREFIX,
-  SimKubelets,
-  type SimKubeletsOptions,
-} from '../kubelet/sim.js';
+import { DEFAULT_KUBELET_PORT, DEFAULT_NODE_NAME_PREFIX, type SimKubeletsOptions } from '../kubelet/sim.js';
+import { startSimNodes } from '../kubelet/sim-nodes.js';
 import { parseDuration } from '../util/duration.js';
 import { createLogger } from '../util/logger.js';
 import { UsageError } from './storage-flags.js';
@@ -134,9 +130,10 @@ export async function kubeletCommand(args: string[], out: (line: string) => void
     burst: burst * Math.max(1, nodes),
     logger: log.child('client'),
   });
-  const kubelets = new SimKubelets({ ...options, client, logger: log });
   out(`wheelhouse: starting ${nodes} simulated kubelet(s) against ${connection.server}`);
-  await kubelets.start();
+  const sim = await startSimNodes({ ...options, client, logger: log });
+  const kubelets = sim.kubelets;
+  out(`  kubelet endpoint (logs, exec, port-forward): https://127.0.0.1:${sim.port}`);
   const names = kubelets.nodeNames();
   out(`  nodes: ${names.length > 6 ? `${names.slice(0, 3).join(', ')} … ${names.at(-1)}` : names.join(', ')}`);
   out('  Press Ctrl-C to stop.');
@@ -144,7 +141,7 @@ export async function kubeletCommand(args: string[], out: (line: string) => void
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());
   });
-  await kubelets.stop();
+  await sim.stop();
   client.close();
   out('wheelhouse: stopped');
   return 0;

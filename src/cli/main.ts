@@ -1,6 +1,10 @@
 #!/usr/bin/env node
 import { controllerManagerCommand } from './controller-manager.js';
+import { explainCommand } from './explain.js';
 import { kubeconfigCommand } from './kubeconfig.js';
+import { kubeletCommand } from './kubelet.js';
+import { nodeCommand } from './node.js';
+import { schedulerCommand } from './scheduler.js';
 import { snapshotCommand } from './snapshot.js';
 import { UsageError } from './storage-flags.js';
 import { apiserverCommand, upCommand } from './up.js';
@@ -14,6 +18,10 @@ Commands:
   apiserver   run kube-apiserver alone (upstream flag names; listens on 0.0.0.0 by default)
   controller-manager
               run kube-controller-manager alone against an apiserver (--kubeconfig)
+  scheduler   run kube-scheduler alone against an apiserver (--kubeconfig)
+  kubelet     run simulated nodes (--sim --nodes N) against an apiserver (--kubeconfig)
+  node        stop or start a simulated node (it stops heartbeating, as a failed machine would)
+  explain     why the scheduler placed a pod where it did, or nowhere (per node and plugin)
   kubeconfig  print the admin kubeconfig of the cluster in --data-dir
   snapshot    save, restore or inspect a snapshot of the sqlite store
   version     print the version
@@ -30,6 +38,14 @@ export async function main(argv: string[], out: (line: string) => void = console
         return await apiserverCommand(rest, out);
       case 'controller-manager':
         return await controllerManagerCommand(rest, out);
+      case 'scheduler':
+        return await schedulerCommand(rest, out);
+      case 'kubelet':
+        return await kubeletCommand(rest, out);
+      case 'node':
+        return await nodeCommand(rest, out);
+      case 'explain':
+        return await explainCommand(rest, out);
       case 'kubeconfig':
         return await kubeconfigCommand(rest, out);
       case 'snapshot':

@@ -1,8 +1,16 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import {
+  type AdmissionOptions,
+  admissionOptionErrors,
+  admissionOptionsMessage,
+  parsePluginList,
+} from '../apiserver/admission/options.js';
 import { startControlPlane } from '../index.js';
+import { loadConfigurationFile } from '../scheduler/config/load.js';
 import { createLogger } from '../util/logger.js';
 import { controllerManagerFlagSpec, controllerManagerOptionsOf } from './controller-manager.js';
+import { kubeletFlagSpec, simKubeletOptionsOf } from './kubelet.js';
 import { compactionPolicyOf, dataDirOf, storageConfigOf, storageFlagSpec, UsageError } from './storage-flags.js';
 
 export const upHelp = `Usage: wheelhouse up [flags]
@@ -21,18 +29,63 @@ Flags:
   --etcd-compaction-interval D     how often to compact history (default 5m; 0 = never)
   --storage-retain-revisions N     revisions always kept (default 1000)
   --storage-retain-duration D      history always kept (default 5m)
+  --enable-admission-plugins LIST  admission plugins besides the default ones (upstream's names)
+  --disable-admission-plugins LIST admission plugins not to run, default ones included
+  --default-not-ready-toleration-seconds N    toleration added to every pod for not-ready:NoExecute (300)
+  --default-unreachable-toleration-seconds N  toleration added to every pod for unreachable:NoExecute (300)
   -v N                             log verbosity
 
 kube-controller-manager runs inside too, with its flags (see wheelhouse controller-manager --help), e.g.
   --controllers LIST               * (default), NAME, -NAME
   --kube-api-qps N                 its client's rate limit (default 20; --kube-api-burst 30)
-  --terminated-pod-gc-threshold N  (default 12500)`;
+  --terminated-pod-gc-threshold N  (default 12500)
+
+Simulated nodes run inside too (see wheelhouse kubelet --help):
+  --nodes N                        how many (default 3; 0 for none), named node-1 … node-N
+  --lifecycle-config F / --node-config F   pod lifecycles and node groups (capacity, labels, zones)
+
+kube-scheduler runs inside too: --scheduler-config FILE takes a KubeSchedulerConfiguration
+(kubescheduler.config.k8s.io/v1); wheelhouse explain pod NAME shows its per-node verdicts.`;
 
 export const apiserverHelp = `Usage: wheelhouse apiserver [flags]
 
 kube-apiserver alone, with upstream's flag names: --secure-port (6443), --bind-address (0.0.0.0),
 --etcd-servers, --etcd-cafile, --etcd-certfile, --etcd-keyfile, --etcd-compaction-interval,
---service-cluster-ip-range, --service-node-port-range; plus --data-dir and --storage as for wheelhouse up.`;
+--service-cluster-ip-range, --service-node-port-range, --enable-admission-plugins, --disable-admission-plugins,
+--default-not-ready-toleration-seconds, --default-unreachable-toleration-seconds; plus --data-dir and --storage
+as for wheelhouse up.`;
+
+const admissionFlagSpec = {
+  'enable-admission-plugins': { type: 'string' },
+  'disable-admission-plugins': { type: 'string' },
+  'default-not-ready-toleration-seconds': { type: 'string' },
+  'default-unreachable-toleration-seconds': { type: 'string' },
+} as const;
+
+/** kube-apiserver's admission flags; unknown plugin names are refused with upstream's message. */
+function admissionOptionsOf(values: Record<string, string | boolean | undefined>): AdmissionOptions {
+  const flag = (name: keyof typeof admissionFlagSpec) => {
+    const v = values[name];
+    return typeof v === 'string' ? v : undefined;
+  };
+  const seconds = (name: keyof typeof admissionFlagSpec) => {
+    const v = flag(name);
+    if (v === undefined) return undefined;
+    if (!/^-?\d+$/.test(v.trim())) throw new UsageError(`--${name} must be an integer, not ${JSON.stringify(v)}`);
+    return Number(v);
+  };
+  const notReady = seconds('default-not-ready-toleration-seconds');
+  const unreachable = seconds('default-unreachable-toleration-seconds');
+  const opts: AdmissionOptions = {
+    enablePlugins: parsePluginList(flag('enable-admission-plugins')),
+    disablePlugins: parsePluginList(flag('disable-admission-plugins')),
+    ...(notReady !== undefined ? { defaultNotReadyTolerationSeconds: notReady } : {}),
+    ...(unreachable !== undefined ? { defaultUnreachableTolerationSeconds: unreachable } : {}),
+  };
+  const errors = admissionOptionErrors(opts);
+  if (errors.length > 0) throw new UsageError(admissionOptionsMessage(errors));
+  return opts;
+}
 
 /** `wheelhouse up`: the whole control plane in one process. */
 export function upCommand(args: string[], out: (line: string) => void): Promise<number> {
@@ -53,7 +106,9 @@ async function serve(
     args,
     options: {
       ...storageFlagSpec,
+      ...admissionFlagSpec,
       ...(mode.controllers ? controllerManagerFlagSpec : {}),
+      ...(mode.controllers ? { 'scheduler-config': { type: 'string' }, ...kubeletFlagSpec } : {}),
       'secure-port': { type: 'string' },
       'bind-address': { type: 'string' },
       'service-cluster-ip-range': { type: 'string' },
@@ -72,6 +127,10 @@ async function serve(
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new UsageError(`--secure-port must be a port number, not ${values['secure-port']}`);
   const dataDir = dataDirOf(values);
+  const admission = admissionOptionsOf(values as Record<string, string | boolean | undefined>);
+  const nodeOptions = mode.controllers ? await simKubeletOptionsOf(values) : undefined;
+  // Several clusters may run on one machine: the kubelet endpoint takes a free port unless one is asked for.
+  if (nodeOptions && values['kubelet-port'] === undefined) nodeOptions.kubeletPort = 0;
   const controllers = mode.controllers
     ? controllerManagerOptionsOf(values as Record<string, string | undefined>)
     : undefined;
@@ -84,7 +143,16 @@ async function serve(
     ...(values['service-cluster-ip-range'] ? { serviceClusterIpRange: values['service-cluster-ip-range'] } : {}),
     ...(values['service-node-port-range'] ? { serviceNodePortRange: values['service-node-port-range'] } : {}),
     ...(compaction ? { compaction } : {}),
+    admission,
     ...(controllers ? { controllers } : {}),
+    ...(nodeOptions ? { nodes: nodeOptions } : {}),
+    ...(mode.controllers
+      ? {
+          scheduler: values['scheduler-config']
+            ? await loadConfigurationFile(values['scheduler-config'] as string)
+            : true,
+        }
+      : {}),
     logger: log,
   });
   const where =
@@ -96,6 +164,8 @@ async function serve(
   out(`wheelhouse: the API server is ready at ${cp.url}`);
   out(`  storage: ${where}, revision ${await cp.storage.currentRevision()}`);
   out(`  kubeconfig: ${cp.kubeconfig.path}`);
+  if (cp.scheduler)
+    out(`  kube-scheduler: profiles ${cp.scheduler.config.profiles.map((p) => p.schedulerName).join(', ')}`);
   if (cp.controllerManager) {
     const names = cp.controllerManager.enabledDescriptors().map((d) => d.name);
     out(`  kube-controller-manager: ${names.length} controllers (${names.join(', ')})`);

@@ -46,83 +46,78 @@ describe('wheelhouse up runs kube-controller-manager: the real kubectl sees the 
     });
   });
 
-  it('a Deployment gets a ReplicaSet and pods; a Service gets an EndpointSlice that follows a ready pod', async () => {
-    await kubectl('create', 'deployment', 'web', '--image', 'nginx', '--replicas', '2', '--port', '80', '-n', 'team');
-    const pods = await eventually(async () => {
-      const list = JSON.parse(await kubectl('get', 'pods', '-n', 'team', '-l', 'app=web', '-o', 'json'));
-      assert.equal(list.items.length, 2);
-      return list.items as { metadata: { name: string; ownerReferences: { kind: string }[] } }[];
-    });
+  it('a Deployment gets a ReplicaSet and pods that run on the nodes; its Service gets an EndpointSlice of their IPs', async () => {
+    const manifest = join(root, 'web.yaml');
+    writeFileSync(
+      manifest,
+      [
+        'apiVersion: apps/v1',
+        'kind: Deployment',
+        'metadata: {name: web, namespace: team}',
+        'spec:',
+        '  replicas: 2',
+        '  selector: {matchLabels: {app: web}}',
+        '  template:',
+        '    metadata: {labels: {app: web}}',
+        '    spec:',
+        '      terminationGracePeriodSeconds: 1',
+        '      containers: [{name: web, image: nginx, ports: [{containerPort: 80}]}]',
+        '',
+      ].join('\n'),
+    );
+    await kubectl('apply', '-f', manifest);
+    const pods = await eventually(
+      async () => {
+        const list = JSON.parse(await kubectl('get', 'pods', '-n', 'team', '-l', 'app=web', '-o', 'json'));
+        const running = list.items.filter((p: { status: { phase: string } }) => p.status.phase === 'Running');
+        assert.equal(running.length, 2, 'two pods Running');
+        return running as { metadata: { ownerReferences: { kind: string }[] }; status: { podIP: string } }[];
+      },
+      { timeoutMs: 30_000 },
+    );
     assert.equal(pods[0]?.metadata.ownerReferences[0]?.kind, 'ReplicaSet');
-    assert.match(await kubectl('get', 'replicasets', '-n', 'team'), /^web-[a-z0-9]+\s+2\s+2\s+0\s+/m);
+    await eventually(async () => {
+      assert.match(await kubectl('get', 'replicasets', '-n', 'team'), /^web-[a-z0-9]+\s+2\s+2\s+2\s+/m);
+      assert.match(await kubectl('get', 'deployment', 'web', '-n', 'team'), /^web\s+2\/2\s+2\s+2\s+/m);
+    });
 
     await kubectl('expose', 'deployment', 'web', '--port', '80', '-n', 'team');
-    const first = pods[0]?.metadata.name as string;
-    // No scheduler or kubelet yet: the test registers a node, binds the pod to it and reports the pod running and
-    // ready, as they would.
-    const files = mkdtempSync(join(root, 'objects-'));
-    writeFileSync(
-      join(files, 'node.json'),
-      JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' } }),
-    );
-    await kubectl('create', '-f', join(files, 'node.json'));
-    writeFileSync(
-      join(files, 'binding.json'),
-      JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'Binding',
-        metadata: { name: first },
-        target: { kind: 'Node', name: 'node-1' },
-      }),
-    );
-    await kubectl(
-      'create',
-      '--raw',
-      `/api/v1/namespaces/team/pods/${first}/binding`,
-      '-f',
-      join(files, 'binding.json'),
-    );
-    await kubectl(
-      'patch',
-      'pod',
-      first,
-      '-n',
-      'team',
-      '--subresource=status',
-      '--type=merge',
-      '-p',
-      JSON.stringify({
-        status: {
-          phase: 'Running',
-          podIP: '10.244.0.7',
-          podIPs: [{ ip: '10.244.0.7' }],
-          conditions: [{ type: 'Ready', status: 'True' }],
-        },
-      }),
+    const ips = pods.map((p) => p.status.podIP).sort();
+    assert.ok(
+      ips.every((ip) => /^10\.244\.\d+\.\d+$/.test(ip)),
+      `pod IPs from the nodes' pod CIDRs: ${ips}`,
     );
     await eventually(async () => {
       const slices = await kubectl('get', 'endpointslices', '-n', 'team', '-l', 'kubernetes.io/service-name=web');
       assert.match(slices, /^NAME\s+ADDRESSTYPE\s+PORTS\s+ENDPOINTS\s+AGE$/m);
-      assert.match(slices, /^web-[a-z0-9]+\s+IPv4\s+80\s+10\.244\.0\.7\s+/m);
+      assert.match(
+        slices,
+        new RegExp(`^web-[a-z0-9]+\\s+IPv4\\s+80\\s+${ips.join(',').replaceAll('.', '\\.')}\\s+`, 'm'),
+      );
     });
     await eventually(async () => {
-      assert.match(await kubectl('get', 'endpoints', 'web', '-n', 'team'), /^web\s+10\.244\.0\.7:80\s+/m);
-    });
-    await eventually(async () => {
-      assert.match(await kubectl('get', 'deployment', 'web', '-n', 'team'), /^web\s+1\/2\s+2\s+1\s+/m);
+      assert.match(
+        await kubectl('get', 'endpoints', 'web', '-n', 'team'),
+        new RegExp(
+          `^web\\s+${ips
+            .map((ip) => `${ip}:80`)
+            .join(',')
+            .replaceAll('.', '\\.')}\\s+`,
+          'm',
+        ),
+      );
     });
   });
 
   it('deleting a pod gets it replaced; delete namespace completes with everything in it gone', async () => {
-    type Pod = { metadata: { name: string }; spec: { nodeName?: string } };
+    type Pod = { metadata: { name: string; deletionTimestamp?: string } };
     const before: Pod[] = JSON.parse(await kubectl('get', 'pods', '-n', 'team', '-o', 'json')).items;
-    // The bound pod has no kubelet to finish its graceful deletion, so it is removed at once, as a user would.
-    const bound = before.find((p) => p.spec.nodeName) as Pod;
-    await kubectl('delete', 'pod', bound.metadata.name, '-n', 'team', '--grace-period=0', '--force');
+    const victim = before[0] as Pod;
+    await kubectl('delete', 'pod', victim.metadata.name, '-n', 'team');
     await eventually(async () => {
       const now: Pod[] = JSON.parse(await kubectl('get', 'pods', '-n', 'team', '-o', 'json')).items;
-      assert.equal(now.length, 2, 'replaced');
-      assert.ok(!now.some((p) => p.metadata.name === bound.metadata.name), 'the deleted pod is gone');
+      assert.ok(!now.some((p) => p.metadata.name === victim.metadata.name), 'the deleted pod is gone');
+      assert.equal(now.filter((p) => !p.metadata.deletionTimestamp).length, 2, 'replaced');
     });
     assert.match(await kubectl('delete', 'namespace', 'team', '--timeout=60s'), /namespace "team" deleted/);
     await assert.rejects(kubectl('get', 'namespace', 'team'), /namespaces "team" not found/);

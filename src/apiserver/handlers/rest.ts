@@ -2,6 +2,7 @@ import { stringify as toYaml } from 'yaml';
 import { invalid, path } from '../../api/field-errors.js';
 import { schemaForKind } from '../../api/schema.js';
 import { StatusError, statusErrors, successStatus } from '../../api/status-error.js';
+import { admitObject, attributesFor } from '../admission/attributes.js';
 import type { APIRegistry, ServedResource } from '../api-registry.js';
 import type { RequestContext } from '../context.js';
 import { contentTypeFor, negotiateOutput, type OutputForm } from '../negotiate.js';
@@ -20,6 +21,7 @@ import { bookmarkObject, listObjects, validateWatchRequest, watchObjects } from 
 import { fieldManagerOf } from '../registry/managed-fields.js';
 import { deepClone, isObject, type KubeObject } from '../registry/object.js';
 import { apiVersionOf, groupResource, type ResourceDefinition } from '../registry/resource.js';
+import { evictPod } from '../registry/resources/core-pods-eviction.js';
 import { applyScale, type Scale, scaleOf } from '../registry/scale.js';
 import { selectionFromQuery } from '../registry/selection.js';
 import type { DeleteOptions } from '../registry/store.js';
@@ -46,9 +48,13 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
   if (info.subresource === 'scale' && def.scale) return serveScale(ctx, served, ns, dryRun);
   if (info.subresource === 'finalize' && def.finalize) return serveFinalize(ctx, served, dryRun);
   if (info.subresource === 'binding' && def.binding) return serveBinding(ctx, served, ns, dryRun);
+  if (info.subresource === 'eviction' && def.eviction) {
+    return serveEviction(ctx, registry, served, ns, dryRun);
+  }
   if (info.subresource && !(info.subresource === 'status' && def.status)) throw statusErrors.pathNotFound();
   const status = info.subresource === 'status';
   const manager = fieldManagerOf(q, header(ctx, 'user-agent'));
+  const user = ctx.user;
   switch (info.verb) {
     case 'get':
       return respondObject(ctx, served, await served.store.get(ns, info.name));
@@ -61,7 +67,7 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
         throw statusErrors.methodNotSupported(groupResource(def), 'create');
       }
       const obj = await readObject(ctx, served, 'CreateOptions');
-      const created = await served.store.create(ns, obj, { dryRun, fieldManager: manager });
+      const created = await served.store.create(ns, obj, { dryRun, fieldManager: manager, user });
       return respondObject(ctx, served, created, 201);
     }
     case 'update': {
@@ -69,6 +75,7 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
       const { object, created } = await served.store.update(ns, info.name, obj, {
         dryRun,
         fieldManager: manager,
+        user,
         ...(status ? { subresource: 'status' as const } : {}),
       });
       return respondObject(ctx, served, object, created ? 201 : 200);
@@ -108,11 +115,13 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
           next.metadata.name = info.name;
           // Upstream decodes the patched object, which applies defaulting again.
           if (!status) def.strategy.default?.(next);
-          return served.store.prepareUpdate(next, current, status);
+          return next;
         },
         {
           dryRun,
           fieldManager: manager,
+          user,
+          prepare: { status },
           ...(status ? { subresource: 'status' } : {}),
           validate: (next, old) => served.store.validateUpdate(next, old, status),
         },
@@ -121,7 +130,7 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
     }
     case 'delete': {
       const opts = await readDeleteOptions(ctx, dryRun);
-      const { object, deleted } = await served.store.delete(ns, info.name, opts);
+      const { object, deleted } = await served.store.delete(ns, info.name, { ...opts, user });
       if (deleted && !def.strategy.returnDeletedObject) {
         return writeJson(
           ctx,
@@ -142,7 +151,7 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
       const gone: KubeObject[] = [];
       for (const item of list.items) {
         try {
-          gone.push((await served.store.delete(ns, item.metadata.name ?? '', opts)).object);
+          gone.push((await served.store.delete(ns, item.metadata.name ?? '', { ...opts, user })).object);
         } catch (err) {
           if (!(err instanceof StatusError && err.code === 404)) throw err;
         }
@@ -182,25 +191,40 @@ async function serveScale(ctx: RequestContext, served: ServedResource, ns: strin
   const updated = await served.store.guaranteedUpdate(
     ns,
     name,
-    (current) => {
+    async (current) => {
       const currentScale = scaleOf(current);
-      const wanted = patch
+      let wanted = patch
         ? (applyPatchBody(patch.type, currentScale, patch.body, scaleResource) as Scale)
-        : (input as Scale);
+        : (deepClone(input) as Scale);
       const wantRV = wanted.metadata?.resourceVersion;
       if (wantRV && wantRV !== current.metadata.resourceVersion) throw statusErrors.modified(groupResource(def), name);
+      // Admission of a scale update sees autoscaling/v1 Scale objects, as upstream's ScaleREST does.
+      const attrs = attributesFor(def, {
+        operation: 'UPDATE',
+        object: wanted as unknown as KubeObject,
+        oldObject: currentScale as unknown as KubeObject,
+        kind: { group: 'autoscaling', version: 'v1', kind: 'Scale' },
+        subresource: 'scale',
+        namespace: ns,
+        name,
+        user: ctx.user,
+        dryRun,
+      });
+      wanted = (await admitObject(served.store.admission, attrs)) as unknown as Scale;
       const replicas = wanted.spec?.replicas ?? 0;
       if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
         throw invalidError(scaleResource, name, [
           invalid(path('spec', 'replicas'), replicas, 'must be greater than or equal to 0'),
         ]);
       }
+      await served.store.admission?.validate(attrs);
       return served.store.prepareUpdate(applyScale(deepClone(current), wanted), current, false);
     },
     {
       dryRun,
       fieldManager: fieldManagerOf(ctx.url.searchParams, header(ctx, 'user-agent')),
       subresource: 'scale',
+      skipAdmission: true,
       validate: (next, old) => served.store.validateUpdate(next, old, false),
     },
   );
@@ -229,7 +253,7 @@ async function serveFinalize(ctx: RequestContext, served: ServedResource, dryRun
       };
       return current;
     },
-    { dryRun },
+    { dryRun, user: ctx.user, subresource: 'finalize' },
   );
   return respondObject(ctx, served, updated);
 }
@@ -250,8 +274,24 @@ async function serveBinding(ctx: RequestContext, served: ServedResource, ns: str
   if (obj.metadata.name && obj.metadata.name !== name) {
     throw statusErrors.badRequest(`name in URL does not match name in Binding object`);
   }
-  binding.validate(obj);
-  await served.store.guaranteedUpdate(ns, name, (current) => binding.bind(current, obj, Date.now()), { dryRun });
+  // Admission sees the Binding (a CREATE of pods/binding); the pod's own update then runs none, as upstream.
+  const attrs = attributesFor(served.def, {
+    operation: 'CREATE',
+    object: obj,
+    kind: { group: '', version: 'v1', kind: 'Binding' },
+    subresource: 'binding',
+    namespace: ns,
+    name,
+    user: ctx.user,
+    dryRun,
+  });
+  const admitted = await admitObject(served.store.admission, attrs);
+  binding.validate(admitted);
+  await served.store.admission?.validate(attrs);
+  await served.store.guaranteedUpdate(ns, name, (current) => binding.bind(current, admitted, Date.now()), {
+    dryRun,
+    skipAdmission: true,
+  });
   writeJson(ctx, 201, { ...successStatus(), code: 201 });
 }
 
@@ -261,6 +301,69 @@ function parseDryRun(q: URLSearchParams): boolean {
     if (v !== 'All') throw statusErrors.badRequest(`Invalid dry run value: ${v}`);
   }
   return values.length > 0;
+}
+
+const EVICTION_VERSIONS = ['policy/v1', 'policy/v1beta1'];
+
+/**
+ * POST of a pod's eviction subresource (what `kubectl drain` sends for every pod): a policy/v1 (or v1beta1)
+ * Eviction whose deleteOptions apply to the pod. Admission sees the Eviction; the budget check and the deletion
+ * are upstream's EvictionREST (core-pods-eviction.ts). Answers 201 with a Success status.
+ */
+async function serveEviction(
+  ctx: RequestContext,
+  registry: APIRegistry,
+  served: ServedResource,
+  ns: string,
+  dryRun: boolean,
+): Promise<void> {
+  if (ctx.info.verb !== 'create') throw statusErrors.methodNotSupported(groupResource(served.def), ctx.info.verb);
+  const body = decodeBody(await readBody(ctx), contentTypeOf(ctx));
+  if (!isObject(body)) throw statusErrors.badRequest('the body of the request must be a JSON or YAML object');
+  if (body.apiVersion !== undefined && !EVICTION_VERSIONS.includes(String(body.apiVersion))) {
+    throw statusErrors.badRequest(
+      `the API version in the data (${String(body.apiVersion)}) does not match the expected API version (policy/v1)`,
+    );
+  }
+  if (body.kind !== undefined && body.kind !== 'Eviction') {
+    throw statusErrors.badRequest(
+      `the kind in the data (${String(body.kind)}) does not match the expected kind (Eviction)`,
+    );
+  }
+  const metadata = isObject(body.metadata) ? body.metadata : {};
+  const name = ctx.info.name;
+  if (metadata.name !== name) throw statusErrors.badRequest('name in URL does not match name in Eviction object');
+  if (metadata.namespace !== undefined && metadata.namespace !== ns) {
+    throw statusErrors.badRequest(
+      'the namespace of the provided object does not match the namespace sent on the request',
+    );
+  }
+  const eviction = { ...body, metadata: { ...metadata, namespace: ns } } as KubeObject;
+  // The request's dryRun and the body's deleteOptions.dryRun are one setting (upstream's propagateDryRun).
+  const options = deleteOptionsOf(
+    isObject(body.deleteOptions) ? body.deleteOptions : {},
+    new URLSearchParams(),
+    dryRun,
+  );
+  const attrs = attributesFor(served.def, {
+    operation: 'CREATE',
+    object: eviction,
+    kind: { group: 'policy', version: 'v1', kind: 'Eviction' },
+    subresource: 'eviction',
+    namespace: ns,
+    name,
+    user: ctx.user,
+    dryRun: options.dryRun === true,
+  });
+  await admitObject(served.store.admission, attrs);
+  await served.store.admission?.validate(attrs);
+  const status = await evictPod(
+    { pods: served.store, pdbs: registry.lookup('policy', 'v1', 'poddisruptionbudgets')?.store },
+    ns,
+    name,
+    options,
+  );
+  writeJson(ctx, status.code, status);
 }
 
 /**
@@ -308,13 +411,17 @@ async function readObject(
 }
 
 async function readDeleteOptions(ctx: RequestContext, dryRun: boolean): Promise<DeleteOptions> {
-  const q = ctx.url.searchParams;
   const raw = await readBody(ctx);
   let body: Record<string, unknown> = {};
   if (raw.length > 0) {
     const decoded = decodeBody(raw, contentTypeOf(ctx) || 'application/json');
     if (isObject(decoded)) body = decoded;
   }
+  return deleteOptionsOf(body, ctx.url.searchParams, dryRun);
+}
+
+/** DeleteOptions from a body (a DeleteOptions, or an Eviction's deleteOptions) and the query, which wins. */
+function deleteOptionsOf(body: Record<string, unknown>, q: URLSearchParams, dryRun: boolean): DeleteOptions {
   const opts: DeleteOptions = {};
   const grace = q.get('gracePeriodSeconds') ?? body.gracePeriodSeconds;
   if (grace !== undefined && grace !== null) opts.gracePeriodSeconds = Number(grace);

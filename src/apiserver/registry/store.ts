@@ -3,7 +3,11 @@ import { schemaForKind } from '../../api/schema.js';
 import { statusErrors } from '../../api/status-error.js';
 import { isStorageError, type Store } from '../../storage/types.js';
 import { type Clock, realClock } from '../../util/clock.js';
+import { admitObject, attributesFor } from '../admission/attributes.js';
+import type { AdmissionChain } from '../admission/chain.js';
+import type { Operation } from '../admission/types.js';
 import type { Cacher } from '../cacher/cacher.js';
+import type { UserInfo } from '../context.js';
 import { decodeFromStorage, encodeForStorage, invalidError, storageToStatus, withTypeFirst } from './codec.js';
 import { type ManagedFieldsEntry, updateManagedFields } from './managed-fields.js';
 import { deepClone, generateNameFrom, jsonEqual, type KubeObject, newUid, nowTimestamp } from './object.js';
@@ -18,6 +22,21 @@ import {
 } from './resource.js';
 
 export type { DeleteOptions, WriteOptions } from './resource.js';
+
+/** Who writes, as admission sees it, and whether admission runs here at all. */
+export interface AdmissionRequest {
+  /** The requesting user (admission plugins see it). */
+  user?: UserInfo | undefined;
+  /**
+   * No admission for this write: the apiserver's own writes, and writes made on behalf of a subresource whose
+   * admission ran on its own object (binding, eviction, scale), as upstream's subresource handlers do them.
+   */
+  skipAdmission?: boolean;
+}
+
+/** The options of a write through the store: the registry's, and admission's. */
+export type StoreWriteOptions = WriteOptions & AdmissionRequest;
+export type StoreDeleteOptions = DeleteOptions & AdmissionRequest;
 
 /** Answers whether objects may be created in a namespace. */
 /** Refuses a create in namespace (missing or terminating) of the named object of resource gr. */
@@ -62,11 +81,70 @@ export class GenericStore {
     readonly def: ResourceDefinition,
     readonly storage: Store,
     readonly cacher: Cacher,
-    private readonly deps: { namespaceCheck?: NamespaceCheck; clock?: Clock } = {},
+    private readonly deps: { namespaceCheck?: NamespaceCheck; clock?: Clock; admission?: AdmissionChain } = {},
   ) {}
 
   private get clock(): Clock {
     return this.deps.clock ?? realClock;
+  }
+
+  /** The admission chain writes through this store run (undefined: none). */
+  get admission(): AdmissionChain | undefined {
+    return this.deps.admission;
+  }
+
+  private admissionChainFor(opts: StoreWriteOptions): AdmissionChain | undefined {
+    return opts.skipAdmission || opts.internal ? undefined : this.deps.admission;
+  }
+
+  private attributes(
+    operation: Operation,
+    object: KubeObject | undefined,
+    oldObject: KubeObject | undefined,
+    namespace: string,
+    name: string,
+    opts: StoreWriteOptions,
+  ) {
+    return attributesFor(this.def, {
+      operation,
+      object,
+      oldObject,
+      subresource: operation === 'DELETE' ? '' : (opts.subresource ?? ''),
+      namespace,
+      name,
+      user: opts.user,
+      dryRun: opts.dryRun === true,
+    });
+  }
+
+  /** The mutating phase for a write of this resource; returns the object as the plugins left it. */
+  private async mutatingAdmission(
+    operation: Operation,
+    object: KubeObject,
+    old: KubeObject | undefined,
+    namespace: string,
+    name: string,
+    opts: StoreWriteOptions,
+  ): Promise<KubeObject> {
+    const chain = this.admissionChainFor(opts);
+    if (!chain) return object;
+    const admitted = await admitObject(chain, this.attributes(operation, object, old, namespace, name, opts));
+    admitted.apiVersion = apiVersionOf(this.def);
+    admitted.kind = this.def.kind;
+    if (!admitted.metadata || typeof admitted.metadata !== 'object') admitted.metadata = {};
+    return admitted;
+  }
+
+  /** The validating phase for a write of this resource. */
+  private async validatingAdmission(
+    operation: Operation,
+    object: KubeObject,
+    old: KubeObject | undefined,
+    namespace: string,
+    name: string,
+    opts: StoreWriteOptions,
+  ): Promise<void> {
+    await this.admissionChainFor(opts)?.validate(this.attributes(operation, object, old, namespace, name, opts));
   }
 
   key(namespace: string, name: string): string {
@@ -93,12 +171,25 @@ export class GenericStore {
     return encodeForStorage(this.def.conversion ? this.def.conversion.toStorage(obj) : obj);
   }
 
-  async create(namespace: string, input: KubeObject, opts: WriteOptions = {}): Promise<KubeObject> {
+  async create(namespace: string, input: KubeObject, opts: StoreWriteOptions = {}): Promise<KubeObject> {
     const obj = deepClone(input);
     dropEmptyMetadata(obj);
     this.checkNamespace(obj, namespace);
     this.def.strategy.default?.(obj);
-    const meta = obj.metadata;
+    if (this.def.namespaced) obj.metadata.namespace = namespace;
+    else delete obj.metadata.namespace;
+    // Mutating admission sees the decoded, defaulted object, before a generated name and system fields.
+    const admitted = await this.mutatingAdmission(
+      'CREATE',
+      withTypeFirst({ ...obj, apiVersion: apiVersionOf(this.def), kind: this.def.kind }),
+      undefined,
+      namespace,
+      obj.metadata.name ?? '',
+      opts,
+    );
+    dropEmptyMetadata(admitted);
+    const typed = withTypeFirst(admitted);
+    const meta = typed.metadata;
     if (!meta.name && meta.generateName) meta.name = generateNameFrom(meta.generateName);
     if (this.def.namespaced) meta.namespace = namespace;
     else delete meta.namespace;
@@ -110,7 +201,6 @@ export class GenericStore {
     delete meta.selfLink;
     if (this.def.strategy.tracksGeneration !== false) meta.generation = 1;
     else delete meta.generation;
-    const typed = withTypeFirst({ ...obj, apiVersion: apiVersionOf(this.def), kind: this.def.kind });
     const finish = await this.def.strategy.beginCreate?.(typed, this.hookContext(opts));
     let stored = false;
     try {
@@ -121,6 +211,7 @@ export class GenericStore {
       if (this.def.namespaced && this.deps.namespaceCheck) {
         await this.deps.namespaceCheck(namespace, groupResource(this.def), name);
       }
+      await this.validatingAdmission('CREATE', typed, undefined, namespace, name, opts);
       this.recordManager(typed, undefined, opts);
       if (opts.dryRun) {
         const existing = await this.wrap(name, () => this.storage.get(this.key(namespace, name)));
@@ -172,21 +263,29 @@ export class GenericStore {
 
   /**
    * Reads the object, lets tryUpdate compute its next state, and writes it if the object did not change meanwhile;
-   * retries on a conflicting write unless tryUpdate itself refuses (a client precondition). An update that changes
-   * nothing writes nothing. Returns the stored object.
+   * retries on a conflicting write unless tryUpdate itself refuses (a client precondition). Each attempt runs, in
+   * upstream's order: tryUpdate, mutating admission (an UPDATE of opts.subresource), the update rules when
+   * `prepare` asks for them (prepareUpdate), validation, validating admission. An update that changes nothing
+   * writes nothing. Returns the stored object.
    */
   async guaranteedUpdate(
     namespace: string,
     name: string,
     tryUpdate: (current: KubeObject) => KubeObject | Promise<KubeObject>,
-    opts: WriteOptions & { validate?: (next: KubeObject, old: KubeObject) => FieldError[] } = {},
+    opts: StoreWriteOptions & {
+      validate?: (next: KubeObject, old: KubeObject) => FieldError[];
+      /** Apply prepareUpdate (of the status subresource when status) after mutating admission. */
+      prepare?: { status: boolean };
+    } = {},
   ): Promise<KubeObject> {
     const key = this.key(namespace, name);
     for (let attempt = 0; ; attempt++) {
       const current = await this.get(namespace, name);
-      const next = await tryUpdate(deepClone(current));
+      let next = await tryUpdate(deepClone(current));
       next.apiVersion = apiVersionOf(this.def);
       next.kind = this.def.kind;
+      next = await this.mutatingAdmission('UPDATE', next, current, namespace, name, opts);
+      if (opts.prepare) next = this.prepareUpdate(next, current, opts.prepare.status);
       dropEmptyMetadata(next);
       const finish = await this.def.strategy.beginUpdate?.(next, current, this.hookContext(opts));
       let written = false;
@@ -194,6 +293,7 @@ export class GenericStore {
         const problems = opts.validate?.(next, current) ?? [];
         this.recordManager(next, current, opts);
         if (problems.length > 0) throw invalidError(this.def, name, problems);
+        await this.validatingAdmission('UPDATE', next, current, namespace, name, opts);
         if (jsonEqual(withoutVolatile(next), withoutVolatile(current))) return current;
         if (opts.dryRun) return next;
         const expected = Number(current.metadata.resourceVersion);
@@ -225,7 +325,7 @@ export class GenericStore {
     namespace: string,
     name: string,
     input: KubeObject,
-    opts: WriteOptions & { subresource?: 'status' } = {},
+    opts: StoreWriteOptions & { subresource?: 'status' } = {},
   ): Promise<{ object: KubeObject; created: boolean }> {
     const obj = deepClone(input);
     this.checkNamespace(obj, namespace);
@@ -255,11 +355,12 @@ export class GenericStore {
             `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid ?? ''}`,
           );
         }
-        return this.prepareUpdate(deepClone(obj), current, status);
+        return deepClone(obj);
       },
       {
         ...opts,
         ...(status ? { subresource: 'status' } : {}),
+        prepare: { status },
         validate: (next, old) => this.validateUpdate(next, old, status),
       },
     );
@@ -306,7 +407,7 @@ export class GenericStore {
   async delete(
     namespace: string,
     name: string,
-    opts: DeleteOptions = {},
+    opts: StoreDeleteOptions = {},
   ): Promise<{ object: KubeObject; deleted: boolean }> {
     const key = this.key(namespace, name);
     for (let attempt = 0; ; attempt++) {
@@ -325,6 +426,13 @@ export class GenericStore {
           name,
           `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${current.metadata.resourceVersion ?? ''}`,
         );
+      }
+      // Admission of a DELETE sees the stored object as the old object, and may refuse.
+      const chain = this.admissionChainFor(opts);
+      if (chain) {
+        const attrs = this.attributes('DELETE', undefined, deepClone(current), namespace, name, opts);
+        await chain.admit(attrs);
+        await chain.validate(attrs);
       }
       this.def.strategy.beforeDelete?.(current);
       const next = deepClone(current);

@@ -148,5 +148,7 @@ export function pods(): Builtin {
     },
   });
   served.def.status = podStatusStrategy;
+  // pods/eviction: served by the REST handler with core-pods-eviction.ts.
+  served.def.eviction = true;
   return served;
 }

@@ -1,0 +1,55 @@
+/**
+ * Building admission attributes for a request on a served resource, and running a chain over them. The registry
+ * does this for writes of the resource itself (create, update, patch, status, delete); handlers of subresources
+ * whose body is another kind (pods/binding, pods/eviction, the scale subresources) do it with that kind's object.
+ */
+import type { UserInfo } from '../context.js';
+import type { KubeObject } from '../registry/object.js';
+import type { AdmissionChain } from './chain.js';
+import type { AdmissionAttributes, GroupVersionKind, Operation } from './types.js';
+
+/** The resource a request is about, as its definition describes it. */
+export interface AdmittedResource {
+  group: string;
+  version: string;
+  resource: string;
+  kind: string;
+  namespaced: boolean;
+}
+
+export interface AttributeFields {
+  operation: Operation;
+  object?: KubeObject | undefined;
+  oldObject?: KubeObject | undefined;
+  /** The kind of object when it is not the resource's own (Binding, Eviction, Scale). */
+  kind?: GroupVersionKind;
+  subresource?: string;
+  namespace: string;
+  name: string;
+  user?: UserInfo | undefined;
+  dryRun?: boolean;
+}
+
+export function attributesFor(def: AdmittedResource, fields: AttributeFields): AdmissionAttributes {
+  return {
+    operation: fields.operation,
+    object: fields.object,
+    oldObject: fields.oldObject,
+    kind: fields.kind ?? { group: def.group, version: def.version, kind: def.kind },
+    resource: { group: def.group, version: def.version, resource: def.resource },
+    subresource: fields.subresource ?? '',
+    namespace: def.namespaced ? fields.namespace : '',
+    name: fields.name,
+    userInfo: fields.user,
+    dryRun: fields.dryRun === true,
+  };
+}
+
+/**
+ * Runs the mutating phase over an object and returns it as the plugins left it (a plugin may replace
+ * attrs.object rather than change it in place).
+ */
+export async function admitObject(chain: AdmissionChain | undefined, attrs: AdmissionAttributes): Promise<KubeObject> {
+  if (chain) await chain.admit(attrs);
+  return attrs.object as KubeObject;
+}

@@ -1,0 +1,46 @@
+/**
+ * The admission chain: the enabled plugins in upstream's order. Every write runs `admit` (the mutating phase: each
+ * plugin that has one, in order) after decoding and defaulting, then the registry's own validation, then `validate`
+ * (the validating phase, same order), and only then reaches storage. The first plugin to throw ends the request
+ * with its error.
+ */
+import type { AdmissionAttributes, AdmissionPlugin } from './types.js';
+
+export class AdmissionChain {
+  private readonly mutating: AdmissionPlugin[];
+  private readonly validating: AdmissionPlugin[];
+
+  constructor(readonly plugins: readonly AdmissionPlugin[]) {
+    this.mutating = plugins.filter((p) => p.admit !== undefined);
+    this.validating = plugins.filter((p) => p.validate !== undefined);
+  }
+
+  /** The names of the plugins with a mutating step, in the order they run. */
+  get mutatingNames(): string[] {
+    return this.mutating.map((p) => p.name);
+  }
+
+  /** The names of the plugins with a validating step, in the order they run. */
+  get validatingNames(): string[] {
+    return this.validating.map((p) => p.name);
+  }
+
+  /** The mutating phase: plugins may change attrs.object in place. */
+  async admit(attrs: AdmissionAttributes): Promise<void> {
+    for (const plugin of this.mutating) {
+      if (plugin.handles && !plugin.handles(attrs.operation)) continue;
+      await plugin.admit?.(attrs);
+    }
+  }
+
+  /** The validating phase: plugins accept or refuse the object as it will be stored. */
+  async validate(attrs: AdmissionAttributes): Promise<void> {
+    for (const plugin of this.validating) {
+      if (plugin.handles && !plugin.handles(attrs.operation)) continue;
+      await plugin.validate?.(attrs);
+    }
+  }
+}
+
+/** A chain that admits everything (no plugins). */
+export const EMPTY_ADMISSION_CHAIN = new AdmissionChain([]);

@@ -1,0 +1,139 @@
+/**
+ * Which admission plugins run, from kube-apiserver's flags: upstream's default set, plus
+ * --enable-admission-plugins, minus --disable-admission-plugins, always in upstream's fixed order (the order of the
+ * flag values does not matter). Every name upstream knows is accepted; the plugins not built yet are reported once
+ * at start-up as enabled but not implemented, and let requests through.
+ */
+import type { Logger } from '../../util/logger.js';
+import { AdmissionChain } from './chain.js';
+import { ALL_ORDERED_PLUGINS, DEFAULT_ON_PLUGINS } from './order.js';
+import { alwaysAdmit, alwaysDeny } from './plugins/always.js';
+import { DEFAULT_TOLERATION_SECONDS, defaultTolerationSeconds } from './plugins/default-toleration-seconds.js';
+import { PRIORITY, type PriorityClassSource, priority } from './plugins/priority.js';
+import { TAINT_NODES_BY_CONDITION, taintNodesByCondition } from './plugins/taint-nodes-by-condition.js';
+import type { AdmissionPlugin } from './types.js';
+
+/** kube-apiserver's admission flags. */
+export interface AdmissionOptions {
+  /** --enable-admission-plugins: plugins to run besides the default ones. */
+  enablePlugins?: readonly string[];
+  /** --disable-admission-plugins: plugins not to run, default ones included. */
+  disablePlugins?: readonly string[];
+  /** --default-not-ready-toleration-seconds (300). */
+  defaultNotReadyTolerationSeconds?: number;
+  /** --default-unreachable-toleration-seconds (300). */
+  defaultUnreachableTolerationSeconds?: number;
+}
+
+/** What plugins may read besides the request. */
+export interface AdmissionDependencies {
+  priorityClasses: PriorityClassSource;
+}
+
+type Factory = (opts: AdmissionOptions, deps: AdmissionDependencies) => AdmissionPlugin;
+
+/** The plugins this server implements, by name. */
+const IMPLEMENTED: ReadonlyMap<string, Factory> = new Map<string, Factory>([
+  ['AlwaysAdmit', () => alwaysAdmit()],
+  [TAINT_NODES_BY_CONDITION, () => taintNodesByCondition()],
+  [PRIORITY, (_, deps) => priority(deps.priorityClasses)],
+  [
+    DEFAULT_TOLERATION_SECONDS,
+    (opts) =>
+      defaultTolerationSeconds({
+        ...(opts.defaultNotReadyTolerationSeconds !== undefined
+          ? { notReadySeconds: opts.defaultNotReadyTolerationSeconds }
+          : {}),
+        ...(opts.defaultUnreachableTolerationSeconds !== undefined
+          ? { unreachableSeconds: opts.defaultUnreachableTolerationSeconds }
+          : {}),
+      }),
+  ],
+  ['AlwaysDeny', () => alwaysDeny()],
+]);
+
+/** Whether this server implements the named plugin (every name in ALL_ORDERED_PLUGINS is known either way). */
+export function isImplementedPlugin(name: string): boolean {
+  return IMPLEMENTED.has(name);
+}
+
+/** A comma-separated flag value as a list of names (spaces around names and empty entries dropped). */
+export function parsePluginList(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+/** Upstream's AdmissionOptions.Validate: unknown names, and a name both enabled and disabled. */
+export function admissionOptionErrors(opts: AdmissionOptions): string[] {
+  const known = new Set(ALL_ORDERED_PLUGINS);
+  const errors: string[] = [];
+  for (const name of opts.enablePlugins ?? []) {
+    if (!known.has(name)) errors.push(`enable-admission-plugins plugin ${JSON.stringify(name)} is unknown`);
+  }
+  for (const name of opts.disablePlugins ?? []) {
+    if (!known.has(name)) errors.push(`disable-admission-plugins plugin ${JSON.stringify(name)} is unknown`);
+  }
+  const disabled = new Set(opts.disablePlugins ?? []);
+  const both = [...new Set(opts.enablePlugins ?? [])].filter((n) => disabled.has(n)).sort();
+  if (both.length > 0) {
+    errors.push(`[${both.join(' ')}] in enable-admission-plugins and disable-admission-plugins overlapped`);
+  }
+  for (const [flag, value] of [
+    ['default-not-ready-toleration-seconds', opts.defaultNotReadyTolerationSeconds],
+    ['default-unreachable-toleration-seconds', opts.defaultUnreachableTolerationSeconds],
+  ] as const) {
+    if (value !== undefined && !Number.isSafeInteger(value)) errors.push(`--${flag} must be an integer, not ${value}`);
+  }
+  return errors;
+}
+
+/** The errors as one message, as upstream's aggregate prints them (one error alone, several in brackets). */
+export function admissionOptionsMessage(errors: readonly string[]): string {
+  return errors.length === 1 ? (errors[0] as string) : `[${errors.join(', ')}]`;
+}
+
+/** The plugins that run, in upstream's order. */
+export function enabledAdmissionPlugins(opts: AdmissionOptions = {}): string[] {
+  const enabled = new Set(opts.enablePlugins ?? []);
+  const disabled = new Set(opts.disablePlugins ?? []);
+  return ALL_ORDERED_PLUGINS.filter((name) =>
+    enabled.has(name) ? true : !disabled.has(name) && DEFAULT_ON_PLUGINS.has(name),
+  );
+}
+
+/**
+ * Builds the chain the options ask for; throws (with upstream's message) on unknown or overlapping names. Logs
+ * what upstream logs at start-up, and which enabled plugins are not implemented yet.
+ */
+export function buildAdmissionChain(opts: AdmissionOptions, deps: AdmissionDependencies, log?: Logger): AdmissionChain {
+  const errors = admissionOptionErrors(opts);
+  if (errors.length > 0) throw new Error(admissionOptionsMessage(errors));
+  const names = enabledAdmissionPlugins(opts);
+  const plugins: AdmissionPlugin[] = [];
+  const missing: string[] = [];
+  for (const name of names) {
+    const factory = IMPLEMENTED.get(name);
+    if (factory) plugins.push(factory(opts, deps));
+    else missing.push(name);
+  }
+  const chain = new AdmissionChain(plugins);
+  if (log) {
+    const mutating = chain.mutatingNames;
+    const validating = chain.validatingNames;
+    log.info(
+      `Loaded ${mutating.length} mutating admission controller(s) successfully in the following order: ${mutating.join(',')}.`,
+    );
+    log.info(
+      `Loaded ${validating.length} validating admission controller(s) successfully in the following order: ${validating.join(',')}.`,
+    );
+    if (missing.length > 0) {
+      log.info('admission plugins enabled but not implemented yet; requests pass them unchecked', {
+        plugins: missing.join(','),
+      });
+    }
+  }
+  return chain;
+}

@@ -1,0 +1,71 @@
+/**
+ * kube-apiserver 1.33's admission plugins: every name it knows, in the order they run (upstream's
+ * AllOrderedPlugins / RecommendedPluginOrder, pkg/kubeapiserver/options/plugins.go), and the ones on by default
+ * (everything but DefaultOffAdmissionPlugins). The order does not depend on the order of the flags.
+ */
+
+export const ALL_ORDERED_PLUGINS: readonly string[] = [
+  'AlwaysAdmit',
+  'NamespaceAutoProvision',
+  'NamespaceLifecycle',
+  'NamespaceExists',
+  'LimitPodHardAntiAffinityTopology',
+  'LimitRanger',
+  'ServiceAccount',
+  'NodeRestriction',
+  'TaintNodesByCondition',
+  'AlwaysPullImages',
+  'ImagePolicyWebhook',
+  'PodSecurity',
+  'PodNodeSelector',
+  'Priority',
+  'DefaultTolerationSeconds',
+  'PodTolerationRestriction',
+  'EventRateLimit',
+  'ExtendedResourceToleration',
+  'DefaultStorageClass',
+  'StorageObjectInUseProtection',
+  'OwnerReferencesPermissionEnforcement',
+  'PersistentVolumeClaimResize',
+  'RuntimeClass',
+  'CertificateApproval',
+  'CertificateSigning',
+  'ClusterTrustBundleAttest',
+  'CertificateSubjectRestriction',
+  'DefaultIngressClass',
+  'DenyServiceExternalIPs',
+  'PodTopologyLabels',
+  // Upstream keeps policies, webhooks, quota and deny at the end.
+  'MutatingAdmissionPolicy',
+  'MutatingAdmissionWebhook',
+  'ValidatingAdmissionPolicy',
+  'ValidatingAdmissionWebhook',
+  'ResourceQuota',
+  'AlwaysDeny',
+];
+
+/** The plugins kube-apiserver runs when no flag says otherwise. */
+export const DEFAULT_ON_PLUGINS: ReadonlySet<string> = new Set([
+  'NamespaceLifecycle',
+  'LimitRanger',
+  'ServiceAccount',
+  'DefaultStorageClass',
+  'PersistentVolumeClaimResize',
+  'DefaultTolerationSeconds',
+  'MutatingAdmissionWebhook',
+  'ValidatingAdmissionWebhook',
+  'ResourceQuota',
+  'StorageObjectInUseProtection',
+  'Priority',
+  'TaintNodesByCondition',
+  'RuntimeClass',
+  'CertificateApproval',
+  'CertificateSigning',
+  'ClusterTrustBundleAttest',
+  'CertificateSubjectRestriction',
+  'DefaultIngressClass',
+  'PodSecurity',
+  'PodTopologyLabels',
+  'MutatingAdmissionPolicy',
+  'ValidatingAdmissionPolicy',
+]);

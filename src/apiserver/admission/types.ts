@@ -1,0 +1,92 @@
+/**
+ * Admission (upstream's k8s.io/apiserver/pkg/admission): what a plugin sees of a write, and the shape of a plugin.
+ * Mutating plugins (`admit`) may change the object in place; validating plugins (`validate`) only accept or refuse.
+ * A refusal is thrown, normally as admissionForbidden(attrs, message) — the `Forbidden` status upstream's
+ * admission.NewForbidden builds.
+ */
+import { type StatusError, statusErrors } from '../../api/status-error.js';
+import type { UserInfo } from '../context.js';
+import type { KubeObject } from '../registry/object.js';
+
+/** The operations admission sees (upstream's admission.Operation). */
+export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
+
+export interface GroupVersionKind {
+  group: string;
+  version: string;
+  kind: string;
+}
+
+export interface GroupVersionResource {
+  group: string;
+  version: string;
+  resource: string;
+}
+
+/** Upstream's admission.Attributes: everything a plugin knows about one write. */
+export interface AdmissionAttributes {
+  operation: Operation;
+  /**
+   * The object to be stored (CREATE, UPDATE), or the subresource's object (a Binding, an Eviction, a Scale);
+   * mutating plugins change it in place. Absent for DELETE.
+   */
+  object: KubeObject | undefined;
+  /** The stored object an UPDATE or DELETE replaces; absent for CREATE. */
+  oldObject: KubeObject | undefined;
+  /** The kind of `object` (autoscaling/v1 Scale for deployments/scale, policy/v1 Eviction for pods/eviction). */
+  kind: GroupVersionKind;
+  /** The resource the request names (pods for pods/eviction). */
+  resource: GroupVersionResource;
+  /** '' for the resource itself; status, scale, binding, eviction… */
+  subresource: string;
+  /** '' for cluster-scoped resources. */
+  namespace: string;
+  /** The object's name; '' when a create uses generateName (the name is made after admission). */
+  name: string;
+  /** Who asks; undefined for the apiserver's own writes. */
+  userInfo: UserInfo | undefined;
+  dryRun: boolean;
+}
+
+/**
+ * One admission plugin (ARCHITECTURE.md: `{ name, handles(op), admit?, validate? }`). The chain calls admit of
+ * every plugin (in upstream's order) before validate of any; `handles` says which operations a plugin wants (all
+ * when absent).
+ */
+export interface AdmissionPlugin {
+  readonly name: string;
+  handles?(operation: Operation): boolean;
+  admit?(attrs: AdmissionAttributes): void | Promise<void>;
+  validate?(attrs: AdmissionAttributes): void | Promise<void>;
+}
+
+/**
+ * The name upstream's admission errors print: the request's name, else the object's name or generateName (a
+ * generated name is made only after admission), else "Unknown".
+ */
+export function admissionObjectName(attrs: AdmissionAttributes): string {
+  if (attrs.name) return attrs.name;
+  const meta = attrs.object?.metadata;
+  if (meta && typeof meta === 'object') {
+    if (meta.name) return meta.name;
+    if (meta.generateName) return meta.generateName;
+  }
+  return 'Unknown';
+}
+
+/**
+ * Upstream's admission.NewForbidden: `<resource> "<name>" is forbidden: <message>` (403), naming the resource the
+ * request is about, without its subresource.
+ */
+export function admissionForbidden(attrs: AdmissionAttributes, message: string): StatusError {
+  return statusErrors.forbidden(
+    { group: attrs.resource.group, resource: attrs.resource.resource },
+    admissionObjectName(attrs),
+    message,
+  );
+}
+
+/** Whether attrs is about the given group and resource itself (not one of its subresources). */
+export function isResource(attrs: AdmissionAttributes, group: string, resource: string): boolean {
+  return attrs.resource.group === group && attrs.resource.resource === resource && attrs.subresource === '';
+}

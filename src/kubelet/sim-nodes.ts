@@ -1,0 +1,48 @@
+/**
+ * Simulated nodes with their kubelet endpoint: one KubeletServer (logs, exec, attach, port-forward) for every node
+ * of the process, and the SimKubelets that advertise its port in their Nodes' daemonEndpoints.
+ */
+import { apiObjectSource } from './server/object-source.js';
+import { KubeletServer } from './server/server.js';
+import { SimKubelets, type SimKubeletsOptions } from './sim.js';
+
+export interface SimNodes {
+  kubelets: SimKubelets;
+  server: KubeletServer;
+  /** The kubelet endpoint's port. */
+  port: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the kubelet endpoint (on `kubeletPort`, or a free port when it is 0 or absent) on loopback, then the
+ * simulated kubelets; resolves once every node is registered.
+ */
+export async function startSimNodes(opts: SimKubeletsOptions & { bindAddress?: string }): Promise<SimNodes> {
+  const { bindAddress, ...simOpts } = opts;
+  const server = new KubeletServer({
+    runtime: { pod: () => undefined, containerLog: () => undefined },
+    objects: apiObjectSource(opts.client),
+    port: opts.kubeletPort ?? 0,
+    ...(bindAddress ? { bindAddress } : {}),
+    ...(opts.logger ? { logger: opts.logger.child('kubelet-server') } : {}),
+  });
+  const port = await server.start();
+  const kubelets = new SimKubelets({ ...simOpts, kubeletPort: port });
+  server.runtime = kubelets;
+  try {
+    await kubelets.start();
+  } catch (err) {
+    await server.stop();
+    throw err;
+  }
+  return {
+    kubelets,
+    server,
+    port,
+    async stop() {
+      await kubelets.stop();
+      await server.stop();
+    },
+  };
+}
