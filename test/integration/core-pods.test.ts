@@ -136,6 +136,13 @@ describe('core/v1 pods through the API', () => {
       headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' },
     });
     assert.equal(table.body.rows[0].cells[2], 'Terminating');
+    // Writes during the grace period (labels, the kubelet's status) keep the pod: only its kubelet finishes it.
+    const labelled = await apiRequest(cp, 'PATCH', `${PODS}/bound`, {
+      body: { metadata: { labels: { touched: 'yes' } } },
+      contentType: 'application/merge-patch+json',
+    });
+    assert.equal(labelled.status, 200);
+    assert.equal((await apiRequest(cp, 'GET', `${PODS}/bound`)).body.metadata.labels.touched, 'yes');
     const forced = await apiRequest(cp, 'DELETE', `${PODS}/bound?gracePeriodSeconds=0`);
     assert.equal(forced.status, 200);
     assert.equal((await apiRequest(cp, 'GET', `${PODS}/bound`)).status, 404);

@@ -298,7 +298,7 @@ export class GenericStore {
         if (opts.dryRun) return next;
         const expected = Number(current.metadata.resourceVersion);
         try {
-          if (next.metadata.deletionTimestamp && this.mayFinishDeletion(next)) {
+          if (this.shouldDeleteDuringUpdate(next, current)) {
             // The last finalizer of an object being deleted is gone: the object goes now.
             const { revision } = await this.storage.delete(key, expected);
             next.metadata.resourceVersion = String(revision);
@@ -475,6 +475,17 @@ export class GenericStore {
   }
 
   /** Whether an object marked for deletion holds nothing back any more. */
+  /**
+   * Upstream's ShouldDeleteDuringUpdate: an update finishes a deletion when the stored object was already being
+   * deleted with no grace period left (a pod in its graceful shutdown stays until its kubelet deletes it) and the
+   * update leaves no finalizers.
+   */
+  private shouldDeleteDuringUpdate(next: KubeObject, current: KubeObject): boolean {
+    if (!next.metadata.deletionTimestamp || !current.metadata.deletionTimestamp) return false;
+    if ((current.metadata.deletionGracePeriodSeconds ?? 0) !== 0) return false;
+    return this.mayFinishDeletion(next);
+  }
+
   private mayFinishDeletion(obj: KubeObject): boolean {
     if ((obj.metadata.finalizers ?? []).length > 0) return false;
     return this.def.strategy.mayFinishDeletion?.(obj) ?? true;
