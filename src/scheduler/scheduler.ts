@@ -202,11 +202,9 @@ export class Scheduler {
 
     if (this.opts.secureServing) {
       this.server = new SchedulerServer(this.opts.secureServing, {
-        livez: this.leaderElect ? [{ name: 'leaderElection', check: () => this.elector?.check(20_000)?.message }] : [],
-        readyz: [
-          { name: 'sched-handler-sync', check: () => (this.synced ? undefined : 'waiting for handlers to sync') },
-        ],
-        metrics: async () => ({ contentType: this.metrics.contentType, body: await this.metrics.metrics() }),
+        livez: this.leaderElect ? { leaderElection: () => this.elector?.check(20_000)?.message ?? true } : {},
+        readyz: { 'sched-handler-sync': () => (this.synced ? true : 'waiting for handlers to sync') },
+        metrics: this.metrics.registry,
         verdicts: (ns, name) => this.verdictsFor(ns, name),
       });
       await this.server.start();

@@ -22,6 +22,8 @@ export interface ComponentServerOptions {
   port: number;
   tls?: CertificateAndKey;
   checks?: Record<string, HealthCheck>;
+  /** Checks only /readyz runs, besides `checks` (e.g. caches synced). */
+  readyChecks?: Record<string, HealthCheck>;
   metrics?: Registry;
   /** Extra GET routes by path prefix; the handler answers the request. */
   routes?: Record<string, (req: IncomingMessage, res: ServerResponse, url: URL) => void | Promise<void>>;
@@ -29,6 +31,8 @@ export interface ComponentServerOptions {
 
 export interface ComponentServer {
   port: number;
+  /** https://<address>:<port> (127.0.0.1 when bound to all addresses). */
+  url: string;
   close(): Promise<void>;
 }
 
@@ -62,7 +66,10 @@ export async function startComponentServer(opts: ComponentServerOptions): Promis
     const url = new URL(req.url ?? '/', 'https://component');
     const path = url.pathname;
     const health = /^\/(healthz|livez|readyz)(?:\/(.+))?$/.exec(path);
-    if (health) return answerHealth(res, url, checks, health[2]);
+    if (health) {
+      const all = health[1] === 'readyz' ? { ...checks, ...opts.readyChecks } : checks;
+      return answerHealth(res, url, all as Record<string, HealthCheck>, health[2]);
+    }
     if (path === '/metrics' && opts.metrics) {
       res.writeHead(200, { 'content-type': opts.metrics.contentType });
       res.end(await opts.metrics.metrics());
@@ -78,8 +85,11 @@ export async function startComponentServer(opts: ComponentServerOptions): Promis
     server.once('error', reject);
     server.listen(opts.port, opts.bindAddress ?? '127.0.0.1', () => resolve());
   });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
-    port: (server.address() as AddressInfo).port,
+    port: address.port,
+    url: `https://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
