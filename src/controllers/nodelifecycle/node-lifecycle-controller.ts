@@ -26,8 +26,8 @@ import type { KubeObject } from '../../client/types.js';
 import { createRateLimitingQueue, type RateLimitingQueue } from '../../client/workqueue/rate-limiting.js';
 import type { TimerHandle } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
+import { POD_NODE_NAME_INDEX, podNodeNameIndexFunc, podsAssignedToNode } from '../common/pods-by-node.js';
 import type { Controller, ControllerContext } from '../context.js';
-import { POD_NODE_NAME_INDEX, podNodeNameIndexFunc, podsAssignedToNode } from '../tainteviction/pods-by-node.js';
 import { runWorkers } from '../worker.js';
 import { labelsToReconcile, noScheduleTaintChanges } from './condition-taints.js';
 import {

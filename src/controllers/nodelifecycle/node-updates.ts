@@ -15,8 +15,8 @@ import { EVENT_TYPE_NORMAL, EVENT_TYPE_WARNING, formatTime } from '../../client/
 import type { KubeClient } from '../../client/rest.js';
 import { isConflict, isNotFound, type KubeObject } from '../../client/types.js';
 import type { Logger } from '../../util/logger.js';
+import { updatePodCondition } from '../common/pod-conditions.js';
 import type { PodCondition } from '../common/pods.js';
-import { updatePodCondition } from '../tainteviction/pod-conditions.js';
 
 /** Tries of a taint or label update before it is given up (upstream's UpdateTaintBackoff steps). */
 const UPDATE_RETRIES = 5;

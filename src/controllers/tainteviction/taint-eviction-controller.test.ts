@@ -5,9 +5,9 @@ import { isNotFound, type KubeObject } from '../../client/types.js';
 import { type ControlPlane, startControlPlane } from '../../index.js';
 import { eventually, runControllers } from '../../testing/controllers.js';
 import { FakeClock } from '../../util/clock.js';
+import { updatePodCondition } from '../common/pod-conditions.js';
 import type { ControllerManager } from '../manager.js';
 import { taintEvictionController } from './index.js';
-import { updatePodCondition } from './pod-conditions.js';
 
 const NS = 'default';
 const BROKEN = { key: 'example.com/broken', effect: 'NoExecute' };

@@ -23,11 +23,11 @@ import { EVENT_TYPE_NORMAL } from '../../client/events/event.js';
 import { isNotFound, type KubeObject } from '../../client/types.js';
 import { createRateLimitingQueue, type RateLimitingQueue } from '../../client/workqueue/rate-limiting.js';
 import type { Logger } from '../../util/logger.js';
+import { updatePodCondition } from '../common/pod-conditions.js';
 import type { PodCondition } from '../common/pods.js';
+import { POD_NODE_NAME_INDEX, podNodeNameIndexFunc, podsAssignedToNode } from '../common/pods-by-node.js';
 import type { Controller, ControllerContext } from '../context.js';
 import { runWorkers } from '../worker.js';
-import { updatePodCondition } from './pod-conditions.js';
-import { POD_NODE_NAME_INDEX, podNodeNameIndexFunc, podsAssignedToNode } from './pods-by-node.js';
 import { TimedWorkerQueue } from './timed-workers.js';
 
 export const CONTROLLER_NAME = 'taint-eviction-controller';

@@ -3,7 +3,7 @@
  * conditions (DisruptionTarget here, Ready=False in the node lifecycle controller).
  */
 import { formatTime } from '../../client/events/event.js';
-import type { PodCondition } from '../common/pods.js';
+import type { PodCondition } from './pods.js';
 
 /**
  * Upstream's UpdatePodCondition: puts the condition into the status (a new lastTransitionTime unless the status
