@@ -3,6 +3,8 @@
  * default_plugins.go): the default profile's plugins (all enabled through multiPoint, with the score weights),
  * how a profile's own plugin sets merge into them, and each plugin's default args.
  */
+
+import { DEFAULT_MULTI_POINT } from '../plugins/registry.js';
 import {
   DEFAULT_SCHEDULER_NAME,
   EXTENSION_POINTS,
@@ -17,28 +19,9 @@ import {
 /** Upstream's volume plugins: part of the default profile, evaluated only once volumes exist here. */
 export const VOLUME_PLUGINS = ['VolumeRestrictions', 'NodeVolumeLimits', 'VolumeBinding', 'VolumeZone'] as const;
 
-/** The default plugins, in upstream v1.33's order, all through multiPoint. */
+/** The default plugins, in upstream v1.33's order, all through multiPoint (the registry's list). */
 export function defaultPlugins(): Plugins {
-  const multiPoint: PluginRef[] = [
-    { name: 'SchedulingGates' },
-    { name: 'PrioritySort' },
-    { name: 'NodeUnschedulable' },
-    { name: 'NodeName' },
-    { name: 'TaintToleration', weight: 3 },
-    { name: 'NodeAffinity', weight: 2 },
-    { name: 'NodePorts' },
-    { name: 'NodeResourcesFit', weight: 1 },
-    { name: 'VolumeRestrictions' },
-    { name: 'NodeVolumeLimits' },
-    { name: 'VolumeBinding' },
-    { name: 'VolumeZone' },
-    { name: 'PodTopologySpread', weight: 2 },
-    { name: 'InterPodAffinity', weight: 2 },
-    { name: 'DefaultPreemption' },
-    { name: 'NodeResourcesBalancedAllocation', weight: 1 },
-    { name: 'ImageLocality', weight: 1 },
-    { name: 'DefaultBinder' },
-  ];
+  const multiPoint: PluginRef[] = DEFAULT_MULTI_POINT.map((p) => ({ ...p }));
   const plugins = emptyPlugins();
   plugins.multiPoint.enabled = multiPoint;
   return plugins;
