@@ -66,7 +66,11 @@ export function buildRegistry(storage: Store, log: Logger, options: RegistryOpti
   // As upstream's NamespaceLifecycle admission: the error names the object being created, with a cause that
   // controllers recognise.
   const namespaceCheck: NamespaceCheck = async (namespace, gr, name) => {
-    const ns = await namespaceStore?.cacher.get(`/registry/namespaces/${namespace}`);
+    // The watch cache first; a namespace it has not seen yet (just created, e.g. through another apiserver) is
+    // looked up in storage, as upstream's admission falls back to a live read.
+    const ns =
+      (await namespaceStore?.cacher.get(`/registry/namespaces/${namespace}`)) ??
+      (await namespaceStore?.get('', namespace).catch(() => undefined));
     if (!ns) throw statusErrors.notFound({ group: '', resource: 'namespaces' }, namespace);
     if (ns.metadata.deletionTimestamp || (ns.status as { phase?: string } | undefined)?.phase === 'Terminating') {
       throw statusErrors.forbidden(
