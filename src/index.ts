@@ -19,15 +19,12 @@ import {
   writeKubeconfig,
 } from './client/kubeconfig.js';
 import { KubeClient } from './client/rest.js';
-import { ControllerManager } from './controllers/manager.js';
+import type { ControllerManager } from './controllers/manager.js';
 import { type ControllerManagerOptions, DEFAULT_CONTROLLER_MANAGER_OPTIONS } from './controllers/options.js';
-import { CONTROLLERS } from './controllers/registry.js';
 import type { SimKubeletsOptions } from './kubelet/sim.js';
-import { type SimNodes, startSimNodes } from './kubelet/sim-nodes.js';
-import { defaultConfiguration } from './scheduler/config/defaults.js';
+import type { SimNodes } from './kubelet/sim-nodes.js';
 import type { KubeSchedulerConfiguration } from './scheduler/config/types.js';
-import { IN_TREE_PLUGINS } from './scheduler/plugins/registry.js';
-import { Scheduler } from './scheduler/scheduler.js';
+import type { Scheduler } from './scheduler/scheduler.js';
 import { type CompactionPolicy, Compactor } from './storage/compactor.js';
 import { openStore, type StorageConfig } from './storage/open.js';
 import type { Store } from './storage/types.js';
@@ -216,6 +213,11 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
         burst: options.kubeApiBurst,
         logger: log.child('kube-controller-manager/client'),
       });
+      // Loaded only when asked for: the apiserver alone starts faster without them.
+      const [{ ControllerManager }, { CONTROLLERS }] = await Promise.all([
+        import('./controllers/manager.js'),
+        import('./controllers/registry.js'),
+      ]);
       controllerManager = new ControllerManager({
         client: controllerClient,
         descriptors: CONTROLLERS,
@@ -227,6 +229,11 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     let scheduler: Scheduler | undefined;
     let schedulerClient: KubeClient | undefined;
     if (opts.scheduler) {
+      const [{ Scheduler }, { IN_TREE_PLUGINS }, { defaultConfiguration }] = await Promise.all([
+        import('./scheduler/scheduler.js'),
+        import('./scheduler/plugins/registry.js'),
+        import('./scheduler/config/defaults.js'),
+      ]);
       const config = opts.scheduler === true ? defaultConfiguration() : opts.scheduler;
       const schedKubeconfig = buildKubeconfig({
         server: url,
@@ -267,6 +274,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
         burst: 100 * Math.max(1, count),
         logger: log.child('kubelet/client'),
       });
+      const { startSimNodes } = await import('./kubelet/sim-nodes.js');
       nodes = await startSimNodes({ ...nodeOpts, client: nodeClient, logger: log.child('kubelet') });
     }
     return {

@@ -2,9 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { loadKubeconfig } from '../client/kubeconfig.js';
 import { KubeClient } from '../client/rest.js';
-import { ControllerManager } from '../controllers/manager.js';
 import { type ControllerManagerOptions, DEFAULT_CONTROLLER_MANAGER_OPTIONS } from '../controllers/options.js';
-import { CONTROLLERS } from '../controllers/registry.js';
 import { startComponentServer } from '../util/component-server.js';
 import { parseDuration } from '../util/duration.js';
 import { createLogger } from '../util/logger.js';
@@ -151,6 +149,10 @@ export async function controllerManagerCommand(args: string[], out: (line: strin
     burst: options.kubeApiBurst,
     logger: log.child('client'),
   });
+  const [{ ControllerManager }, { CONTROLLERS }] = await Promise.all([
+    import('../controllers/manager.js'),
+    import('../controllers/registry.js'),
+  ]);
   const manager = new ControllerManager({ client, descriptors: CONTROLLERS, options, logger: log });
   const port = Number(values['secure-port'] ?? '10257');
   if (!Number.isInteger(port) || port < 0 || port > 65535)

@@ -6,7 +6,6 @@ import { KubeClient } from '../client/rest.js';
 import { checkNodeConfig } from '../kubelet/nodestatus/node-config.js';
 import { Lifecycles } from '../kubelet/runtimes/sim/lifecycle-config.js';
 import { DEFAULT_KUBELET_PORT, DEFAULT_NODE_NAME_PREFIX, type SimKubeletsOptions } from '../kubelet/sim.js';
-import { startSimNodes } from '../kubelet/sim-nodes.js';
 import { parseDuration } from '../util/duration.js';
 import { createLogger } from '../util/logger.js';
 import { UsageError } from './storage-flags.js';
@@ -131,6 +130,7 @@ export async function kubeletCommand(args: string[], out: (line: string) => void
     logger: log.child('client'),
   });
   out(`wheelhouse: starting ${nodes} simulated kubelet(s) against ${connection.server}`);
+  const { startSimNodes } = await import('../kubelet/sim-nodes.js');
   const sim = await startSimNodes({ ...options, client, logger: log });
   const kubelets = sim.kubelets;
   out(`  kubelet endpoint (logs, exec, port-forward): https://127.0.0.1:${sim.port}`);

@@ -1,11 +1,4 @@
 #!/usr/bin/env node
-import { controllerManagerCommand } from './controller-manager.js';
-import { explainCommand } from './explain.js';
-import { kubeconfigCommand } from './kubeconfig.js';
-import { kubeletCommand } from './kubelet.js';
-import { nodeCommand } from './node.js';
-import { schedulerCommand } from './scheduler.js';
-import { snapshotCommand } from './snapshot.js';
 import { UsageError } from './storage-flags.js';
 import { apiserverCommand, upCommand } from './up.js';
 
@@ -37,19 +30,19 @@ export async function main(argv: string[], out: (line: string) => void = console
       case 'apiserver':
         return await apiserverCommand(rest, out);
       case 'controller-manager':
-        return await controllerManagerCommand(rest, out);
+        return await (await import('./controller-manager.js')).controllerManagerCommand(rest, out);
       case 'scheduler':
-        return await schedulerCommand(rest, out);
+        return await (await import('./scheduler.js')).schedulerCommand(rest, out);
       case 'kubelet':
-        return await kubeletCommand(rest, out);
+        return await (await import('./kubelet.js')).kubeletCommand(rest, out);
       case 'node':
-        return await nodeCommand(rest, out);
+        return await (await import('./node.js')).nodeCommand(rest, out);
       case 'explain':
-        return await explainCommand(rest, out);
+        return await (await import('./explain.js')).explainCommand(rest, out);
       case 'kubeconfig':
-        return await kubeconfigCommand(rest, out);
+        return await (await import('./kubeconfig.js')).kubeconfigCommand(rest, out);
       case 'snapshot':
-        return await snapshotCommand(rest, out);
+        return await (await import('./snapshot.js')).snapshotCommand(rest, out);
       case 'version':
       case '--version':
         out('wheelhouse 0.1.0');
