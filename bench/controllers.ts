@@ -1,5 +1,5 @@
-// kube-controller-manager benchmark: the compiled `wheelhouse up` in a child process (apiserver and
-// controller-manager in one process, sqlite storage), driven over real HTTPS.
+// kube-controller-manager benchmark: the compiled `wheelhouse apiserver` (sqlite) and `wheelhouse controller-manager`
+// as two child processes, driven over real HTTPS.
 // - A Deployment scaled 0 → 10,000 replicas: pods created per second through the API (counted by a watch), and
 //   the time until the ReplicaSet's status says 10,000 replicas.
 // - A namespace holding 10,000 ConfigMaps deleted: the time until the namespace is gone.
@@ -21,31 +21,47 @@ const root = join(import.meta.dirname, '..');
 const log = (msg: string) => process.stderr.write(`${msg}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function startUp(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(
-    process.execPath,
-    [
-      join(root, 'bin', 'wheelhouse.mjs'),
-      'up',
-      '--data-dir',
-      dataDir,
-      '--secure-port',
-      '0',
-      `--kube-api-qps=${QPS}`,
-      `--kube-api-burst=${QPS * 2}`,
-    ],
-    { env: { ...process.env, WHEELHOUSE_COMPILED: '1' }, stdio: ['ignore', 'pipe', 'ignore'] },
-  );
+/** Spawns a compiled wheelhouse command and waits for its "Press Ctrl-C" line; the URL it printed, if any. */
+async function spawnCommand(args: string[]): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [join(root, 'bin', 'wheelhouse.mjs'), ...args], {
+    env: { ...process.env, WHEELHOUSE_COMPILED: '1' },
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   let out = '';
   child.stdout?.on('data', (d) => {
     out += d;
   });
   for (;;) {
-    const m = /ready at (https:\/\/[\d.]+:\d+)/.exec(out);
-    if (m?.[1] && out.includes('Press Ctrl-C')) return { child, url: m[1] };
-    if (child.exitCode !== null) throw new Error(`wheelhouse up exited: ${out}`);
+    if (out.includes('Press Ctrl-C')) return { child, url: /ready at (https:\/\/[\d.]+:\d+)/.exec(out)?.[1] ?? '' };
+    if (child.exitCode !== null) throw new Error(`wheelhouse ${args[0]} exited: ${out}`);
     await sleep(5);
   }
+}
+
+/**
+ * kube-apiserver and kube-controller-manager as two processes (no scheduler or kubelets, so nothing else works on
+ * the pods), the controller manager's client limits raised to --kube-api-qps.
+ */
+async function startUp(dataDir: string): Promise<{ children: ChildProcess[]; url: string }> {
+  const apiserver = await spawnCommand([
+    'apiserver',
+    '--data-dir',
+    dataDir,
+    '--secure-port',
+    '0',
+    '--bind-address',
+    '127.0.0.1',
+  ]);
+  const kcm = await spawnCommand([
+    'controller-manager',
+    '--kubeconfig',
+    join(dataDir, 'kubeconfig'),
+    '--secure-port',
+    '0',
+    `--kube-api-qps=${QPS}`,
+    `--kube-api-burst=${QPS * 2}`,
+  ]);
+  return { children: [kcm.child, apiserver.child], url: apiserver.url };
 }
 
 async function json(c: Http2Client, method: string, path: string, body?: unknown, headers?: Record<string, string>) {
@@ -151,9 +167,11 @@ try {
   out.namespace10kDeleteSec = round((performance.now() - t1) / 1000, 2);
   for (const c of clients) c.close();
 } finally {
-  const exited = new Promise((r) => up.child.once('exit', r));
-  up.child.kill('SIGINT');
-  await exited;
+  for (const child of up.children) {
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGINT');
+    await exited;
+  }
   rmSync(work, { recursive: true, force: true });
 }
 console.log(JSON.stringify(out));
