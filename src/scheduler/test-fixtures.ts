@@ -1,8 +1,12 @@
 /**
  * Fixtures for the scheduler's tests against a control plane: Ready nodes and pods with requests.
  */
+
+import type { KubeClient } from '../client/rest.js';
 import type { KubeObject } from '../client/types.js';
-import type { ControlPlane } from '../index.js';
+
+/** What the fixtures need of a control plane. */
+type ControlPlane = { client: KubeClient };
 
 /** A Ready node as a kubelet would register it, without the not-ready taint the node lifecycle would remove. */
 export async function createNode(cp: ControlPlane, name: string, cpu = '2', extra: Record<string, string> = {}) {
