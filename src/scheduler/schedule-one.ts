@@ -83,18 +83,37 @@ export class ScheduleOne {
   private nextStartNodeIndex = 0;
   private readonly random: () => number;
   private readonly bindings = new Set<Promise<void>>();
+  /** Status writes in flight, by pod uid: a pod's writes go one after another, in the order they were made. */
+  private readonly statusWrites = new Map<string, Promise<void>>();
 
   constructor(private readonly d: ScheduleOneDeps) {
     this.random = d.random ?? Math.random;
   }
 
-  /** Resolves when every binding cycle in flight has ended. */
+  /** Resolves when every binding cycle and pod status write in flight has ended. */
   async drain(): Promise<void> {
-    while (this.bindings.size > 0) await Promise.allSettled([...this.bindings]);
+    while (this.bindings.size > 0 || this.statusWrites.size > 0) {
+      await Promise.allSettled([...this.bindings, ...this.statusWrites.values()]);
+    }
   }
 
-  /** Schedules one popped pod; the binding cycle continues in the background. Never throws. */
-  async scheduleOne(qp: QueuedPod): Promise<void> {
+  /**
+   * Runs the write after the pod's earlier ones, without the scheduling loop waiting for it (the next pod need not
+   * wait for the apiserver's answer; the queue and the nominator already hold what the write says).
+   */
+  private writeStatusInBackground(uid: string, write: () => Promise<void>): void {
+    const previous = this.statusWrites.get(uid);
+    const next = (previous ? previous.then(write) : write()).finally(() => {
+      if (this.statusWrites.get(uid) === next) this.statusWrites.delete(uid);
+    });
+    this.statusWrites.set(uid, next);
+  }
+
+  /**
+   * Schedules one popped pod; the binding cycle continues in the background. Never throws. True when the pod went
+   * on to binding (false: it failed, or was skipped).
+   */
+  async scheduleOne(qp: QueuedPod): Promise<boolean> {
     const pod = qp.podInfo.pod;
     const uid: string = pod.metadata?.uid ?? '';
     const fwk = this.d.profiles.get(pod.spec?.schedulerName ?? '');
@@ -103,11 +122,11 @@ export class ScheduleOne {
         err: `profile not found for scheduler name "${pod.spec?.schedulerName}"`,
       });
       this.d.queue.done(uid);
-      return;
+      return false;
     }
     if (this.skipPodSchedule(fwk, pod)) {
       this.d.queue.done(uid);
-      return;
+      return false;
     }
     this.d.logger.v(3).info('Attempting to schedule pod', { pod: podName(pod) });
     const start = performance.now();
@@ -131,7 +150,7 @@ export class ScheduleOne {
       record.message = outcome.status.message();
       this.d.verdicts.put(record);
       await this.handleSchedulingFailure(fwk, outcome.qp, outcome, start);
-      return;
+      return false;
     }
     record.result = 'Binding';
     record.nodeName = outcome.result.suggestedHost;
@@ -139,6 +158,7 @@ export class ScheduleOne {
     const binding = this.runBindingCycle(state, fwk, outcome.result, outcome.assumed, start, record);
     this.bindings.add(binding);
     void binding.finally(() => this.bindings.delete(binding));
+    return true;
   }
 
   private skipPodSchedule(fwk: Framework, pod: Pod): boolean {
@@ -394,9 +414,10 @@ export class ScheduleOne {
       for (let i = 0; i < Math.min(toFind, n); i++) feasible.push(nodes[(this.nextStartNodeIndex + i) % n] as NodeInfo);
       return feasible;
     }
+    const plugins = fwk.activeFilterPlugins(state);
     for (let i = 0; i < n && feasible.length < toFind; i++) {
       const ni = nodes[(this.nextStartNodeIndex + i) % n] as NodeInfo;
-      const status = fwk.runFilterPluginsWithNominatedPods(state, pod, ni);
+      const status = fwk.runFilterPluginsWithNominatedPods(state, pod, ni, plugins);
       if (status.code === Code.Error) throw new Error(status.message());
       if (status.isSuccess()) {
         feasible.push(ni);
@@ -419,7 +440,9 @@ export class ScheduleOne {
     if (!fwk.hasScorePlugins()) return nodes[0]?.node.metadata?.name ?? '';
     const pre = fwk.runPreScorePlugins(state, pod, nodes);
     if (!pre.isSuccess()) throw new Error(pre.message());
-    const { scores, status } = fwk.runScorePlugins(state, pod, nodes);
+    // record.feasible already holds the names of these nodes, in this order.
+    const names = record.feasible.length === nodes.length ? record.feasible : undefined;
+    const { scores, status } = fwk.runScorePlugins(state, pod, nodes, names);
     if (!status.isSuccess()) throw new Error(status.message());
     record.scores = scores;
     const totals = scores.totals;
@@ -603,16 +626,20 @@ export class ScheduleOne {
 
     const latest = current ?? pod;
     this.recorder(fwk).event(latest, 'Warning', 'FailedScheduling', truncateMessage(errMsg));
-    try {
-      await updatePodStatus(
-        this.d.client,
-        latest,
-        { type: 'PodScheduled', status: 'False', reason, message: errMsg, lastProbeTime: null },
-        failure.nominating,
-        this.d.clock.now(),
-      );
-    } catch (err) {
-      this.d.logger.error('Error updating pod', { pod: podName(pod), err: String(err) });
-    }
+    const nominating = failure.nominating;
+    const now = this.d.clock.now();
+    this.writeStatusInBackground(uid, async () => {
+      try {
+        await updatePodStatus(
+          this.d.client,
+          latest,
+          { type: 'PodScheduled', status: 'False', reason, message: errMsg, lastProbeTime: null },
+          nominating,
+          now,
+        );
+      } catch (err) {
+        this.d.logger.error('Error updating pod', { pod: podName(pod), err: String(err) });
+      }
+    });
   }
 }

@@ -6,6 +6,7 @@
  *
  * It serves /healthz, /livez, /readyz, /metrics and /debug/verdicts/<ns>/<pod> on its secure port when asked.
  */
+import { performance } from 'node:perf_hooks';
 import { gvrKey, SharedInformerFactory } from '../client/cache/factory.js';
 import type { ResourceEventHandlerRegistration } from '../client/cache/processor.js';
 import type { SharedIndexInformer } from '../client/cache/shared-informer.js';
@@ -32,6 +33,9 @@ import { type PodVerdicts, VerdictStore } from './verdicts.js';
 
 export const PODS = { group: '', version: 'v1', resource: 'pods' } as const;
 export const NODES = { group: '', version: 'v1', resource: 'nodes' } as const;
+/** How long the scheduling loop may keep the event loop before it lets other work in (ms). */
+const SCHEDULING_SLICE_MS = 10;
+
 /** The scheduler watches only pods that may still run (upstream's pod informer field selector). */
 export const NON_TERMINAL_POD_SELECTOR = 'status.phase!=Succeeded,status.phase!=Failed';
 
@@ -301,6 +305,7 @@ export class Scheduler {
   /** Pops and schedules pods until signal aborts. */
   private async runLoop(signal: AbortSignal): Promise<void> {
     this.leading = true;
+    let sliceStart = performance.now();
     try {
       while (!signal.aborted) {
         const qp = await this.queue.pop(signal);
@@ -309,13 +314,21 @@ export class Scheduler {
           this.queue.restore(qp);
           break;
         }
+        let bound = false;
         try {
-          await this.scheduleOne.scheduleOne(qp);
+          bound = await this.scheduleOne.scheduleOne(qp);
         } catch (err) {
           this.log.error('scheduling attempt failed', { err: String(err) });
         }
-        // Let informer events in between pods, as upstream's goroutines would.
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        // Let informer events (and whatever else shares the process) in between pods, as upstream's goroutines
+        // would. While pods keep going to binding, only after a slice of a few milliseconds, so that a scheduler
+        // sharing its process with an apiserver, controllers and kubelets still gets its turn often enough; after
+        // every failed attempt, and whenever no pod is ready in activeQ, at once, so that what the attempt set off
+        // (a preemption's deletions) and the events that may change the next pod's fate are seen first.
+        if (!bound || this.queue.activeCount() === 0 || performance.now() - sliceStart >= SCHEDULING_SLICE_MS) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          sliceStart = performance.now();
+        }
       }
     } finally {
       this.leading = false;

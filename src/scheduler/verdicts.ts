@@ -78,8 +78,8 @@ export function groupRejections(statuses: Map<string, Status>): RejectionGroup[]
 export function compactScores(scores: NodePluginScores[]): CompactScores {
   const nodes = scores.map((s) => s.name);
   const plugins = scores[0]?.scores.map((x) => x.name) ?? [];
-  const values = new Float64Array(nodes.length * plugins.length);
-  const totals = new Float64Array(nodes.length);
+  const values = new Array<number>(nodes.length * plugins.length).fill(0);
+  const totals = new Array<number>(nodes.length).fill(0);
   scores.forEach((s, i) => {
     totals[i] = s.totalScore;
     s.scores.forEach((x, p) => {

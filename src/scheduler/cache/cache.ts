@@ -14,6 +14,7 @@ import { type Logger, silentLogger } from '../../util/logger.js';
 import {
   addPod as addPodToNodeInfo,
   cloneNodeInfo,
+  copyNodeInfoInto,
   hasNode,
   newNodeInfo,
   nextGeneration,
@@ -322,18 +323,20 @@ export class SchedulerCache {
       if (item.info.generation <= since) break;
       if (!hasNode(item.info)) continue;
       const name = item.info.node.metadata?.name ?? '';
-      const clone = cloneNodeInfo(item.info);
       const existing = snapshot.nodeInfoMap.get(name);
       if (!existing) {
         updateAll = true;
-      } else if (
-        existing.podsWithAffinity.length > 0 !== clone.podsWithAffinity.length > 0 ||
-        existing.podsWithRequiredAntiAffinity.length > 0 !== clone.podsWithRequiredAntiAffinity.length > 0
+        snapshot.nodeInfoMap.set(name, cloneNodeInfo(item.info));
+        continue;
+      }
+      if (
+        existing.podsWithAffinity.length > 0 !== item.info.podsWithAffinity.length > 0 ||
+        existing.podsWithRequiredAntiAffinity.length > 0 !== item.info.podsWithRequiredAntiAffinity.length > 0
       ) {
         updateAffinity = true;
       }
-      if (existing) Object.assign(existing, clone);
-      else snapshot.nodeInfoMap.set(name, clone);
+      copyNodeInfoInto(existing, item.info);
+      snapshot.recordChange(existing);
     }
     if (this.head) snapshot.generation = this.head.info.generation;
     if (snapshot.nodeInfoMap.size > this.tree.numNodes) {

@@ -6,7 +6,27 @@
  */
 import type { NodeInfo, SnapshotLister } from '../framework/types.js';
 
-export class Snapshot implements SnapshotLister {
+/** How many in-place changes the snapshot remembers for changedSince (older marks get undefined). */
+const MAX_CHANGE_LOG = 8192;
+
+/**
+ * What a snapshot tells plugins that keep aggregates over all nodes between cycles (PodTopologySpread's counts):
+ * which NodeInfos of nodeInfoList were refreshed in place since a mark. A rebuilt nodeInfoList is a new array, so
+ * a plugin that also remembers the list it counted over notices membership changes.
+ */
+export interface SnapshotChangeFeed {
+  /** A mark for the current state. */
+  changeMark(): number;
+  /** The NodeInfos refreshed in place since the mark (repeats possible), or undefined when that is not known. */
+  changedSince(mark: number): readonly NodeInfo[] | undefined;
+}
+
+/** The snapshot's change feed, when it has one (snapshots built by Snapshot.of have none). */
+export function changeFeedOf(lister: SnapshotLister): SnapshotChangeFeed | undefined {
+  return lister instanceof Snapshot && lister.tracksChanges ? lister : undefined;
+}
+
+export class Snapshot implements SnapshotLister, SnapshotChangeFeed {
   /** node name → NodeInfo (only nodes that exist). */
   readonly nodeInfoMap = new Map<string, NodeInfo>();
   nodeInfoList: NodeInfo[] = [];
@@ -14,6 +34,11 @@ export class Snapshot implements SnapshotLister {
   havePodsWithRequiredAntiAffinityNodeInfoList: NodeInfo[] = [];
   /** The cache generation this snapshot reflects. */
   generation = 0;
+  /** False for fixed snapshots (Snapshot.of): their NodeInfos may be changed by whoever made them. */
+  tracksChanges = true;
+  /** NodeInfos refreshed in place, oldest first; entry i is change number changesDropped + i. */
+  private changeLog: NodeInfo[] = [];
+  private changesDropped = 0;
 
   /** A snapshot of fixed NodeInfos (for tests and what-if copies). */
   static of(nodeInfos: NodeInfo[]): Snapshot {
@@ -24,7 +49,27 @@ export class Snapshot implements SnapshotLister {
     }
     s.nodeInfoList = [...s.nodeInfoMap.values()];
     s.refreshAffinityLists();
+    s.tracksChanges = false;
     return s;
+  }
+
+  changeMark(): number {
+    return this.changesDropped + this.changeLog.length;
+  }
+
+  changedSince(mark: number): readonly NodeInfo[] | undefined {
+    if (!this.tracksChanges || mark < this.changesDropped || mark > this.changeMark()) return undefined;
+    return this.changeLog.slice(mark - this.changesDropped);
+  }
+
+  /** Records that the cache refreshed this NodeInfo in place (called by the cache's updateSnapshot). */
+  recordChange(ni: NodeInfo): void {
+    this.changeLog.push(ni);
+    if (this.changeLog.length > MAX_CHANGE_LOG) {
+      const drop = MAX_CHANGE_LOG / 2;
+      this.changeLog = this.changeLog.slice(drop);
+      this.changesDropped += drop;
+    }
   }
 
   numNodes(): number {

@@ -72,6 +72,8 @@ interface PodResources {
   requested: Resource;
   non0CPU: number;
   non0Mem: number;
+  /** The host ports the pod's containers ask for. */
+  hostPorts: HostPort[];
 }
 
 const RESOURCES_KEY = 'framework/podResources';
@@ -86,6 +88,7 @@ export function podResources(pi: PodInfo): PodResources {
     requested,
     non0CPU: Number(((non0.get('cpu') ?? 0n) + 999_999n) / 1_000_000n),
     non0Mem: Number(((non0.get('memory') ?? 0n) + 999_999_999n) / 1_000_000_000n),
+    hostPorts: podHostPorts(pi.pod),
   };
   pi.cache.set(RESOURCES_KEY, out);
   return out;
@@ -217,7 +220,7 @@ function update(ni: NodeInfo, pi: PodInfo, sign: 1 | -1): void {
   addResource(ni.requested, res.requested, sign);
   ni.nonZeroRequested.milliCPU += sign * res.non0CPU;
   ni.nonZeroRequested.memory += sign * res.non0Mem;
-  for (const p of podHostPorts(pi.pod)) {
+  for (const p of res.hostPorts) {
     if (sign > 0) hostPortsAdd(ni.usedPorts, p.hostIP, p.protocol, p.hostPort);
     else hostPortsRemove(ni.usedPorts, p.hostIP, p.protocol, p.hostPort);
   }
@@ -258,7 +261,10 @@ export function removePod(ni: NodeInfo, pod: Pod): boolean {
   return true;
 }
 
-/** A copy that can be changed without touching the original (pod infos are shared, as upstream's Snapshot does). */
+/**
+ * A copy that can be changed without touching the original (pod infos are shared, as upstream's Snapshot does).
+ * `allocatable` and `imageStates` are shared too: nothing changes them in place (setNode and the cache replace them).
+ */
 export function cloneNodeInfo(ni: NodeInfo): NodeInfo {
   return {
     node: ni.node,
@@ -268,10 +274,61 @@ export function cloneNodeInfo(ni: NodeInfo): NodeInfo {
     usedPorts: cloneHostPorts(ni.usedPorts),
     requested: cloneResource(ni.requested),
     nonZeroRequested: cloneResource(ni.nonZeroRequested),
-    allocatable: cloneResource(ni.allocatable),
-    imageStates: new Map(ni.imageStates),
+    allocatable: ni.allocatable,
+    imageStates: ni.imageStates,
     generation: ni.generation,
   };
+}
+
+/**
+ * A copy of the NodeInfo holding only the pods `keep` accepts (in their order), as cloneNodeInfo followed by
+ * removePod of every other pod would leave it, built without the removals.
+ */
+export function cloneNodeInfoKeeping(ni: NodeInfo, keep: (pi: PodInfo) => boolean): NodeInfo {
+  const out: NodeInfo = {
+    node: ni.node,
+    pods: [],
+    podsWithAffinity: [],
+    podsWithRequiredAntiAffinity: [],
+    usedPorts: new Map(),
+    requested: newResource(),
+    nonZeroRequested: newResource(),
+    allocatable: ni.allocatable,
+    imageStates: ni.imageStates,
+    generation: nextGeneration(),
+  };
+  for (const pi of ni.pods) if (keep(pi)) addPodInfo(out, pi);
+  return out;
+}
+
+function copyList<T>(dst: T[], src: readonly T[]): void {
+  dst.length = src.length;
+  for (let i = 0; i < src.length; i++) dst[i] = src[i] as T;
+}
+
+function copyResourceInto(dst: Resource, src: Resource): void {
+  dst.milliCPU = src.milliCPU;
+  dst.memory = src.memory;
+  dst.ephemeralStorage = src.ephemeralStorage;
+  dst.allowedPodNumber = src.allowedPodNumber;
+  if (src.scalarResources.size > 0 || dst.scalarResources.size > 0) dst.scalarResources = new Map(src.scalarResources);
+}
+
+/**
+ * Makes `dst` a copy of `src` as cloneNodeInfo would, reusing dst's own lists and resource objects (the snapshot's
+ * refresh of a changed node, which then allocates next to nothing and keeps the node's data where it was).
+ */
+export function copyNodeInfoInto(dst: NodeInfo, src: NodeInfo): void {
+  dst.node = src.node;
+  copyList(dst.pods, src.pods);
+  copyList(dst.podsWithAffinity, src.podsWithAffinity);
+  copyList(dst.podsWithRequiredAntiAffinity, src.podsWithRequiredAntiAffinity);
+  if (src.usedPorts.size > 0 || dst.usedPorts.size > 0) dst.usedPorts = cloneHostPorts(src.usedPorts);
+  copyResourceInto(dst.requested, src.requested);
+  copyResourceInto(dst.nonZeroRequested, src.nonZeroRequested);
+  dst.allocatable = src.allocatable;
+  dst.imageStates = src.imageStates;
+  dst.generation = src.generation;
 }
 
 export { cloneResource, newResource };

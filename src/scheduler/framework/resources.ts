@@ -33,6 +33,7 @@ export function addResource(r: Resource, other: Resource, sign = 1): void {
   r.memory += sign * other.memory;
   r.ephemeralStorage += sign * other.ephemeralStorage;
   r.allowedPodNumber += sign * other.allowedPodNumber;
+  if (other.scalarResources.size === 0) return;
   for (const [name, v] of other.scalarResources) {
     r.scalarResources.set(name, (r.scalarResources.get(name) ?? 0) + sign * v);
   }

@@ -384,6 +384,11 @@ export class SchedulingQueue {
 
   // --- inspection --------------------------------------------------------------------------------------------
 
+  /** How many pods activeQ holds (pods ready to be tried now). */
+  activeCount(): number {
+    return this.activeQ.size;
+  }
+
   podsInActiveQ(): Pod[] {
     return this.activeQ.list().map((qp) => qp.podInfo.pod);
   }

@@ -89,8 +89,9 @@ export interface NodePluginScores {
 export interface NodeScores {
   nodes: string[];
   plugins: string[];
-  values: Float64Array;
-  totals: Float64Array;
+  /** Plain arrays rather than typed ones: a cycle's typed arrays would each take an off-heap allocation. */
+  values: number[];
+  totals: number[];
 }
 
 /** The per-node form of NodeScores. */
@@ -212,6 +213,9 @@ export class Framework {
   readonly scoreWeights = new Map<string, number>();
   readonly waitingPods = new Map<string, WaitingPod>();
   private readonly deps: FrameworkDeps;
+  /** NormalizeScore's node list and its entries, reused by runScorePlugins. */
+  private readonly scoreList: NodeScore[] = [];
+  private readonly scorePool: NodeScore[] = [];
 
   constructor(profile: KubeSchedulerProfile, registry: PluginRegistry, deps: FrameworkDeps) {
     this.deps = deps;
@@ -444,10 +448,26 @@ export class Framework {
     return Status.success();
   }
 
-  /** Every Filter plugin in order, stopping at the first that rejects (its status names it). */
-  runFilterPlugins(state: CycleState, pod: Pod, nodeInfo: NodeInfo): Status {
-    for (const pl of this.filterPlugins) {
-      if (state.skipFilterPlugins.has(pl.name)) continue;
+  /**
+   * The Filter plugins PreFilter did not skip, in order: what runFilterPlugins runs on every node, worked out once
+   * per cycle by callers that filter many nodes.
+   */
+  activeFilterPlugins(state: CycleState): FilterPlugin[] {
+    const skip = state.skipFilterPlugins;
+    if (skip.size === 0) return this.filterPlugins;
+    return this.filterPlugins.filter((pl) => !skip.has(pl.name));
+  }
+
+  /**
+   * Every Filter plugin in order, stopping at the first that rejects (its status names it). `plugins` (from
+   * activeFilterPlugins(state)) saves working out the skipped plugins again for each node.
+   */
+  runFilterPlugins(state: CycleState, pod: Pod, nodeInfo: NodeInfo, plugins?: readonly FilterPlugin[]): Status {
+    const list = plugins ?? this.filterPlugins;
+    const skip = plugins ? undefined : state.skipFilterPlugins;
+    for (let i = 0; i < list.length; i++) {
+      const pl = list[i] as FilterPlugin;
+      if (skip && skip.size > 0 && skip.has(pl.name)) continue;
       let s: Status;
       try {
         s = pl.filter(state, pod, nodeInfo);
@@ -467,13 +487,20 @@ export class Framework {
    * Filter as upstream runs it for scheduling: with the node's nominated pods of equal or higher priority added
    * (so room made for a preemptor is kept), and, if that passes, again without them.
    */
-  runFilterPluginsWithNominatedPods(state: CycleState, pod: Pod, nodeInfo: NodeInfo): Status {
-    if (this.deps.hasNominatedPods && !this.deps.hasNominatedPods()) return this.runFilterPlugins(state, pod, nodeInfo);
+  runFilterPluginsWithNominatedPods(
+    state: CycleState,
+    pod: Pod,
+    nodeInfo: NodeInfo,
+    plugins?: readonly FilterPlugin[],
+  ): Status {
+    if (this.deps.hasNominatedPods && !this.deps.hasNominatedPods())
+      return this.runFilterPlugins(state, pod, nodeInfo, plugins);
     const nominated = this.deps.nominatedPodsForNode(nodeInfo.node.metadata?.name ?? '');
+    if (nominated.length === 0) return this.runFilterPlugins(state, pod, nodeInfo, plugins);
     const priority = podPriority(pod);
     const uid = pod.metadata?.uid;
     const toAdd = nominated.filter((pi) => podPriority(pi.pod) >= priority && pi.pod.metadata?.uid !== uid);
-    if (toAdd.length === 0) return this.runFilterPlugins(state, pod, nodeInfo);
+    if (toAdd.length === 0) return this.runFilterPlugins(state, pod, nodeInfo, plugins);
     const ni = cloneNodeInfo(nodeInfo);
     const st = state.clone();
     for (const pi of toAdd) {
@@ -481,9 +508,9 @@ export class Framework {
       const s = this.runPreFilterExtensionAddPod(st, pod, pi, ni);
       if (!s.isSuccess()) return s;
     }
-    const first = this.runFilterPlugins(st, pod, ni);
+    const first = this.runFilterPlugins(st, pod, ni, plugins);
     if (!first.isSuccess()) return first;
-    return this.runFilterPlugins(state, pod, nodeInfo);
+    return this.runFilterPlugins(state, pod, nodeInfo, plugins);
   }
 
   // --- PostFilter -------------------------------------------------------------------------------------------
@@ -537,47 +564,81 @@ export class Framework {
     return Status.success();
   }
 
-  /** Scores every node with every (not skipped) Score plugin, normalized and weighted. */
-  runScorePlugins(state: CycleState, pod: Pod, nodes: NodeInfo[]): { scores: NodeScores; status: Status } {
+  /**
+   * Scores every node with every (not skipped) Score plugin, normalized and weighted. `names` (the nodes' names,
+   * in order) may be passed when the caller has them already.
+   */
+  runScorePlugins(
+    state: CycleState,
+    pod: Pod,
+    nodes: NodeInfo[],
+    names?: string[],
+  ): { scores: NodeScores; status: Status } {
     const n = nodes.length;
     const plugins = this.scorePlugins.filter((pl) => !state.skipScorePlugins.has(pl.name));
-    const names = nodes.map((ni) => ni.node.metadata?.name ?? '');
+    const nodeNames = names ?? nodes.map((ni) => ni.node.metadata?.name ?? '');
     const scores: NodeScores = {
-      nodes: names,
+      nodes: nodeNames,
       plugins: plugins.map((pl) => pl.name),
-      values: new Float64Array(n * plugins.length),
-      totals: new Float64Array(n),
+      values: new Array<number>(n * plugins.length).fill(0),
+      totals: new Array<number>(n).fill(0),
     };
     const fail = (plugin: string, message: string) => ({ scores, status: new Status(Code.Error, [message], plugin) });
-    for (let p = 0; p < plugins.length; p++) {
-      const pl = plugins[p] as ScorePlugin;
-      const list: NodeScore[] = new Array(n);
-      for (let i = 0; i < n; i++) {
+    const invalid = (plugin: string, score: number) =>
+      fail(
+        plugin,
+        `applying score defaultWeights on Score plugins: plugin "${plugin}" returns an invalid score ${score}, it should in the range of [${MIN_NODE_SCORE}, ${MAX_NODE_SCORE}] after normalizing`,
+      );
+    const values = scores.values;
+    const totals = scores.totals;
+    const np = plugins.length;
+    // As upstream: every plugin scores each node in turn (one node's data is read while it is at hand), then each
+    // plugin normalizes its scores, then the weights apply and the ranges are checked.
+    for (let i = 0; i < n; i++) {
+      const ni = nodes[i] as NodeInfo;
+      for (let p = 0; p < np; p++) {
+        const pl = plugins[p] as ScorePlugin;
         let out: { score: number; status: Status };
         try {
-          out = pl.score(state, pod, nodes[i] as NodeInfo);
+          out = pl.score(state, pod, ni);
         } catch (err) {
           out = { score: 0, status: Status.error(asError(err)) };
         }
         if (!out.status.isSuccess()) return fail(pl.name, `running Score plugins: ${out.status.message()}`);
-        list[i] = { name: names[i] as string, score: out.score };
+        values[p * n + i] = out.score;
       }
-      if (pl.normalizeScore) {
-        const s = pl.normalizeScore(state, pod, list);
-        if (!s.isSuccess()) return fail(pl.name, `running Normalize on Score plugins: ${s.message()}`);
+    }
+    for (let p = 0; p < np; p++) {
+      const pl = plugins[p] as ScorePlugin;
+      if (!pl.normalizeScore) continue;
+      // The list handed to NormalizeScore is reused from cycle to cycle (it lives only during this call).
+      const list = this.scoreList;
+      const pool = this.scorePool;
+      list.length = n;
+      const base = p * n;
+      for (let i = 0; i < n; i++) {
+        let entry = pool[i];
+        if (!entry) {
+          entry = { name: '', score: 0 };
+          pool[i] = entry;
+        }
+        entry.name = nodeNames[i] as string;
+        entry.score = values[base + i] as number;
+        list[i] = entry;
       }
+      const s = pl.normalizeScore(state, pod, list);
+      if (!s.isSuccess()) return fail(pl.name, `running Normalize on Score plugins: ${s.message()}`);
+      for (let i = 0; i < n; i++) values[base + i] = (list[i] as NodeScore).score;
+    }
+    for (let p = 0; p < np; p++) {
+      const pl = plugins[p] as ScorePlugin;
       const weight = this.scoreWeights.get(pl.name) ?? 1;
       const base = p * n;
       for (let i = 0; i < n; i++) {
-        const score = (list[i] as NodeScore).score;
-        if (score > MAX_NODE_SCORE || score < MIN_NODE_SCORE) {
-          return fail(
-            pl.name,
-            `applying score defaultWeights on Score plugins: plugin "${pl.name}" returns an invalid score ${score}, it should in the range of [${MIN_NODE_SCORE}, ${MAX_NODE_SCORE}] after normalizing`,
-          );
-        }
-        scores.values[base + i] = score * weight;
-        scores.totals[i] = (scores.totals[i] as number) + score * weight;
+        const score = values[base + i] as number;
+        if (score > MAX_NODE_SCORE || score < MIN_NODE_SCORE) return invalid(pl.name, score);
+        values[base + i] = score * weight;
+        totals[i] = (totals[i] as number) + score * weight;
       }
     }
     return { scores, status: Status.success() };

@@ -56,12 +56,12 @@ export function dryRunPreemption(
   const nodeStatuses = new Map<string, Status>();
   const errors: string[] = [];
   for (let i = 0; i < potentialNodes.length; i++) {
-    const original = potentialNodes[(offset + i) % potentialNodes.length] as NodeInfo;
-    const nodeInfo = cloneNodeInfo(original);
+    const nodeInfo = potentialNodes[(offset + i) % potentialNodes.length] as NodeInfo;
     const nodeName = nodeInfo.node.metadata?.name ?? '';
+    // selectVictimsOnNode works on copies of the node and of the state.
     const { victims, numPDBViolations, status } = selectVictimsOnNode(
       handle,
-      state.clone(),
+      state,
       pod,
       nodeInfo,
       pdbs,

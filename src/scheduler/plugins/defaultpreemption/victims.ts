@@ -8,7 +8,7 @@
 
 import { LabelSelector } from '../../../api/labels.js';
 import type { KubeObject } from '../../../client/types.js';
-import { addPodInfo, removePod } from '../../framework/node-info.js';
+import { addPodInfo, cloneNodeInfoKeeping, removePod } from '../../framework/node-info.js';
 import { type CycleState, type Handle, type NodeInfo, type Pod, type PodInfo, Status } from '../../framework/types.js';
 
 export const ERR_NO_VICTIMS = 'No preemption victims found for incoming pod';
@@ -123,7 +123,11 @@ export interface VictimsResult {
   status: Status;
 }
 
-/** Upstream's SelectVictimsOnNode; nodeInfo and state must be copies (they are changed). */
+/**
+ * Upstream's SelectVictimsOnNode. `nodeInfo` and `state` are the cycle's own and are left as they are: the node is
+ * evaluated on a copy holding only the pods of at least the preemptor's priority (what removing every
+ * lower-priority pod from a copy would leave), with the state copied and told of each removal.
+ */
 export function selectVictimsOnNode(
   handle: Handle,
   state: CycleState,
@@ -133,53 +137,72 @@ export function selectVictimsOnNode(
   now: number,
   copyNodeInfo: (ni: NodeInfo) => NodeInfo,
 ): VictimsResult {
-  const fail = (status: Status): VictimsResult => ({ victims: [], numPDBViolations: 0, status });
-  const remove = (pi: PodInfo): Status => {
-    removePod(nodeInfo, pi.pod);
-    return handle.runPreFilterExtensionRemovePod(state, pod, pi, nodeInfo);
-  };
-  const add = (pi: PodInfo): Status => {
-    addPodInfo(nodeInfo, pi);
-    return handle.runPreFilterExtensionAddPod(state, pod, pi, nodeInfo);
-  };
-  const filters = () => runFilterPluginsWithNominatedPods(handle, state, pod, nodeInfo, copyNodeInfo);
-
   const priority = podPriority(pod);
-  const potential = nodeInfo.pods.filter((pi) => podPriority(pi.pod) < priority);
+  const potential: PodInfo[] = [];
+  for (const pi of nodeInfo.pods) if (podPriority(pi.pod) < priority) potential.push(pi);
+  if (potential.length === 0) return victimsFailure(Status.unresolvable(ERR_NO_VICTIMS));
+  const removed = new Set(potential);
+  const ctx: DryRun = {
+    handle,
+    state: state.clone(),
+    pod,
+    nodeInfo: cloneNodeInfoKeeping(nodeInfo, (pi) => !removed.has(pi)),
+    copyNodeInfo,
+  };
   for (const pi of potential) {
-    const s = remove(pi);
-    if (!s.isSuccess()) return fail(Status.error(s.message()));
+    const s = handle.runPreFilterExtensionRemovePod(ctx.state, pod, pi, ctx.nodeInfo);
+    if (!s.isSuccess()) return victimsFailure(Status.error(s.message()));
   }
-  if (potential.length === 0) return fail(Status.unresolvable(ERR_NO_VICTIMS));
 
   // Not even removing every lower-priority pod makes room: this node is no candidate.
-  const fits = filters();
-  if (!fits.isSuccess()) return fail(fits);
+  const fits = dryRunFilters(ctx);
+  if (!fits.isSuccess()) return victimsFailure(fits);
 
   sortByImportance(potential, (pi) => pi.pod, now);
   const { violating, nonViolating } = filterPodsWithPDBViolation(potential, pdbs);
   const victims: Pod[] = [];
-  const reprieve = (pi: PodInfo): boolean | Status => {
-    const added = add(pi);
-    if (!added.isSuccess()) return Status.error(added.message());
-    const ok = filters().isSuccess();
-    if (!ok) {
-      const removed = remove(pi);
-      if (!removed.isSuccess()) return Status.error(removed.message());
-      victims.push(pi.pod);
-    }
-    return ok;
-  };
   let numPDBViolations = 0;
   for (const pi of violating) {
-    const r = reprieve(pi);
-    if (r instanceof Status) return fail(r);
+    const r = reprieve(ctx, pi, victims);
+    if (r instanceof Status) return victimsFailure(r);
     if (!r) numPDBViolations++;
   }
   for (const pi of nonViolating) {
-    const r = reprieve(pi);
-    if (r instanceof Status) return fail(r);
+    const r = reprieve(ctx, pi, victims);
+    if (r instanceof Status) return victimsFailure(r);
   }
   if (violating.length > 0 && nonViolating.length > 0) sortByImportance(victims, (p) => p, now);
   return { victims, numPDBViolations, status: Status.success() };
+}
+
+/** One node's what-if: its copy and the cycle state's copy, changed as pods are taken out and put back. */
+interface DryRun {
+  handle: Handle;
+  state: CycleState;
+  pod: Pod;
+  nodeInfo: NodeInfo;
+  copyNodeInfo: (ni: NodeInfo) => NodeInfo;
+}
+
+function victimsFailure(status: Status): VictimsResult {
+  return { victims: [], numPDBViolations: 0, status };
+}
+
+function dryRunFilters(d: DryRun): Status {
+  return runFilterPluginsWithNominatedPods(d.handle, d.state, d.pod, d.nodeInfo, d.copyNodeInfo);
+}
+
+/** Puts the pod back; if the preemptor no longer fits, takes it out again and makes it a victim. */
+function reprieve(d: DryRun, pi: PodInfo, victims: Pod[]): boolean | Status {
+  addPodInfo(d.nodeInfo, pi);
+  const added = d.handle.runPreFilterExtensionAddPod(d.state, d.pod, pi, d.nodeInfo);
+  if (!added.isSuccess()) return Status.error(added.message());
+  const ok = dryRunFilters(d).isSuccess();
+  if (!ok) {
+    removePod(d.nodeInfo, pi.pod);
+    const removed = d.handle.runPreFilterExtensionRemovePod(d.state, d.pod, pi, d.nodeInfo);
+    if (!removed.isSuccess()) return Status.error(removed.message());
+    victims.push(pi.pod);
+  }
+  return ok;
 }

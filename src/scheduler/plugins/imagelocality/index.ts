@@ -26,13 +26,26 @@ function scaledImageScore(state: { size: number; numNodes: number }, totalNumNod
   return Math.trunc(state.size * spread);
 }
 
-export function sumImageScores(nodeInfo: NodeInfo, pod: Pod, totalNumNodes: number): number {
+/** The pod's images (init containers first), normalized as they are matched. */
+function podImages(pod: Pod): string[] {
+  const out: string[] = [];
+  for (const c of pod.spec?.initContainers ?? []) out.push(normalizedImageName(String(c?.image ?? '')));
+  for (const c of pod.spec?.containers ?? []) out.push(normalizedImageName(String(c?.image ?? '')));
+  return out;
+}
+
+function sumScores(nodeInfo: NodeInfo, images: readonly string[], totalNumNodes: number): number {
+  if (nodeInfo.imageStates.size === 0) return 0;
   let sum = 0;
-  for (const c of [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])]) {
-    const state = nodeInfo.imageStates.get(normalizedImageName(String(c?.image ?? '')));
+  for (const image of images) {
+    const state = nodeInfo.imageStates.get(image);
     if (state) sum += scaledImageScore(state, totalNumNodes);
   }
   return sum;
+}
+
+export function sumImageScores(nodeInfo: NodeInfo, pod: Pod, totalNumNodes: number): number {
+  return sumScores(nodeInfo, podImages(pod), totalNumNodes);
 }
 
 export function calculatePriority(sumScores: number, numContainers: number): number {
@@ -45,13 +58,26 @@ export function calculatePriority(sumScores: number, numContainers: number): num
 
 export class ImageLocality implements ScorePlugin {
   readonly name = name;
+  /** The images of the pod scored last, in the same cycle (a cycle scores one pod on many nodes). */
+  private lastPod: Pod | undefined;
+  private lastState: CycleState | undefined;
+  private lastImages: string[] = [];
+  /** The result score() hands back, reused (the framework reads it at once). */
+  private readonly result = { score: 0, status: Status.success() };
+
   constructor(private readonly handle: Pick<Handle, 'snapshot'>) {}
 
-  score(_state: CycleState, pod: Pod, nodeInfo: NodeInfo): { score: number; status: Status } {
+  score(state: CycleState, pod: Pod, nodeInfo: NodeInfo): { score: number; status: Status } {
     const totalNumNodes = this.handle.snapshot().nodeInfos().list().length;
-    const numContainers = (pod.spec?.initContainers?.length ?? 0) + (pod.spec?.containers?.length ?? 0);
-    const score = calculatePriority(sumImageScores(nodeInfo, pod, totalNumNodes), numContainers);
-    return { score: score || 0, status: Status.success() };
+    if (pod !== this.lastPod || state !== this.lastState) {
+      this.lastImages = podImages(pod);
+      this.lastPod = pod;
+      this.lastState = state;
+    }
+    const images = this.lastImages;
+    const score = calculatePriority(sumScores(nodeInfo, images, totalNumNodes), images.length);
+    this.result.score = score || 0;
+    return this.result;
   }
 }
 

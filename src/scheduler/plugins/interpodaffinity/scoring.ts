@@ -127,6 +127,9 @@ function readPreScoreState(state: CycleState): PreScoreState | undefined {
   return s instanceof PreScoreState ? s : undefined;
 }
 
+/** The result score() hands back on success, reused (the framework reads it at once). */
+const result = { score: 0, status: Status.success() };
+
 export function score(state: CycleState, nodeInfo: NodeInfo): { score: number; status: Status } {
   const s = readPreScoreState(state);
   if (!s) {
@@ -137,7 +140,8 @@ export function score(state: CycleState, nodeInfo: NodeInfo): { score: number; s
   for (const [key, byValue] of s.topologyScore) {
     if (Object.hasOwn(labels, key)) total += byValue.get(labels[key] ?? '') ?? 0;
   }
-  return { score: total, status: Status.success() };
+  result.score = total;
+  return result;
 }
 
 export function normalizeScore(state: CycleState, scores: NodeScore[]): Status {

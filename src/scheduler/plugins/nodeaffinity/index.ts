@@ -62,6 +62,8 @@ export class NodeAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlug
   readonly name = name;
   private readonly addedNodeSelector: CompiledNodeSelector | undefined;
   private readonly addedPreferred: PreferredSchedulingTerms | undefined;
+  /** The result score() hands back, reused (the framework reads it at once). */
+  private readonly result = { score: 0, status: Status.success() };
 
   constructor(args: NodeAffinityArgs = {}) {
     const added = args.addedAffinity;
@@ -136,7 +138,8 @@ export class NodeAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlug
       }
     }
     if (preferred) count += preferred.score(node);
-    return { score: count, status: Status.success() };
+    this.result.score = count;
+    return this.result;
   }
 
   normalizeScore(_state: CycleState, _pod: Pod, scores: NodeScore[]): Status {

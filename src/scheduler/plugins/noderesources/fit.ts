@@ -66,6 +66,34 @@ export interface InsufficientResource {
   capacity: number;
 }
 
+const NO_NAMES: ReadonlySet<string> = new Set();
+
+/** Whether fitsRequest would find no shortfall (the same checks, without building the list). */
+function fitsAll(
+  podRequest: Resource,
+  nodeInfo: NodeInfo,
+  ignoredExtendedResources: ReadonlySet<string>,
+  ignoredResourceGroups: ReadonlySet<string>,
+): boolean {
+  const alloc = nodeInfo.allocatable;
+  const used = nodeInfo.requested;
+  if (nodeInfo.pods.length + 1 > alloc.allowedPodNumber) return false;
+  if (podRequest.milliCPU > 0 && podRequest.milliCPU > alloc.milliCPU - used.milliCPU) return false;
+  if (podRequest.memory > 0 && podRequest.memory > alloc.memory - used.memory) return false;
+  if (podRequest.ephemeralStorage > 0 && podRequest.ephemeralStorage > alloc.ephemeralStorage - used.ephemeralStorage)
+    return false;
+  if (podRequest.scalarResources.size === 0) return true;
+  for (const [rName, rQuant] of podRequest.scalarResources) {
+    if (rQuant === 0) continue;
+    if (isExtendedResourceName(rName)) {
+      const group = rName.split('/')[0] ?? '';
+      if (ignoredExtendedResources.has(rName) || ignoredResourceGroups.has(group)) continue;
+    }
+    if (rQuant > (alloc.scalarResources.get(rName) ?? 0) - (used.scalarResources.get(rName) ?? 0)) return false;
+  }
+  return true;
+}
+
 /**
  * Upstream's fitsRequest: every resource the pod asks for that the node cannot give, and `Too many pods` when
  * the node is at its pod limit.
@@ -73,9 +101,11 @@ export interface InsufficientResource {
 export function fitsRequest(
   podRequest: Resource,
   nodeInfo: NodeInfo,
-  ignoredExtendedResources: ReadonlySet<string> = new Set(),
-  ignoredResourceGroups: ReadonlySet<string> = new Set(),
+  ignoredExtendedResources: ReadonlySet<string> = NO_NAMES,
+  ignoredResourceGroups: ReadonlySet<string> = NO_NAMES,
 ): InsufficientResource[] {
+  // Most nodes fit: answer those without allocating, and list the shortfalls only for the others.
+  if (fitsAll(podRequest, nodeInfo, ignoredExtendedResources, ignoredResourceGroups)) return [];
   const out: InsufficientResource[] = [];
   const alloc = nodeInfo.allocatable;
   const used = nodeInfo.requested;
@@ -219,6 +249,7 @@ export class Fit implements PreFilterPlugin, FilterPlugin, PreScorePlugin, Score
 
   filter(state: CycleState, pod: Pod, nodeInfo: NodeInfo): Status {
     const request = state.read<Resource>(PRE_FILTER_STATE_KEY) ?? computePodResourceRequest(pod);
+    if (fitsAll(request, nodeInfo, this.ignored, this.groups)) return Status.success();
     const insufficient = fitsRequest(request, nodeInfo, this.ignored, this.groups);
     if (insufficient.length === 0) return Status.success();
     return Status.unschedulable(...insufficient.map((r) => r.reason));

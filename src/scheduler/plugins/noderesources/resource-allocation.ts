@@ -24,14 +24,46 @@ export const DEFAULT_RESOURCES: readonly ResourceSpec[] = [
 /** (requested, allocatable) per resource → score. */
 export type Scorer = (requested: number[], allocatable: number[]) => number;
 
+/** How a configured resource is read from a NodeInfo (decided once, not per node). */
+const CPU = 0;
+const MEMORY = 1;
+const EPHEMERAL_STORAGE = 2;
+const SCALAR = 3;
+const OTHER = 4;
+type Kind = typeof CPU | typeof MEMORY | typeof EPHEMERAL_STORAGE | typeof SCALAR | typeof OTHER;
+
+function kindOf(resource: string): Kind {
+  switch (resource) {
+    case 'cpu':
+      return CPU;
+    case 'memory':
+      return MEMORY;
+    case 'ephemeral-storage':
+      return EPHEMERAL_STORAGE;
+    default:
+      return isScalarResourceName(resource) ? SCALAR : OTHER;
+  }
+}
+
 export class ResourceAllocationScorer {
+  private readonly kinds: Kind[];
+  /** Reused by score() (it is synchronous and the scorers do not keep the arrays). */
+  private readonly requestedScratch: number[];
+  private readonly allocatableScratch: number[];
+  /** The result score() hands back, reused (the framework reads it at once): no allocation per node. */
+  private readonly result = { score: 0, status: Status.success() };
+
   constructor(
     readonly strategy: string,
     readonly resources: readonly ResourceSpec[],
     private readonly scorer: Scorer,
     /** True: plain requests; false: with the non-zero defaults for cpu and memory. */
     private readonly useRequested: boolean,
-  ) {}
+  ) {
+    this.kinds = resources.map((r) => kindOf(r.name));
+    this.requestedScratch = new Array(resources.length).fill(0);
+    this.allocatableScratch = new Array(resources.length).fill(0);
+  }
 
   /** The pod's request for each configured resource, in scheduler units. */
   podRequests(pod: Pod): number[] {
@@ -42,35 +74,50 @@ export class ResourceAllocationScorer {
     );
   }
 
-  private allocatableAndRequested(nodeInfo: NodeInfo, resource: string, podRequest: number): [number, number] {
-    const requested = this.useRequested ? nodeInfo.requested : nodeInfo.nonZeroRequested;
-    if (podRequest === 0 && isScalarResourceName(resource)) return [0, 0];
-    switch (resource) {
-      case 'cpu':
-        return [nodeInfo.allocatable.milliCPU, requested.milliCPU + podRequest];
-      case 'memory':
-        return [nodeInfo.allocatable.memory, requested.memory + podRequest];
-      case 'ephemeral-storage':
-        return [nodeInfo.allocatable.ephemeralStorage, nodeInfo.requested.ephemeralStorage + podRequest];
-      default: {
-        const alloc = nodeInfo.allocatable.scalarResources.get(resource);
-        if (alloc === undefined) return [0, 0];
-        return [alloc, (nodeInfo.requested.scalarResources.get(resource) ?? 0) + podRequest];
+  score(nodeInfo: NodeInfo, podRequests: readonly number[]): { score: number; status: Status } {
+    const n = this.resources.length;
+    if (n === 0) return { score: 0, status: Status.error('resources not found') };
+    const requested = this.requestedScratch;
+    const allocatable = this.allocatableScratch;
+    const nodeRequested = this.useRequested ? nodeInfo.requested : nodeInfo.nonZeroRequested;
+    const alloc = nodeInfo.allocatable;
+    for (let i = 0; i < n; i++) {
+      const podRequest = podRequests[i] ?? 0;
+      let a = 0;
+      let r = 0;
+      switch (this.kinds[i]) {
+        case CPU:
+          a = alloc.milliCPU;
+          r = nodeRequested.milliCPU + podRequest;
+          break;
+        case MEMORY:
+          a = alloc.memory;
+          r = nodeRequested.memory + podRequest;
+          break;
+        case EPHEMERAL_STORAGE:
+          a = alloc.ephemeralStorage;
+          r = nodeInfo.requested.ephemeralStorage + podRequest;
+          break;
+        default: {
+          // A scalar resource the pod does not ask for is left out; so is one the node does not have.
+          if (podRequest === 0 && this.kinds[i] === SCALAR) break;
+          const name = (this.resources[i] as ResourceSpec).name;
+          const have = alloc.scalarResources.get(name);
+          if (have === undefined) break;
+          a = have;
+          r = (nodeInfo.requested.scalarResources.get(name) ?? 0) + podRequest;
+        }
+      }
+      if (a === 0) {
+        allocatable[i] = 0;
+        requested[i] = 0;
+      } else {
+        allocatable[i] = a;
+        requested[i] = r;
       }
     }
-  }
-
-  score(nodeInfo: NodeInfo, podRequests: readonly number[]): { score: number; status: Status } {
-    if (this.resources.length === 0) return { score: 0, status: Status.error('resources not found') };
-    const requested: number[] = new Array(this.resources.length).fill(0);
-    const allocatable: number[] = new Array(this.resources.length).fill(0);
-    this.resources.forEach((r, i) => {
-      const [alloc, req] = this.allocatableAndRequested(nodeInfo, r.name, podRequests[i] ?? 0);
-      if (alloc === 0) return;
-      allocatable[i] = alloc;
-      requested[i] = req;
-    });
-    return { score: this.scorer(requested, allocatable), status: Status.success() };
+    this.result.score = this.scorer(requested, allocatable);
+    return this.result;
   }
 }
 
@@ -78,34 +125,38 @@ const div = (a: number, b: number) => Math.trunc(a / b);
 
 /** LeastAllocated: the weighted mean of (free after placing the pod / allocatable) × 100. */
 export function leastAllocatedScorer(resources: readonly ResourceSpec[]): Scorer {
+  const weights = resources.map((r) => r.weight);
   return (requested, allocatable) => {
     let nodeScore = 0;
     let weightSum = 0;
-    requested.forEach((req, i) => {
+    for (let i = 0; i < requested.length; i++) {
+      const req = requested[i] as number;
       const cap = allocatable[i] ?? 0;
-      if (cap === 0) return;
-      const weight = resources[i]?.weight ?? 0;
+      if (cap === 0) continue;
+      const weight = weights[i] ?? 0;
       const s = req > cap ? 0 : div((cap - req) * MAX_NODE_SCORE, cap);
       nodeScore += s * weight;
       weightSum += weight;
-    });
+    }
     return weightSum === 0 ? 0 : div(nodeScore, weightSum);
   };
 }
 
 /** MostAllocated: the weighted mean of (requested / allocatable) × 100, requested capped at allocatable. */
 export function mostAllocatedScorer(resources: readonly ResourceSpec[]): Scorer {
+  const weights = resources.map((r) => r.weight);
   return (requested, allocatable) => {
     let nodeScore = 0;
     let weightSum = 0;
-    requested.forEach((req, i) => {
+    for (let i = 0; i < requested.length; i++) {
+      const req = requested[i] as number;
       const cap = allocatable[i] ?? 0;
-      if (cap === 0) return;
-      const weight = resources[i]?.weight ?? 0;
+      if (cap === 0) continue;
+      const weight = weights[i] ?? 0;
       const s = div(Math.min(req, cap) * MAX_NODE_SCORE, cap);
       nodeScore += s * weight;
       weightSum += weight;
-    });
+    }
     return weightSum === 0 ? 0 : div(nodeScore, weightSum);
   };
 }
@@ -171,23 +222,33 @@ export function requestedToCapacityRatioScorer(
  * capped at 1; with two resources the deviation is |f1 − f2| / 2.
  */
 export const balancedResourceScorer: Scorer = (requested, allocatable) => {
-  const fractions: number[] = [];
+  // Two resources (the default) need no list: the deviation is half the difference.
+  let count = 0;
+  let first = 0;
+  let second = 0;
   let total = 0;
-  requested.forEach((req, i) => {
+  for (let i = 0; i < requested.length; i++) {
     const cap = allocatable[i] ?? 0;
-    if (cap === 0) return;
-    const f = Math.min(req / cap, 1);
+    if (cap === 0) continue;
+    const f = Math.min((requested[i] as number) / cap, 1);
     total += f;
-    fractions.push(f);
-  });
+    if (count === 0) first = f;
+    else if (count === 1) second = f;
+    count++;
+  }
   let std = 0;
-  if (fractions.length === 2) {
-    std = Math.abs(((fractions[0] ?? 0) - (fractions[1] ?? 0)) / 2);
-  } else if (fractions.length > 2) {
-    const mean = total / fractions.length;
+  if (count === 2) {
+    std = Math.abs((first - second) / 2);
+  } else if (count > 2) {
+    const mean = total / count;
     let sum = 0;
-    for (const f of fractions) sum += (f - mean) * (f - mean);
-    std = Math.sqrt(sum / fractions.length);
+    for (let i = 0; i < requested.length; i++) {
+      const cap = allocatable[i] ?? 0;
+      if (cap === 0) continue;
+      const f = Math.min((requested[i] as number) / cap, 1);
+      sum += (f - mean) * (f - mean);
+    }
+    std = Math.sqrt(sum / count);
   }
   return Math.trunc((1 - std) * MAX_NODE_SCORE);
 };

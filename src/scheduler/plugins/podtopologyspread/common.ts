@@ -8,7 +8,7 @@
 import { LabelSelector, type LabelSelectorObject, type LabelSet } from '../../../api/labels.js';
 import { RequiredNodeAffinity } from '../../../api/node-selector.js';
 import { doNotScheduleTaints, findMatchingUntoleratedTaint } from '../../../api/taints.js';
-import type { Node, Pod, PodInfo } from '../../framework/types.js';
+import type { Node, NodeInfo, Pod, PodInfo } from '../../framework/types.js';
 
 export const LABEL_HOSTNAME = 'kubernetes.io/hostname';
 export const LABEL_TOPOLOGY_ZONE = 'topology.kubernetes.io/zone';
@@ -116,6 +116,50 @@ export function countPodsMatchSelector(pods: readonly PodInfo[], selector: Label
     if (selector.matches(p.pod.metadata?.labels)) n++;
   }
   return n;
+}
+
+/** One node's count for one (selector, namespace), valid while the node's generation stays the same. */
+interface CachedCount {
+  generation: number;
+  count: number;
+}
+
+/** How many (selector, namespace) pairs keep their per-node counts (the least recently used go first). */
+const MAX_CACHED_SELECTORS = 64;
+const cachedCounts = new Map<string, WeakMap<NodeInfo, CachedCount>>();
+
+/**
+ * countPodsMatchSelector(ni.pods, selector, ns) for many nodes, remembering each node's count until the node
+ * changes (its generation moves on whenever a pod is added, removed or updated on it). A scheduling cycle counts
+ * over every node, but between two cycles usually one node changed: the others are not counted again.
+ */
+export function nodePodCounter(selector: LabelSelector, ns: string): (ni: NodeInfo) => number {
+  if (selector.isEmpty() || !selector.selectable) return () => 0;
+  const key = `${ns}\u0000${selector.toString()}`;
+  let counts = cachedCounts.get(key);
+  if (counts) {
+    cachedCounts.delete(key);
+  } else {
+    counts = new WeakMap();
+    if (cachedCounts.size >= MAX_CACHED_SELECTORS) {
+      const oldest = cachedCounts.keys().next().value;
+      if (oldest !== undefined) cachedCounts.delete(oldest);
+    }
+  }
+  cachedCounts.set(key, counts);
+  const byNode = counts;
+  return (ni) => {
+    const cached = byNode.get(ni);
+    if (cached && cached.generation === ni.generation) return cached.count;
+    const count = countPodsMatchSelector(ni.pods, selector, ns);
+    if (cached) {
+      cached.generation = ni.generation;
+      cached.count = count;
+    } else {
+      byNode.set(ni, { generation: ni.generation, count });
+    }
+    return count;
+  };
 }
 
 /** Some constraint's selector matches the labels. */

@@ -8,11 +8,12 @@
  */
 
 import type { LabelSet } from '../../../api/labels.js';
+import type { SnapshotChangeFeed } from '../../cache/snapshot.js';
 import { type CycleState, type Node, type NodeInfo, type Pod, Status } from '../../framework/types.js';
 import {
-  countPodsMatchSelector,
   matchNodeInclusionPolicies,
   nodeLabelsMatchSpreadConstraints,
+  nodePodCounter,
   requiredNodeAffinityOf,
   type TopologySpreadConstraint,
 } from './common.js';
@@ -106,6 +107,7 @@ export function calPreFilterState(
   pod: Pod,
   constraints: TopologySpreadConstraint[],
   allNodes: readonly NodeInfo[],
+  feed?: SnapshotChangeFeed,
 ): PreFilterState {
   const s = new PreFilterState(
     constraints,
@@ -113,22 +115,179 @@ export function calPreFilterState(
     constraints.map(() => new Map<string, number>()),
   );
   if (constraints.length === 0) return s;
-  const required = requiredNodeAffinityOf(pod);
   const ns = pod.metadata?.namespace ?? '';
-  for (const ni of allNodes) {
-    const node = ni.node;
-    if (!nodeLabelsMatchSpreadConstraints(node.metadata?.labels, constraints)) continue;
-    constraints.forEach((c, i) => {
-      if (!matchNodeInclusionPolicies(c, pod, node, required)) return;
-      const value = node.metadata?.labels?.[c.topologyKey] ?? '';
+  const totals =
+    feed && nodeInclusionIsLabelsOnly(pod, constraints) ? keptTotals(ns, constraints, allNodes, feed) : undefined;
+  if (totals) {
+    constraints.forEach((_, i) => {
       const counts = s.tpValueToMatchNum[i] as Map<string, number>;
-      counts.set(value, (counts.get(value) ?? 0) + countPodsMatchSelector(ni.pods, c.selector, ns));
+      for (const [value, t] of totals[i] ?? []) counts.set(value, t.count);
     });
+  } else {
+    const required = requiredNodeAffinityOf(pod);
+    const counters = constraints.map((c) => nodePodCounter(c.selector, ns));
+    for (const ni of allNodes) {
+      const node = ni.node;
+      if (!nodeLabelsMatchSpreadConstraints(node.metadata?.labels, constraints)) continue;
+      for (let i = 0; i < constraints.length; i++) {
+        const c = constraints[i] as TopologySpreadConstraint;
+        if (!matchNodeInclusionPolicies(c, pod, node, required)) continue;
+        const value = node.metadata?.labels?.[c.topologyKey] ?? '';
+        const counts = s.tpValueToMatchNum[i] as Map<string, number>;
+        counts.set(value, (counts.get(value) ?? 0) + (counters[i] as (ni: NodeInfo) => number)(ni));
+      }
+    }
   }
   constraints.forEach((_, i) => {
     for (const [value, num] of s.tpValueToMatchNum[i] ?? []) s.criticalPaths[i]?.update(value, num);
   });
   return s;
+}
+
+/**
+ * Whether the nodes a constraint counts depend on their labels only: the pod has no nodeSelector or required node
+ * affinity (or every constraint ignores them), and every constraint ignores taints.
+ */
+function nodeInclusionIsLabelsOnly(pod: Pod, constraints: readonly TopologySpreadConstraint[]): boolean {
+  if (constraints.some((c) => c.nodeTaintsPolicy === 'Honor')) return false;
+  if (constraints.every((c) => c.nodeAffinityPolicy === 'Ignore')) return true;
+  const selector = pod.spec?.nodeSelector;
+  if (selector != null && Object.keys(selector).length > 0) return false;
+  return pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution == null;
+}
+
+/** One node's part in the totals: its value for each constraint (undefined: not counted) and its counts. */
+interface NodePart {
+  values: (string | undefined)[];
+  counts: number[];
+}
+
+/** One domain's total for a constraint, and how many nodes are in it. */
+interface DomainTotal {
+  count: number;
+  nodes: number;
+}
+
+/**
+ * The per-constraint totals over every node, kept from cycle to cycle for one (namespace, constraints) and brought
+ * up to date from the snapshot's change feed: only the nodes refreshed since the last cycle are counted again. The
+ * domains keep the order in which a walk over the node list first meets them (when a node's domain changes, the
+ * totals are rebuilt by such a walk).
+ */
+interface KeptTotals {
+  feed: SnapshotChangeFeed;
+  list: readonly NodeInfo[];
+  mark: number;
+  parts: Map<NodeInfo, NodePart>;
+  totals: Map<string, DomainTotal>[];
+}
+
+const MAX_KEPT_TOTALS = 32;
+const keptTotalsByKey = new Map<string, KeptTotals>();
+
+function keptTotalsKey(ns: string, constraints: readonly TopologySpreadConstraint[]): string {
+  return [ns, ...constraints.map((c) => `${c.topologyKey}\u0001${c.selector.selectable}\u0001${c.selector}`)].join(
+    '\u0000',
+  );
+}
+
+function nodePart(
+  ni: NodeInfo,
+  constraints: readonly TopologySpreadConstraint[],
+  counters: ((ni: NodeInfo) => number)[],
+): NodePart {
+  const labels = ni.node.metadata?.labels;
+  const counted = nodeLabelsMatchSpreadConstraints(labels, constraints);
+  const values: (string | undefined)[] = [];
+  const counts: number[] = [];
+  for (let i = 0; i < constraints.length; i++) {
+    const c = constraints[i] as TopologySpreadConstraint;
+    values.push(counted ? (labels?.[c.topologyKey] ?? '') : undefined);
+    counts.push(counted ? (counters[i] as (ni: NodeInfo) => number)(ni) : 0);
+  }
+  return { values, counts };
+}
+
+function sameValues(a: NodePart, b: NodePart): boolean {
+  for (let i = 0; i < a.values.length; i++) if (a.values[i] !== b.values[i]) return false;
+  return true;
+}
+
+function keptTotals(
+  ns: string,
+  constraints: readonly TopologySpreadConstraint[],
+  allNodes: readonly NodeInfo[],
+  feed: SnapshotChangeFeed,
+): Map<string, DomainTotal>[] {
+  const key = keptTotalsKey(ns, constraints);
+  const counters = constraints.map((c) => nodePodCounter(c.selector, ns));
+  const kept = keptTotalsByKey.get(key);
+  if (kept && kept.feed === feed && kept.list === allNodes) {
+    const changed = kept.mark === feed.changeMark() ? [] : feed.changedSince(kept.mark);
+    if (changed && updateKeptTotals(kept, changed, constraints, counters)) {
+      kept.mark = feed.changeMark();
+      keptTotalsByKey.delete(key);
+      keptTotalsByKey.set(key, kept);
+      return kept.totals;
+    }
+  }
+  // A walk over every node, in the list's order.
+  const fresh: KeptTotals = {
+    feed,
+    list: allNodes,
+    mark: feed.changeMark(),
+    parts: new Map(),
+    totals: constraints.map(() => new Map()),
+  };
+  for (const ni of allNodes) {
+    const part = nodePart(ni, constraints, counters);
+    fresh.parts.set(ni, part);
+    addPart(fresh.totals, part, 1);
+  }
+  keptTotalsByKey.delete(key);
+  if (keptTotalsByKey.size >= MAX_KEPT_TOTALS) {
+    const oldest = keptTotalsByKey.keys().next().value;
+    if (oldest !== undefined) keptTotalsByKey.delete(oldest);
+  }
+  keptTotalsByKey.set(key, fresh);
+  return fresh.totals;
+}
+
+function addPart(totals: Map<string, DomainTotal>[], part: NodePart, sign: 1 | -1): void {
+  for (let i = 0; i < part.values.length; i++) {
+    const value = part.values[i];
+    if (value === undefined) continue;
+    const byValue = totals[i] as Map<string, DomainTotal>;
+    let t = byValue.get(value);
+    if (!t) {
+      t = { count: 0, nodes: 0 };
+      byValue.set(value, t);
+    }
+    t.count += sign * (part.counts[i] ?? 0);
+    t.nodes += sign;
+  }
+}
+
+/** Recounts the changed nodes; false when a node's domains changed (the totals must be walked again). */
+function updateKeptTotals(
+  kept: KeptTotals,
+  changed: readonly NodeInfo[],
+  constraints: readonly TopologySpreadConstraint[],
+  counters: ((ni: NodeInfo) => number)[],
+): boolean {
+  const seen = new Set<NodeInfo>();
+  for (const ni of changed) {
+    if (seen.has(ni)) continue;
+    seen.add(ni);
+    const old = kept.parts.get(ni);
+    if (!old) return false;
+    const part = nodePart(ni, constraints, counters);
+    if (!sameValues(old, part)) return false;
+    addPart(kept.totals, old, -1);
+    addPart(kept.totals, part, 1);
+    kept.parts.set(ni, part);
+  }
+  return true;
 }
 
 export function readPreFilterState(state: CycleState): PreFilterState | undefined {

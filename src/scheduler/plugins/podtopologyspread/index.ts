@@ -9,6 +9,7 @@
 
 import type { LabelSet } from '../../../api/labels.js';
 import type { KubeObject } from '../../../client/types.js';
+import { changeFeedOf } from '../../cache/snapshot.js';
 import {
   type ClusterEventWithHint,
   type CycleState,
@@ -123,7 +124,10 @@ export class PodTopologySpread
       return { status: Status.error(`get constraints from pod: ${(err as Error).message}`) };
     }
     if (constraints.length === 0) return { status: Status.skip() };
-    state.write(PRE_FILTER_STATE_KEY, calPreFilterState(pod, constraints, nodes));
+    // Counts over the scheduler's own snapshot are kept between cycles and brought up to date from its changes.
+    const snapshot = this.handle.snapshot();
+    const feed = snapshot.nodeInfos().list() === nodes ? changeFeedOf(snapshot) : undefined;
+    state.write(PRE_FILTER_STATE_KEY, calPreFilterState(pod, constraints, nodes, feed));
     return { status: Status.success() };
   }
 

@@ -19,6 +19,7 @@ import {
   LABEL_HOSTNAME,
   matchNodeInclusionPolicies,
   nodeLabelsMatchSpreadConstraints,
+  nodePodCounter,
   requiredNodeAffinityOf,
   type TopologySpreadConstraint,
 } from './common.js';
@@ -36,6 +37,9 @@ export class PreScoreState {
     readonly topologyValueToPodCounts: Map<string, number>[] = [],
     readonly topologyNormalizingWeight: number[] = [],
   ) {}
+
+  /** Per constraint: the node's matching pods (countPodsMatchSelector, remembered per node between cycles). */
+  counters: ((ni: NodeInfo) => number)[] = [];
 }
 
 export function topologyNormalizingWeight(size: number): number {
@@ -88,18 +92,21 @@ export function preScore(
 
   const required = requiredNodeAffinityOf(pod);
   const ns = pod.metadata?.namespace ?? '';
+  s.counters = constraints.map((c) => nodePodCounter(c.selector, ns));
   for (const ni of allNodes) {
     const node = ni.node;
     const labels = node.metadata?.labels ?? {};
     if (requireAllTopologies && !nodeLabelsMatchSpreadConstraints(labels, constraints)) continue;
-    constraints.forEach((c, i) => {
-      if (!matchNodeInclusionPolicies(c, pod, node, required)) return;
-      const value = labels[c.topologyKey] ?? '';
+    for (let i = 0; i < constraints.length; i++) {
+      const c = constraints[i] as TopologySpreadConstraint;
       const counts = s.topologyValueToPodCounts[i] as Map<string, number>;
       // Only domains of candidate nodes are counted (the hostname key never is: Score counts it per node).
-      if (!counts.has(value)) return;
-      counts.set(value, (counts.get(value) ?? 0) + countPodsMatchSelector(ni.pods, c.selector, ns));
-    });
+      if (c.topologyKey === LABEL_HOSTNAME) continue;
+      const value = labels[c.topologyKey] ?? '';
+      if (!counts.has(value)) continue;
+      if (!matchNodeInclusionPolicies(c, pod, node, required)) continue;
+      counts.set(value, (counts.get(value) ?? 0) + (s.counters[i] as (ni: NodeInfo) => number)(ni));
+    }
   }
   state.write(PRE_SCORE_STATE_KEY, s);
   return Status.success();
@@ -110,12 +117,18 @@ function readPreScoreState(state: CycleState): PreScoreState | undefined {
   return s instanceof PreScoreState ? s : undefined;
 }
 
+/** The result score() hands back on success, reused (the framework reads it at once). */
+const result = { score: 0, status: Status.success() };
+
 export function score(state: CycleState, pod: Pod, nodeInfo: NodeInfo): { score: number; status: Status } {
   const s = readPreScoreState(state);
   if (!s) {
     return { score: 0, status: Status.error(`reading "${PRE_SCORE_STATE_KEY}" from cycleState: not found`) };
   }
-  if (s.ignoredNodes.has(nameOf(nodeInfo))) return { score: 0, status: Status.success() };
+  if (s.ignoredNodes.has(nameOf(nodeInfo))) {
+    result.score = 0;
+    return result;
+  }
   const labels = nodeInfo.node.metadata?.labels ?? {};
   const ns = pod.metadata?.namespace ?? '';
   let total = 0;
@@ -123,11 +136,12 @@ export function score(state: CycleState, pod: Pod, nodeInfo: NodeInfo): { score:
     if (!Object.hasOwn(labels, c.topologyKey)) return;
     const count =
       c.topologyKey === LABEL_HOSTNAME
-        ? countPodsMatchSelector(nodeInfo.pods, c.selector, ns)
+        ? (s.counters[i]?.(nodeInfo) ?? countPodsMatchSelector(nodeInfo.pods, c.selector, ns))
         : (s.topologyValueToPodCounts[i]?.get(labels[c.topologyKey] ?? '') ?? 0);
     total += scoreForCount(count, c.maxSkew, s.topologyNormalizingWeight[i] ?? 0);
   });
-  return { score: Math.round(total), status: Status.success() };
+  result.score = Math.round(total);
+  return result;
 }
 
 export function normalizeScore(state: CycleState, scores: NodeScore[]): Status {

@@ -58,6 +58,8 @@ function countIntolerablePreferNoSchedule(taints: Taint[] | undefined, toleratio
 
 export class TaintToleration implements FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions {
   readonly name = name;
+  /** The result score() hands back, reused (the framework reads it at once). */
+  private readonly result = { score: 0, status: Status.success() };
 
   filter(_state: CycleState, pod: Pod, nodeInfo: NodeInfo): Status {
     const taint = untolerated(nodeInfo.node, pod.spec?.tolerations);
@@ -73,10 +75,8 @@ export class TaintToleration implements FilterPlugin, PreScorePlugin, ScorePlugi
   score(state: CycleState, pod: Pod, nodeInfo: NodeInfo): { score: number; status: Status } {
     const tolerations =
       state.read<Toleration[]>(PRE_SCORE_STATE_KEY) ?? preferNoScheduleTolerations(pod.spec?.tolerations);
-    return {
-      score: countIntolerablePreferNoSchedule(nodeInfo.node.spec?.taints, tolerations),
-      status: Status.success(),
-    };
+    this.result.score = countIntolerablePreferNoSchedule(nodeInfo.node.spec?.taints, tolerations);
+    return this.result;
   }
 
   normalizeScore(_state: CycleState, _pod: Pod, scores: NodeScore[]): Status {
