@@ -45,6 +45,17 @@ function priorityClassSource(registry: APIRegistry): PriorityClassSource {
   };
 }
 
+/** The StorageClasses DefaultStorageClass reads: the watch cache's current list. */
+function storageClassSource(registry: APIRegistry): { list(): Promise<KubeObject[]> } {
+  return {
+    async list() {
+      const s = registry.lookup('storage.k8s.io', 'v1', 'storageclasses')?.store;
+      if (!s) return [];
+      return (await s.cacher.list(`${s.def.storagePrefix}/`, () => true)).items;
+    },
+  };
+}
+
 export interface RegistryOptions extends ServiceAllocationOptions {
   /** kube-apiserver's admission flags (default: upstream's default plugins). */
   admission?: AdmissionOptions;
@@ -59,7 +70,7 @@ export function buildRegistry(storage: Store, log: Logger, options: RegistryOpti
   const registry = new APIRegistry();
   const admission = buildAdmissionChain(
     options.admission ?? {},
-    { priorityClasses: priorityClassSource(registry) },
+    { priorityClasses: priorityClassSource(registry), storageClasses: storageClassSource(registry) },
     log.child('admission'),
   );
   let namespaceStore: GenericStore | undefined;

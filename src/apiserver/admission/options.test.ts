@@ -85,11 +85,16 @@ describe('admission plugin order and defaults', () => {
   it('builds the implemented plugins and reports the rest as not implemented yet', () => {
     const lines: string[] = [];
     const chain = buildAdmissionChain({ enablePlugins: ['NodeRestriction'] }, deps, memoryLogger(lines));
-    assert.deepEqual(chain.mutatingNames, ['TaintNodesByCondition', 'Priority', 'DefaultTolerationSeconds']);
+    assert.deepEqual(chain.mutatingNames, [
+      'TaintNodesByCondition',
+      'Priority',
+      'DefaultTolerationSeconds',
+      'DefaultStorageClass',
+    ]);
     assert.deepEqual(chain.validatingNames, ['Priority']);
     assert.equal(
       lines[0],
-      'Loaded 3 mutating admission controller(s) successfully in the following order: TaintNodesByCondition,Priority,DefaultTolerationSeconds.',
+      'Loaded 4 mutating admission controller(s) successfully in the following order: TaintNodesByCondition,Priority,DefaultTolerationSeconds,DefaultStorageClass.',
     );
     assert.equal(
       lines[1],
@@ -97,7 +102,7 @@ describe('admission plugin order and defaults', () => {
     );
     assert.match(lines[2] ?? '', /not implemented yet.*NamespaceLifecycle,.*NodeRestriction,/);
     const none = buildAdmissionChain(
-      { disablePlugins: ['Priority', 'TaintNodesByCondition', 'DefaultTolerationSeconds'] },
+      { disablePlugins: ['Priority', 'TaintNodesByCondition', 'DefaultTolerationSeconds', 'DefaultStorageClass'] },
       deps,
     );
     assert.deepEqual(none.plugins, []);

@@ -8,6 +8,11 @@ import type { Logger } from '../../util/logger.js';
 import { AdmissionChain } from './chain.js';
 import { ALL_ORDERED_PLUGINS, DEFAULT_ON_PLUGINS } from './order.js';
 import { alwaysAdmit, alwaysDeny } from './plugins/always.js';
+import {
+  DEFAULT_STORAGE_CLASS,
+  defaultStorageClassPlugin,
+  type StorageClassSource,
+} from './plugins/default-storage-class.js';
 import { DEFAULT_TOLERATION_SECONDS, defaultTolerationSeconds } from './plugins/default-toleration-seconds.js';
 import { PRIORITY, type PriorityClassSource, priority } from './plugins/priority.js';
 import { TAINT_NODES_BY_CONDITION, taintNodesByCondition } from './plugins/taint-nodes-by-condition.js';
@@ -28,6 +33,8 @@ export interface AdmissionOptions {
 /** What plugins may read besides the request. */
 export interface AdmissionDependencies {
   priorityClasses: PriorityClassSource;
+  /** For DefaultStorageClass (absent: the plugin changes nothing). */
+  storageClasses?: StorageClassSource;
 }
 
 type Factory = (opts: AdmissionOptions, deps: AdmissionDependencies) => AdmissionPlugin;
@@ -37,6 +44,7 @@ const IMPLEMENTED: ReadonlyMap<string, Factory> = new Map<string, Factory>([
   ['AlwaysAdmit', () => alwaysAdmit()],
   [TAINT_NODES_BY_CONDITION, () => taintNodesByCondition()],
   [PRIORITY, (_, deps) => priority(deps.priorityClasses)],
+  [DEFAULT_STORAGE_CLASS, (_, deps) => defaultStorageClassPlugin(deps.storageClasses)],
   [
     DEFAULT_TOLERATION_SECONDS,
     (opts) =>
