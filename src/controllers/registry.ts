@@ -16,6 +16,7 @@ import { replicaSetController, replicationControllerController } from './replica
 import { resourceQuotaController } from './resourcequota/index.js';
 import { rootCaCertPublisherController } from './rootcacert/index.js';
 import { serviceAccountController } from './serviceaccount/index.js';
+import { statefulSetController } from './statefulset/index.js';
 import { taintEvictionController } from './tainteviction/index.js';
 import { ttlAfterFinishedController } from './ttlafterfinished/index.js';
 
@@ -26,6 +27,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   replicaSetController,
   replicationControllerController,
   deploymentController,
+  statefulSetController,
   endpointsController,
   endpointSliceController,
   endpointSliceMirroringController,
