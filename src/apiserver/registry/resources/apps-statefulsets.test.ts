@@ -70,6 +70,37 @@ describe('apps/v1 StatefulSets', () => {
     ]);
   });
 
+  it('drops rollingUpdate.maxUnavailable while the MaxUnavailableStatefulSet gate is off (v1.33 default)', () => {
+    const obj = sts({ updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 1, maxUnavailable: 2 } } });
+    assert.deepEqual(create(obj), []);
+    assert.deepEqual((obj.spec as Record<string, unknown>).updateStrategy, {
+      type: 'RollingUpdate',
+      rollingUpdate: { partition: 1 },
+    });
+    // An update may not add it either.
+    const next = structuredClone(obj);
+    (
+      next.spec as { updateStrategy: { rollingUpdate: Record<string, unknown> } }
+    ).updateStrategy.rollingUpdate.maxUnavailable = '50%';
+    strategy.prepareForUpdate?.(next, obj);
+    assert.deepEqual((next.spec as Record<string, unknown>).updateStrategy, {
+      type: 'RollingUpdate',
+      rollingUpdate: { partition: 1 },
+    });
+    // A set stored with the field (the gate was on once) keeps it.
+    const stored = structuredClone(obj);
+    (
+      stored.spec as { updateStrategy: { rollingUpdate: Record<string, unknown> } }
+    ).updateStrategy.rollingUpdate.maxUnavailable = 2;
+    const kept = structuredClone(stored);
+    strategy.prepareForUpdate?.(kept, stored);
+    assert.equal(
+      (kept.spec as { updateStrategy: { rollingUpdate: Record<string, unknown> } }).updateStrategy.rollingUpdate
+        .maxUnavailable,
+      2,
+    );
+  });
+
   it('prints READY as ready/desired', () => {
     const obj = sts({ replicas: 3 });
     obj.metadata.creationTimestamp = '2026-01-01T00:00:00Z';

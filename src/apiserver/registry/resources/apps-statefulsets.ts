@@ -137,6 +137,24 @@ export function validateStatefulSetSpec(spec: Rec, at: FieldPath): FieldError[] 
   return [...errs, ...alwaysRunningTemplate(spec.template, templatePath, 'StatefulSet')];
 }
 
+/**
+ * The MaxUnavailableStatefulSet feature gate (alpha, off by default in v1.33). wheelhouse has no --feature-gates
+ * flag yet, so it is off.
+ */
+export const MAX_UNAVAILABLE_STATEFUL_SET = false;
+
+/**
+ * Upstream's dropStatefulSetDisabledFields: with MaxUnavailableStatefulSet off, rollingUpdate.maxUnavailable is
+ * dropped on create, and on update unless the stored object already uses it.
+ */
+function dropDisabledFields(spec: Rec, oldSpec: Rec | undefined): void {
+  if (MAX_UNAVAILABLE_STATEFUL_SET) return;
+  const inUse = (s: Rec | undefined) => !!s && !unset(rec(rec(s.updateStrategy).rollingUpdate).maxUnavailable);
+  if (inUse(oldSpec)) return;
+  const strategy = rec(spec.updateStrategy);
+  if (!unset(strategy.rollingUpdate)) delete rec(strategy.rollingUpdate).maxUnavailable;
+}
+
 const MUTABLE_SPEC_FIELDS = [
   'replicas',
   'template',
@@ -169,6 +187,10 @@ export const statefulsets: Builtin = withStatusValidation(
       default: defaultStatefulSet,
       prepareForCreate(obj) {
         obj.status = { replicas: 0 };
+        dropDisabledFields(rec(obj.spec), undefined);
+      },
+      prepareForUpdate(obj, old) {
+        dropDisabledFields(rec(obj.spec), rec(old.spec));
       },
       validate: (obj) => validateStatefulSetSpec(rec(obj.spec), path('spec')),
       validateUpdate: (obj, old) => [
