@@ -3,11 +3,12 @@
  * template defaults), schedule and time zone validation, the job template rules, the status subresource and the
  * NAME SCHEDULE TIMEZONE SUSPEND ACTIVE LAST SCHEDULE AGE printer.
  */
+
+import { isKnownTimeZone, scheduleError } from '../../../api/cron/index.js';
 import { type FieldError, type FieldPath, invalid, notSupported, path, required } from '../../../api/field-errors.js';
 import { age } from '../../printers/duration.js';
 import { ageColumn, nameColumn } from '../../printers/table.js';
 import type { KubeObject } from '../object.js';
-import { isKnownTimeZone, scheduleError } from './batch-cron-schedule.js';
 import { defaultJobSpecTemplate, validateJobSpec } from './batch-job-spec.js';
 import { type Builtin, builtin } from './common.js';
 import { column, printBoolPointer, TEMPLATE_WIDE_COLUMNS, templateWideCells } from './groups-columns.js';
