@@ -60,6 +60,10 @@ export interface ControllerManagerOptions {
   unhealthyZoneThreshold: number;
   /** The cluster CA certificate (PEM) published as `kube-root-ca.crt` (upstream: --root-ca-file). */
   rootCaPem: string | undefined;
+  /** --pvclaimbinder-sync-period (15s), in ms: how often every PV and PVC is synced again. */
+  pvClaimBinderSyncPeriodMs?: number;
+  /** Workers of the persistentvolume-binder (upstream runs one per queue). */
+  concurrentPvBinderSyncs?: number;
 }
 
 export const DEFAULT_CONTROLLER_MANAGER_OPTIONS: Readonly<ControllerManagerOptions> = {

@@ -11,6 +11,7 @@ import { endpointSliceMirroringController } from './endpointslicemirroring/index
 import { garbageCollectorController } from './garbagecollector/index.js';
 import { namespaceController } from './namespace/index.js';
 import { nodeLifecycleController } from './nodelifecycle/index.js';
+import { persistentVolumeBinderController } from './persistentvolume/index.js';
 import { podGcController } from './podgc/index.js';
 import { replicaSetController, replicationControllerController } from './replicaset/index.js';
 import { resourceQuotaController } from './resourcequota/index.js';
@@ -39,4 +40,5 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   nodeLifecycleController,
   taintEvictionController,
   disruptionController,
+  persistentVolumeBinderController,
 ];
