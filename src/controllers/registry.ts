@@ -9,6 +9,7 @@ import { endpointsController } from './endpoints/index.js';
 import { endpointSliceController } from './endpointslice/index.js';
 import { endpointSliceMirroringController } from './endpointslicemirroring/index.js';
 import { garbageCollectorController } from './garbagecollector/index.js';
+import { jobController } from './job/index.js';
 import { namespaceController } from './namespace/index.js';
 import { nodeLifecycleController } from './nodelifecycle/index.js';
 import { persistentVolumeBinderController } from './persistentvolume/index.js';
@@ -28,6 +29,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   replicaSetController,
   replicationControllerController,
   deploymentController,
+  jobController,
   statefulSetController,
   endpointsController,
   endpointSliceController,
