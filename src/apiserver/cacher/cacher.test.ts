@@ -61,4 +61,58 @@ describe('Cacher', () => {
     assert.deepEqual(ends, ['closed']);
     cacher.stop();
   });
+  it('gives encoded watchers the stored JSON with its resourceVersion, with selector transitions as before', async () => {
+    const store = new MemoryStore();
+    const cacher = new Cacher(store, '/registry/things/', decodeFromStorage, silentLogger);
+    await cacher.start();
+    const selected: string[] = [];
+    const all: string[] = [];
+    let asked = 0;
+    const watches = [
+      await cacher.watch({
+        fromRevision: cacher.revision,
+        prefix: '/registry/things/',
+        matches: (o) => o.metadata.labels?.color === 'blue',
+        onEvent: () => assert.fail('onEvent is not used when onEncodedEvent is given'),
+        onEncodedEvent: (type, json, revision) => {
+          const o = JSON.parse(json.toString()) as KubeObject;
+          assert.equal(o.metadata.resourceVersion, String(revision), 'the JSON carries the revision');
+          selected.push(`${type} ${o.metadata.name} ${o.metadata.labels?.color}`);
+        },
+        onEnd: () => {},
+      }),
+      await cacher.watch({
+        fromRevision: cacher.revision,
+        prefix: '/registry/things/',
+        everything: true,
+        matches: () => {
+          asked++;
+          return true;
+        },
+        onEvent: () => {},
+        onEncodedEvent: (type, json) =>
+          all.push(`${type} ${(JSON.parse(json.toString()) as KubeObject).metadata.name}`),
+        onEnd: () => {},
+      }),
+    ];
+    const a = await store.create('/registry/things/a', obj('a', { color: 'blue' }));
+    const b = await store.update('/registry/things/a', obj('a', { color: 'red' }), a.revision);
+    const c = await store.update('/registry/things/a', obj('a', { color: 'blue' }), b.revision);
+    await store.create('/registry/things/b', obj('b', { color: 'red' }));
+    await store.delete('/registry/things/a', c.revision);
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(
+      selected,
+      ['ADDED a blue', 'DELETED a red', 'ADDED a blue', 'DELETED a blue'],
+      'a selector watcher sees objects enter and leave its selection',
+    );
+    assert.deepEqual(
+      all,
+      ['ADDED a', 'MODIFIED a', 'MODIFIED a', 'ADDED b', 'DELETED a'],
+      'an everything watcher sees each change',
+    );
+    assert.equal(asked, 0, 'an everything watcher is never asked to match');
+    for (const w of watches) w.stop();
+    cacher.stop();
+  });
 });

@@ -2,6 +2,7 @@ import type { Store, WatchEvent } from '../../storage/types.js';
 import { ExponentialBackoff } from '../../util/backoff.js';
 import { realClock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
+import { storedJsonWithRevision } from '../registry/codec.js';
 import type { KubeObject } from '../registry/object.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
@@ -53,6 +54,17 @@ class EventView {
     return this.obj;
   }
 
+  private encoded: Buffer | undefined;
+
+  /** The object as JSON with its resourceVersion: the stored bytes spliced, computed once for every watcher. */
+  get json(): Buffer {
+    if (this.encoded === undefined) {
+      const raw = storedJsonWithRevision(this.event.value, this.event.revision);
+      this.encoded = raw ? Buffer.concat(raw.parts) : Buffer.from(JSON.stringify(this.object));
+    }
+    return this.encoded;
+  }
+
   get prevObject(): KubeObject | undefined {
     if (this.prev === null) {
       this.prev =
@@ -70,6 +82,14 @@ export interface CacheWatchRequest {
   /** Which objects the watcher wants; an object that stops matching is sent to it as DELETED. */
   matches: (obj: KubeObject) => boolean;
   onEvent(type: WatchEventType, object: KubeObject, revision: number): void;
+  /**
+   * When set, changes after the start are given to this instead of onEvent, as the object's JSON (the stored bytes
+   * with the resourceVersion spliced in, never decoded and encoded again): for a watcher that writes objects as
+   * they are stored.
+   */
+  onEncodedEvent?(type: WatchEventType, json: Buffer, revision: number): void;
+  /** The watcher wants every object under the prefix: matches is not asked, and nothing is decoded for it. */
+  everything?: boolean;
   /** The watch ended from the cache's side: 'expired' (too old, or the cache was rebuilt) or 'closed'. */
   onEnd(reason: 'expired' | 'closed'): void;
 }
@@ -302,16 +322,23 @@ export class Cacher {
   /** Sends e to w as w sees it: filtered, with selector transitions turned into ADDED / DELETED. */
   private deliver(w: Watcher, view: EventView): void {
     const e = view.event;
-    if (!w.active || !e.key.startsWith(w.req.prefix)) return;
-    if (e.type === 'DELETED') {
-      if (w.req.matches(view.prevObject ?? view.object)) w.req.onEvent('DELETED', view.object, e.revision);
-      return;
+    const req = w.req;
+    if (!w.active || !e.key.startsWith(req.prefix)) return;
+    let type: WatchEventType | undefined;
+    if (req.everything) {
+      type = e.type;
+    } else if (e.type === 'DELETED') {
+      if (req.matches(view.prevObject ?? view.object)) type = 'DELETED';
+    } else {
+      const now = req.matches(view.object);
+      const before = view.prevObject !== undefined && req.matches(view.prevObject);
+      if (now && before) type = 'MODIFIED';
+      else if (now) type = 'ADDED';
+      else if (before) type = 'DELETED';
     }
-    const now = w.req.matches(view.object);
-    const before = view.prevObject !== undefined && w.req.matches(view.prevObject);
-    if (now && before) w.req.onEvent('MODIFIED', view.object, e.revision);
-    else if (now) w.req.onEvent('ADDED', view.object, e.revision);
-    else if (before) w.req.onEvent('DELETED', view.object, e.revision);
+    if (type === undefined) return;
+    if (req.onEncodedEvent) req.onEncodedEvent(type, view.json, e.revision);
+    else req.onEvent(type, view.object, e.revision);
   }
 
   private end(w: Watcher, reason: 'expired' | 'closed'): void {

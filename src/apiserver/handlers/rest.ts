@@ -4,6 +4,7 @@ import { schemaForKind } from '../../api/schema.js';
 import { StatusError, statusErrors, successStatus } from '../../api/status-error.js';
 import { admitObject, attributesFor } from '../admission/attributes.js';
 import type { APIRegistry, ServedResource } from '../api-registry.js';
+import type { WatchEventType } from '../cacher/cacher.js';
 import type { RequestContext } from '../context.js';
 import { contentTypeFor, negotiateOutput, type OutputForm } from '../negotiate.js';
 import { parseIncludeObject, partialObjectMetadata, toTable } from '../printers/table.js';
@@ -548,8 +549,19 @@ async function serveWatch(ctx: RequestContext, served: ServedResource, ns: strin
         }
       : {}),
   });
+  // The plain object form is the stored JSON as it is: events after the start are written from the watch cache's
+  // bytes, without decoding and encoding each object again.
+  const plain = form.as === 'object' && !form.yaml;
   const watch = await watchObjects(served.store, ns, watchReq, {
     event: (type, object) => stream.send(type, object),
+    ...(plain
+      ? {
+          encodedEvent: (type: WatchEventType, json: Buffer, revision: number) => {
+            lastRV = String(revision);
+            stream.sendEncoded(type, json);
+          },
+        }
+      : {}),
     end: (error) => stream.end(error),
   });
   stream.attach(watch);

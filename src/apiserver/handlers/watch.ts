@@ -6,6 +6,15 @@ import type { KubeObject } from '../registry/object.js';
 /** A watcher whose socket has this much unsent data is too slow and is cut off rather than allowed to grow. */
 const MAX_BUFFERED_BYTES = 16 * 1024 * 1024;
 
+/** `{"type":"<type>","object":` and `}` and the newline around an object's JSON: the line of one watch event. */
+const EVENT_PREFIX: Record<WatchEventType, Buffer> = {
+  ADDED: Buffer.from('{"type":"ADDED","object":'),
+  MODIFIED: Buffer.from('{"type":"MODIFIED","object":'),
+  DELETED: Buffer.from('{"type":"DELETED","object":'),
+  BOOKMARK: Buffer.from('{"type":"BOOKMARK","object":'),
+};
+const EVENT_SUFFIX = Buffer.from('}\n');
+
 export interface WatchStreamOptions {
   form: OutputForm;
   /** Turns an object into what this client asked for (a one-row Table, metadata only, or as is). */
@@ -58,6 +67,12 @@ export class WatchStream {
     this.write(`${JSON.stringify({ type, object: body })}\n`);
   }
 
+  /** Sends an event whose object is already JSON (only for the plain object form, where render changes nothing). */
+  sendEncoded(type: WatchEventType, json: Buffer): void {
+    if (this.ended) return;
+    this.write(Buffer.concat([EVENT_PREFIX[type], json, EVENT_SUFFIX]));
+  }
+
   /** Sends an ERROR event carrying a Status (if given) and ends the stream. */
   end(error?: { code: number; reason: string; message: string }): void {
     if (this.ended) return;
@@ -68,7 +83,7 @@ export class WatchStream {
     this.finish();
   }
 
-  private write(line: string): void {
+  private write(line: string | Buffer): void {
     const res = this.ctx.res;
     if (res.writableLength > MAX_BUFFERED_BYTES) {
       // A slow reader: stop here rather than buffer without bound; the client will re-watch.

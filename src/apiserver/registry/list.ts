@@ -151,6 +151,11 @@ export interface WatchRequest {
 
 export interface WatchSink {
   event(type: WatchEventType, object: KubeObject): void;
+  /**
+   * When set (for a client that gets objects as JSON, as stored), changes after the start come here as the object's
+   * JSON with its resourceVersion, taken from the watch cache's stored bytes rather than decoded and encoded again.
+   */
+  encodedEvent?(type: WatchEventType, json: Buffer, revision: number): void;
   /** The watch failed or ended from the server's side: send an ERROR event with this status (if any) and finish. */
   end(error?: { code: number; reason: string; message: string }): void;
 }
@@ -179,6 +184,8 @@ export async function watchObjects(
       prefix,
       matches: (o) => req.selection.matches(store.fromStored(o)),
       onEvent: (type, object) => sink.event(type, store.fromStored(object)),
+      everything: req.selection.everything,
+      ...(sink.encodedEvent && !store.def.conversion ? { onEncodedEvent: sink.encodedEvent.bind(sink) } : {}),
       onEnd: (reason) =>
         sink.end(
           reason === 'expired'
