@@ -3,6 +3,7 @@
  */
 import { clusterRoleAggregationController } from './clusterroleaggregation/index.js';
 import type { ControllerDescriptor } from './context.js';
+import { daemonSetController } from './daemonset/index.js';
 import { deploymentController } from './deployment/index.js';
 import { disruptionController } from './disruption/index.js';
 import { endpointsController } from './endpoints/index.js';
@@ -29,6 +30,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   replicaSetController,
   replicationControllerController,
   deploymentController,
+  daemonSetController,
   jobController,
   statefulSetController,
   endpointsController,
