@@ -8,7 +8,7 @@ describe('deepClone', () => {
     const copy = deepClone(original);
     assert.deepEqual(copy, original, 'the copy equals the original');
     copy.metadata.labels.x = '2';
-    copy.spec.list.push(5);
+    copy.spec.list.push('five');
     (copy.spec.list[0] as { n: number }).n = 9;
     assert.equal(original.metadata.labels.x, '1', 'nested objects are not shared');
     assert.equal(original.spec.list.length, 4, 'arrays are not shared');
