@@ -3,6 +3,7 @@
 // - A Deployment scaled 0 → 10,000 replicas: pods created per second through the API (counted by a watch), and
 //   the time until the ReplicaSet's status says 10,000 replicas.
 // - A namespace holding 10,000 ConfigMaps deleted: the time until the namespace is gone.
+// - 1000 Jobs of 10 completions on simulated kubelets: job completions per second (`jobCompletionsPerSec`).
 // Prints one JSON object as its last line. `--quick` uses 2,000 of each and runs in under a minute.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -68,6 +69,82 @@ async function json(c: Http2Client, method: string, path: string, body?: unknown
   const res = await c.request(method, path, body, headers);
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text.slice(0, 300)}`);
   return JSON.parse(res.text);
+}
+
+/**
+ * 1000 Jobs (--quick: 100) of 10 completions each, run by simulated kubelets (`wheelhouse kubelet --sim`, a third
+ * process) whose pods complete at once; the Jobs' templates bind their pods to the nodes round-robin, as there is
+ * no scheduler. Answers completions per second: all pods counted in the Jobs' status.succeeded over the time until
+ * the last Job's Complete condition.
+ */
+async function jobCompletionsPerSec(admin: Http2Client, dataDir: string): Promise<number> {
+  const JOBS = quick ? 100 : 1000;
+  const COMPLETIONS = 10;
+  const NODES = 10;
+  log(`${JOBS} Jobs of ${COMPLETIONS} completions on ${NODES} simulated nodes`);
+  const kubelet = await spawnCommand([
+    'kubelet',
+    '--sim',
+    '--kubeconfig',
+    join(dataDir, 'kubeconfig'),
+    '--nodes',
+    String(NODES),
+    '--kube-api-qps=500',
+    '--kube-api-burst=1000',
+  ]);
+  try {
+    await json(admin, 'POST', '/api/v1/namespaces', { metadata: { name: 'batch' } });
+    const t0 = performance.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < JOBS) {
+          const n = next++;
+          await json(admin, 'POST', '/apis/batch/v1/namespaces/batch/jobs', {
+            metadata: { name: `job-${n}` },
+            spec: {
+              completions: COMPLETIONS,
+              parallelism: COMPLETIONS,
+              template: {
+                metadata: {
+                  annotations: {
+                    'sim.wheelhouse.dev/lifecycle': 'complete',
+                    'sim.wheelhouse.dev/start-seconds': '0',
+                    'sim.wheelhouse.dev/run-seconds': '0',
+                  },
+                },
+                spec: {
+                  restartPolicy: 'Never',
+                  nodeName: `node-${(n % NODES) + 1}`,
+                  containers: [{ name: 'main', image: 'busybox' }],
+                },
+              },
+            },
+          });
+        }
+      }),
+    );
+    const deadline = t0 + 900_000;
+    for (;;) {
+      const list = await json(admin, 'GET', '/apis/batch/v1/namespaces/batch/jobs');
+      // biome-ignore lint/suspicious/noExplicitAny: the list is plain JSON
+      const complete = list.items.filter((j: any) =>
+        // biome-ignore lint/suspicious/noExplicitAny: conditions are plain JSON
+        (j.status?.conditions ?? []).some((c: any) => c.type === 'Complete' && c.status === 'True'),
+      );
+      if (complete.length === JOBS) {
+        // biome-ignore lint/suspicious/noExplicitAny: the list is plain JSON
+        const succeeded = complete.reduce((n: number, j: any) => n + (j.status?.succeeded ?? 0), 0);
+        return round(succeeded / ((performance.now() - t0) / 1000), 0);
+      }
+      if (performance.now() > deadline) throw new Error(`only ${complete.length} of ${JOBS} Jobs complete`);
+      await sleep(250);
+    }
+  } finally {
+    const exited = new Promise((r) => kubelet.child.once('exit', r));
+    kubelet.child.kill('SIGINT');
+    await exited;
+  }
 }
 
 const work = mkdtempSync(join(tmpdir(), 'wheelhouse-bench-kcm-'));
@@ -165,6 +242,7 @@ try {
     await sleep(50);
   }
   out.namespace10kDeleteSec = round((performance.now() - t1) / 1000, 2);
+  out.jobCompletionsPerSec = await jobCompletionsPerSec(admin, join(work, 'data'));
   for (const c of clients) c.close();
 } finally {
   for (const child of up.children) {
