@@ -130,6 +130,24 @@ describe('job controller', () => {
     });
   });
 
+  it('counts container restarts against backoffLimit under restartPolicy OnFailure', async () => {
+    const ns = await namespace();
+    await cp.client.jobs(ns).create(newJob('restarts', { backoffLimit: 2 }, 'OnFailure'));
+    const [pod] = await waitForActive(ns, 1);
+    const current = await cp.client.pods(ns).get(pod?.metadata.name ?? '');
+    current.status = {
+      ...current.status,
+      phase: 'Running',
+      containerStatuses: [
+        { name: 'main', image: 'busybox', imageID: '', ready: false, restartCount: 2, state: { running: {} } },
+      ],
+    };
+    await cp.client.pods(ns).updateStatus(current);
+    const job = await waitForCondition(ns, 'restarts', 'Failed');
+    assert.equal(cond(job, 'Failed')?.reason, 'BackoffLimitExceeded', 'reason');
+    assert.equal(job.status?.failed, 1, 'the running pod, deleted, counts as failed');
+  });
+
   it('fails the Job at once on a FailJob rule of podFailurePolicy', async () => {
     const ns = await namespace();
     await cp.client.jobs(ns).create(

@@ -7,14 +7,14 @@ import type { KubeClient } from '../../client/rest.js';
 import type { KubeObject } from '../../client/types.js';
 import { rfc3339 } from './types.js';
 
-export function newJob(name: string, spec: Record<string, unknown>): KubeObject {
+export function newJob(name: string, spec: Record<string, unknown>, restartPolicy = 'Never'): KubeObject {
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
     metadata: { name },
     spec: {
       ...spec,
-      template: { spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'busybox' }] } },
+      template: { spec: { restartPolicy, containers: [{ name: 'main', image: 'busybox' }] } },
     },
   };
 }
