@@ -276,6 +276,9 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       });
       const { startSimNodes } = await import('./kubelet/sim-nodes.js');
       nodes = await startSimNodes({ ...nodeOpts, client: nodeClient, logger: log.child('kubelet') });
+      // The simulated nodes bring their provisioner; its class is the cluster's default (kind's `standard`).
+      const { ensureDefaultStorageClass } = await import('./kubelet/provisioner/storage-class.js');
+      await ensureDefaultStorageClass(client);
     }
     return {
       url,

@@ -2,6 +2,7 @@
  * Simulated nodes with their kubelet endpoint: one KubeletServer (logs, exec, attach, port-forward) for every node
  * of the process, and the SimKubelets that advertise its port in their Nodes' daemonEndpoints.
  */
+import { SimLocalProvisioner } from './provisioner/sim-local.js';
 import { apiObjectSource } from './server/object-source.js';
 import { KubeletServer } from './server/server.js';
 import { SimKubelets, type SimKubeletsOptions } from './sim.js';
@@ -11,6 +12,8 @@ export interface SimNodes {
   server: KubeletServer;
   /** The kubelet endpoint's port. */
   port: number;
+  /** The provisioner of the nodes' local volumes (wheelhouse.dev/sim-local), unless turned off. */
+  provisioner?: SimLocalProvisioner;
   stop(): Promise<void>;
 }
 
@@ -18,8 +21,10 @@ export interface SimNodes {
  * Starts the kubelet endpoint (on `kubeletPort`, or a free port when it is 0 or absent) on loopback, then the
  * simulated kubelets; resolves once every node is registered.
  */
-export async function startSimNodes(opts: SimKubeletsOptions & { bindAddress?: string }): Promise<SimNodes> {
-  const { bindAddress, ...simOpts } = opts;
+export async function startSimNodes(
+  opts: SimKubeletsOptions & { bindAddress?: string; provisioner?: boolean },
+): Promise<SimNodes> {
+  const { bindAddress, provisioner: withProvisioner, ...simOpts } = opts;
   const server = new KubeletServer({
     runtime: { pod: () => undefined, containerLog: () => undefined },
     objects: apiObjectSource(opts.client),
@@ -36,11 +41,22 @@ export async function startSimNodes(opts: SimKubeletsOptions & { bindAddress?: s
     await server.stop();
     throw err;
   }
+  const provisioner =
+    withProvisioner === false
+      ? undefined
+      : new SimLocalProvisioner({
+          client: opts.client,
+          ...(opts.clock ? { clock: opts.clock } : {}),
+          ...(opts.logger ? { logger: opts.logger.child('sim-local-provisioner') } : {}),
+        });
+  await provisioner?.start();
   return {
     kubelets,
     server,
     port,
+    ...(provisioner ? { provisioner } : {}),
     async stop() {
+      await provisioner?.stop();
       await kubelets.stop();
       await server.stop();
     },

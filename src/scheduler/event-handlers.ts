@@ -8,7 +8,7 @@ import type { ResourceEventHandler } from '../client/cache/processor.js';
 import { DeletedFinalStateUnknown } from '../client/cache/store.js';
 import type { Logger } from '../util/logger.js';
 import type { SchedulerCache } from './cache/cache.js';
-import type { Node, Pod } from './framework/types.js';
+import type { EventResource, Node, Pod } from './framework/types.js';
 import {
   EVENT_ASSIGNED_POD_ADD,
   EVENT_ASSIGNED_POD_DELETE,
@@ -170,6 +170,29 @@ export function nodeEventHandler(d: EventHandlerDeps): ResourceEventHandler<Node
       } catch (err) {
         d.logger.error('Scheduler cache RemoveNode failed', { err: String(err) });
       }
+    },
+  };
+}
+
+/**
+ * Changes of the other resources plugins registered interest in (PersistentVolumes, PersistentVolumeClaims,
+ * StorageClasses): each is offered to the queue as that resource's Add, Update or Delete (upstream's
+ * addAllEventHandlers for the GVKs of the plugins' EnqueueExtensions).
+ */
+export function clusterEventHandler<T extends { metadata?: unknown }>(
+  resource: EventResource,
+  d: Pick<EventHandlerDeps, 'queue'>,
+): ResourceEventHandler<T> {
+  return {
+    onAdd(obj) {
+      d.queue.moveAllToActiveOrBackoffQueue({ resource, action: 'Add' }, undefined, obj);
+    },
+    onUpdate(oldObj, newObj) {
+      d.queue.moveAllToActiveOrBackoffQueue({ resource, action: 'Update' }, oldObj, newObj);
+    },
+    onDelete(obj) {
+      const { obj: o } = unwrap(obj);
+      d.queue.moveAllToActiveOrBackoffQueue({ resource, action: 'Delete' }, o, undefined);
     },
   };
 }

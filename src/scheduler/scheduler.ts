@@ -21,8 +21,8 @@ import { SchedulerCache } from './cache/cache.js';
 import { Snapshot } from './cache/snapshot.js';
 import { defaultConfiguration } from './config/defaults.js';
 import type { KubeSchedulerConfiguration, KubeSchedulerProfile } from './config/types.js';
-import { nodeEventHandler, podEventHandler } from './event-handlers.js';
-import type { Node, Pod } from './framework/types.js';
+import { clusterEventHandler, nodeEventHandler, podEventHandler } from './event-handlers.js';
+import type { EventResource, Node, Pod } from './framework/types.js';
 import { SchedulerMetrics } from './metrics.js';
 import { newProfileMap, type ProfileMap } from './profile/profile.js';
 import { type QueueingHintEntry, SchedulingQueue } from './queue/scheduling-queue.js';
@@ -33,6 +33,12 @@ import { type PodVerdicts, VerdictStore } from './verdicts.js';
 
 export const PODS = { group: '', version: 'v1', resource: 'pods' } as const;
 export const NODES = { group: '', version: 'v1', resource: 'nodes' } as const;
+/** The other resources whose changes plugins may register for, watched only when some plugin does. */
+const OTHER_EVENT_RESOURCES: readonly [EventResource, { group: string; version: string; resource: string }][] = [
+  ['PersistentVolume', { group: '', version: 'v1', resource: 'persistentvolumes' }],
+  ['PersistentVolumeClaim', { group: '', version: 'v1', resource: 'persistentvolumeclaims' }],
+  ['StorageClass', { group: 'storage.k8s.io', version: 'v1', resource: 'storageclasses' }],
+];
 /** How long the scheduling loop may keep the event loop before it lets other work in (ms). */
 const SCHEDULING_SLICE_MS = 10;
 
@@ -203,6 +209,12 @@ export class Scheduler {
     const deps = { cache: this.cache, queue: this.queue, profiles: this.profiles, logger: this.log };
     this.registrations.push(nodeInformer.addEventHandler(nodeEventHandler(deps)));
     this.registrations.push(this.podInformer.addEventHandler(podEventHandler(deps)));
+    const registered = new Set([...hints.values()].flatMap((entries) => entries.map((e) => e.event.resource)));
+    for (const [resource, gvr] of OTHER_EVENT_RESOURCES) {
+      if (!registered.has(resource)) continue;
+      const informer = this.informers.forGroupVersionResource(gvr);
+      this.registrations.push(informer.addEventHandler(clusterEventHandler(resource, deps)));
+    }
 
     if (this.opts.secureServing) {
       this.server = new SchedulerServer(this.opts.secureServing, {

@@ -31,6 +31,7 @@ import * as podTopologySpread from './podtopologyspread/index.js';
 import * as prioritySort from './prioritysort/index.js';
 import * as schedulingGates from './schedulinggates/index.js';
 import * as taintToleration from './tainttoleration/index.js';
+import * as volumeBinding from './volumebinding/index.js';
 
 export const IN_TREE_PLUGINS: Record<string, PluginFactory> = {
   [prioritySort.name]: prioritySort.factory,
@@ -41,6 +42,7 @@ export const IN_TREE_PLUGINS: Record<string, PluginFactory> = {
   [nodeAffinity.name]: nodeAffinity.factory,
   [nodePorts.name]: nodePorts.factory,
   [fitName]: fitFactory,
+  [volumeBinding.name]: volumeBinding.factory,
   [balancedAllocationName]: balancedAllocationFactory,
   [podTopologySpread.name]: podTopologySpread.factory,
   [interPodAffinity.name]: interPodAffinity.factory,
@@ -49,13 +51,8 @@ export const IN_TREE_PLUGINS: Record<string, PluginFactory> = {
   [defaultBinder.name]: defaultBinder.factory,
 };
 
-/** Upstream default plugins that need volumes (PersistentVolumes, CSI) to have anything to evaluate. */
-export const NOT_EVALUATED_PLUGINS: readonly string[] = [
-  'VolumeRestrictions',
-  'NodeVolumeLimits',
-  'VolumeBinding',
-  'VolumeZone',
-];
+/** Upstream default plugins not built yet (volume limits, restrictions and zones of CSI and cloud volumes). */
+export const NOT_EVALUATED_PLUGINS: readonly string[] = ['VolumeRestrictions', 'NodeVolumeLimits', 'VolumeZone'];
 
 export interface PluginRef {
   name: string;

@@ -63,6 +63,7 @@ describe('Framework', () => {
       'NodeAffinity',
       'NodePorts',
       'NodeResourcesFit',
+      'VolumeBinding',
       'PodTopologySpread',
       'InterPodAffinity',
     ]);
@@ -71,22 +72,26 @@ describe('Framework', () => {
       'TaintToleration',
       'NodeAffinity',
       'NodeResourcesFit',
+      'VolumeBinding',
       'PodTopologySpread',
       'InterPodAffinity',
       'NodeResourcesBalancedAllocation',
       'ImageLocality',
     ]);
+    assert.deepEqual(d.reserve, ['VolumeBinding']);
+    assert.deepEqual(d.preBind, ['VolumeBinding']);
     assert.deepEqual(d.weights, {
       TaintToleration: 3,
       NodeAffinity: 2,
       NodeResourcesFit: 1,
+      VolumeBinding: 1,
       PodTopologySpread: 2,
       InterPodAffinity: 2,
       NodeResourcesBalancedAllocation: 1,
       ImageLocality: 1,
     });
     assert.deepEqual(d.bind, ['DefaultBinder']);
-    assert.deepEqual(d.notEvaluated, ['VolumeRestrictions', 'NodeVolumeLimits', 'VolumeBinding', 'VolumeZone']);
+    assert.deepEqual(d.notEvaluated, ['VolumeRestrictions', 'NodeVolumeLimits', 'VolumeZone']);
   });
 
   it('orders explicit entries before multiPoint ones and lets the Score entry set the weight', () => {
