@@ -267,9 +267,11 @@ export class ScheduleOne {
     // Assume: the cache counts the pod on its node before the binding is confirmed.
     const host = result.suggestedHost;
     const assumedPod: Pod = { ...pod, spec: { ...pod.spec, nodeName: host } };
-    const assumed: QueuedPod = { ...qp, podInfo: newPodInfo(assumedPod) };
+    // What the cycle worked out from the pod's spec (its requests, its affinity terms) holds for the assumed copy
+    // too, which differs only in spec.nodeName: the cache's accounting need not work it out again.
+    const assumed: QueuedPod = { ...qp, podInfo: { pod: assumedPod, cache: new Map(qp.podInfo.cache) } };
     try {
-      this.d.cache.assumePod(assumedPod);
+      this.d.cache.assumePod(assumedPod, assumed.podInfo);
     } catch (err) {
       this.d.logger.error('Scheduler cache AssumePod failed', { pod: podName(pod), err: String(err) });
       return { ok: false, qp: assumed, status: Status.error(err as Error), nominating: CLEAR_NOMINATED_NODE };

@@ -12,6 +12,7 @@
 import type { Clock, TimerHandle } from '../../util/clock.js';
 import { type Logger, silentLogger } from '../../util/logger.js';
 import {
+  addPodInfo,
   addPod as addPodToNodeInfo,
   cloneNodeInfo,
   copyNodeInfoInto,
@@ -23,7 +24,7 @@ import {
   removePod as removePodFromNodeInfo,
   setNode,
 } from '../framework/node-info.js';
-import type { Node, NodeInfo, Pod } from '../framework/types.js';
+import type { Node, NodeInfo, Pod, PodInfo } from '../framework/types.js';
 import type { Snapshot } from './snapshot.js';
 
 /** How often assumed pods are checked for expiry (upstream's cleanAssumedPeriod). */
@@ -155,13 +156,16 @@ export class SchedulerCache {
 
   // --- assumed pods ---------------------------------------------------------------------------------------
 
-  /** Counts the pod (with spec.nodeName set) on its node before its binding is confirmed. */
-  assumePod(pod: Pod): void {
+  /**
+   * Counts the pod (with spec.nodeName set) on its node before its binding is confirmed. `info`, when given, is the
+   * PodInfo of this very pod object, with what the cycle already worked out from its spec.
+   */
+  assumePod(pod: Pod, info?: PodInfo): void {
     const key = podKey(pod);
     if (this.podStates.has(key)) {
       throw new Error(`pod ${key}(${describe(pod)}) is in the cache, so can't be assumed`);
     }
-    this.addPodInternal(pod, true);
+    this.addPodInternal(pod, true, info?.pod === pod ? info : undefined);
   }
 
   /** The binding call ended; from now on the ttl (if any) runs. */
@@ -385,14 +389,15 @@ export class SchedulerCache {
 
   // --- internals ----------------------------------------------------------------------------------------------
 
-  private addPodInternal(pod: Pod, assumed: boolean): void {
+  private addPodInternal(pod: Pod, assumed: boolean, info?: PodInfo): void {
     const nodeName: string = pod.spec?.nodeName ?? '';
     let item = this.nodes.get(nodeName);
     if (!item) {
       item = { info: newNodeInfo(), prev: undefined, next: undefined };
       this.nodes.set(nodeName, item);
     }
-    addPodToNodeInfo(item.info, pod);
+    if (info) addPodInfo(item.info, info);
+    else addPodToNodeInfo(item.info, pod);
     this.moveToHead(item);
     const key = podKey(pod);
     this.podStates.set(key, { pod, bindingFinished: false });
