@@ -7,7 +7,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const source = join(root, 'src', 'cli', 'main.ts');
-let entry = join(root, 'dist', 'cli', 'main.js');
+// The bundled build starts faster (scripts/bundle.mjs); the plain compiled one serves when it is absent.
+const bundled = join(root, 'dist', 'bundle', 'main.js');
+let entry = existsSync(bundled) ? bundled : join(root, 'dist', 'cli', 'main.js');
 if (existsSync(source) && !process.env.WHEELHOUSE_COMPILED) {
   const { register } = await import('tsx/esm/api');
   register();

@@ -4,7 +4,7 @@
  * verbs, subresources, discovery names and storage key prefix. Built from generated/resources.json
  * (scripts/gen-api.mjs) and the hand-written facts in resource-facts.ts.
  */
-import { readFileSync } from 'node:fs';
+import { readGeneratedJson } from './generated-files.js';
 import { resourceFacts } from './resource-facts.js';
 
 export interface SubresourceInfo {
@@ -98,7 +98,7 @@ function toInfo(group: string, version: string, r: GeneratedResource): ResourceI
 
 function load(): Catalog {
   if (catalog !== undefined) return catalog;
-  const raw = JSON.parse(readFileSync(new URL('./generated/resources.json', import.meta.url), 'utf8')) as Generated;
+  const raw = readGeneratedJson<Generated>('resources.json');
   const groups = raw.groups.map((g) =>
     Object.freeze({ group: g.name, versions: Object.freeze([...g.versions]), preferredVersion: g.preferredVersion }),
   );

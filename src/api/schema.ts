@@ -11,7 +11,7 @@
  * - Objects without declared fields (RawExtension, FieldsV1, …) are `type: 'object'` with
  *   `preserveUnknownFields: true`; definitions without a type (apiextensions JSON, …) are `type: 'any'`.
  */
-import { readFileSync } from 'node:fs';
+import { readGeneratedJson } from './generated-files.js';
 import type { SchemaNode, SchemaType } from './schema-node.js';
 
 /** One schema in the compact generated form (see scripts/gen-api.mjs for the key names). */
@@ -50,10 +50,7 @@ const definitionNodes = new Map<string, SchemaNode>();
 
 /** Every generated definition by name, in the compact form (read once, shared by all readers). */
 export function rawDefinitions(): Readonly<Record<string, RawSchema>> {
-  loaded ??= JSON.parse(readFileSync(new URL('./generated/definitions.json', import.meta.url), 'utf8')) as Record<
-    string,
-    RawSchema
-  >;
+  loaded ??= readGeneratedJson<Record<string, RawSchema>>('definitions.json');
   return loaded;
 }
 

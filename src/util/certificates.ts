@@ -35,7 +35,10 @@ let x509Module: Promise<typeof X509> | undefined;
 
 /** @peculiar/x509 costs ~100 ms to load; only generation needs it, so it is loaded on first use. */
 function loadX509(): Promise<typeof X509> {
-  x509Module ??= import('reflect-metadata').then(() => import('@peculiar/x509'));
+  // A bundler may hand the CommonJS build over as the namespace's default export only.
+  x509Module ??= import('reflect-metadata')
+    .then(() => import('@peculiar/x509'))
+    .then((m) => ('X509CertificateGenerator' in m ? m : (m as { default: typeof X509 }).default));
   return x509Module;
 }
 

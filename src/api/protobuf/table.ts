@@ -4,7 +4,7 @@
  * repeated, map) and the facts Go's JSON encoding of the same struct depends on (JSON name, pointer, omitempty,
  * inlined embed).
  */
-import { readFileSync } from 'node:fs';
+import { readGeneratedJson } from '../generated-files.js';
 import { ProtobufError } from './protobuf-error.js';
 
 export interface FieldFacts {
@@ -113,8 +113,6 @@ let generated: ProtoTable | undefined;
 
 /** The table of the served v1.33 types. */
 export function kubernetesProtoTable(): ProtoTable {
-  generated ??= buildProtoTable(
-    JSON.parse(readFileSync(new URL('../generated/protobuf.json', import.meta.url), 'utf8')) as RawProtoTable,
-  );
+  generated ??= buildProtoTable(readGeneratedJson<RawProtoTable>('protobuf.json'));
   return generated;
 }
