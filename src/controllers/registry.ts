@@ -3,6 +3,7 @@
  */
 import { clusterRoleAggregationController } from './clusterroleaggregation/index.js';
 import type { ControllerDescriptor } from './context.js';
+import { cronJobController } from './cronjob/index.js';
 import { daemonSetController } from './daemonset/index.js';
 import { deploymentController } from './deployment/index.js';
 import { disruptionController } from './disruption/index.js';
@@ -30,6 +31,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   replicaSetController,
   replicationControllerController,
   deploymentController,
+  cronJobController,
   daemonSetController,
   jobController,
   statefulSetController,
