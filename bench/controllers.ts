@@ -3,6 +3,8 @@
 // - A Deployment scaled 0 → 10,000 replicas: pods created per second through the API (counted by a watch), and
 //   the time until the ReplicaSet's status says 10,000 replicas.
 // - A namespace holding 10,000 ConfigMaps deleted: the time until the namespace is gone.
+// - A DaemonSet over 5000 simulated nodes, placed by kube-scheduler: seconds until every pod is Running
+//   (`daemonSet5000Sec`; --quick: 500 nodes).
 // - 1000 Jobs of 10 completions on simulated kubelets: job completions per second (`jobCompletionsPerSec`).
 // Prints one JSON object as its last line. `--quick` uses 2,000 of each and runs in under a minute.
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -147,6 +149,85 @@ async function jobCompletionsPerSec(admin: Http2Client, dataDir: string): Promis
   }
 }
 
+/**
+ * A DaemonSet over 5000 simulated nodes (--quick: 500): `wheelhouse kubelet --sim` and `wheelhouse scheduler` as two
+ * more processes, since daemon pods are placed by the scheduler as upstream does. Once every node is Ready and
+ * untainted, the DaemonSet is created; answers the seconds until its status counts a ready pod on every node (and a
+ * final pod list confirms that many Running). The nodes are deleted afterwards.
+ */
+async function daemonSetSec(admin: Http2Client, dataDir: string): Promise<number> {
+  const NODES = quick ? 500 : 5000;
+  log(`a DaemonSet over ${NODES} simulated nodes`);
+  const kubeconfig = join(dataDir, 'kubeconfig');
+  const kubelet = await spawnCommand([
+    'kubelet',
+    '--sim',
+    '--kubeconfig',
+    kubeconfig,
+    '--nodes',
+    String(NODES),
+    '--node-name-prefix',
+    'ds-node-',
+    '--kube-api-qps=2000',
+    '--kube-api-burst=4000',
+  ]);
+  const scheduler = await spawnCommand([
+    'scheduler',
+    '--kubeconfig',
+    kubeconfig,
+    '--secure-port',
+    '0',
+    '--leader-elect=false',
+    '--kube-api-qps=5000',
+    '--kube-api-burst=10000',
+  ]);
+  try {
+    // biome-ignore lint/suspicious/noExplicitAny: the list is plain JSON
+    const usable = (n: any) =>
+      (n.spec?.taints ?? []).length === 0 &&
+      // biome-ignore lint/suspicious/noExplicitAny: conditions are plain JSON
+      (n.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True');
+    for (const deadline = performance.now() + 300_000; ; ) {
+      const nodes = await json(admin, 'GET', '/api/v1/nodes');
+      if (nodes.items.filter(usable).length === NODES) break;
+      if (performance.now() > deadline) throw new Error('nodes not Ready and untainted after 5 minutes');
+      await sleep(500);
+    }
+    await json(admin, 'POST', '/api/v1/namespaces', { metadata: { name: 'daemons' } });
+    const t0 = performance.now();
+    await json(admin, 'POST', '/apis/apps/v1/namespaces/daemons/daemonsets', {
+      metadata: { name: 'agent' },
+      spec: {
+        selector: { matchLabels: { app: 'agent' } },
+        template: {
+          metadata: { labels: { app: 'agent' }, annotations: { 'sim.wheelhouse.dev/start-seconds': '0' } },
+          spec: { containers: [{ name: 'agent', image: 'agent:1' }] },
+        },
+      },
+    });
+    for (const deadline = t0 + 600_000; ; ) {
+      const ds = await json(admin, 'GET', '/apis/apps/v1/namespaces/daemons/daemonsets/agent');
+      if (ds.status?.desiredNumberScheduled === NODES && ds.status?.numberReady === NODES) break;
+      if (performance.now() > deadline) throw new Error(`only ${ds.status?.numberReady} of ${NODES} daemon pods ready`);
+      await sleep(100);
+    }
+    const sec = round((performance.now() - t0) / 1000, 2);
+    const pods = await json(admin, 'GET', '/api/v1/namespaces/daemons/pods');
+    // biome-ignore lint/suspicious/noExplicitAny: the list is plain JSON
+    const running = pods.items.filter((p: any) => p.status?.phase === 'Running').length;
+    if (running !== NODES) throw new Error(`${running} of ${NODES} daemon pods Running`);
+    return sec;
+  } finally {
+    for (const c of [scheduler, kubelet]) {
+      const exited = new Promise((r) => c.child.once('exit', r));
+      c.child.kill('SIGINT');
+      await exited;
+    }
+    await json(admin, 'DELETE', '/api/v1/namespaces/daemons').catch(() => {});
+    await json(admin, 'DELETE', '/api/v1/nodes').catch(() => {});
+  }
+}
+
 const work = mkdtempSync(join(tmpdir(), 'wheelhouse-bench-kcm-'));
 const out: Record<string, unknown> = {
   quick,
@@ -242,6 +323,7 @@ try {
     await sleep(50);
   }
   out.namespace10kDeleteSec = round((performance.now() - t1) / 1000, 2);
+  out.daemonSet5000Sec = await daemonSetSec(admin, join(work, 'data'));
   out.jobCompletionsPerSec = await jobCompletionsPerSec(admin, join(work, 'data'));
   for (const c of clients) c.close();
 } finally {
