@@ -8,6 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { sharedAbortController } from '../util/abort.js';
 import { type Clock, realClock } from '../util/clock.js';
 import { type Logger, silentLogger } from '../util/logger.js';
 import type { EventRecorder } from './events/broadcaster.js';
@@ -104,7 +105,7 @@ function unlessAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 
 /** A controller whose signal aborts with `parent` too. */
 function childController(parent: AbortSignal): { controller: AbortController; release(): void } {
-  const controller = new AbortController();
+  const controller = sharedAbortController();
   const onAbort = () => controller.abort(parent.reason);
   if (parent.aborted) controller.abort(parent.reason);
   else parent.addEventListener('abort', onAbort, { once: true });

@@ -8,6 +8,7 @@ import { SharedInformerFactory } from '../client/cache/factory.js';
 import { EventBroadcaster } from '../client/events/broadcaster.js';
 import { defaultIdentity, LeaderElector } from '../client/leader-election.js';
 import type { KubeClient } from '../client/rest.js';
+import { sharedAbortController } from '../util/abort.js';
 import { type Clock, realClock } from '../util/clock.js';
 import { type Logger, silentLogger } from '../util/logger.js';
 import type { Controller, ControllerContext, ControllerDescriptor } from './context.js';
@@ -30,7 +31,7 @@ export class ControllerManager {
   readonly identity: string;
   private readonly clock: Clock;
   private readonly log: Logger;
-  private readonly stopping = new AbortController();
+  private readonly stopping = sharedAbortController();
   private running: Promise<void> | undefined;
   private leading = false;
   private elector: LeaderElector | undefined;

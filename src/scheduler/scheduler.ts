@@ -15,6 +15,7 @@ import { EventBroadcaster, type EventRecorder } from '../client/events/broadcast
 import { defaultIdentity, LeaderElector } from '../client/leader-election.js';
 import type { KubeClient } from '../client/rest.js';
 import type { KubeObject, ListerWatcher, ListOptions } from '../client/types.js';
+import { sharedAbortController } from '../util/abort.js';
 import { type Clock, realClock } from '../util/clock.js';
 import { type Logger, silentLogger } from '../util/logger.js';
 import { SchedulerCache } from './cache/cache.js';
@@ -91,7 +92,7 @@ export class Scheduler {
   private readonly client: KubeClient;
   private readonly registry: PluginRegistry;
   private readonly leaderElect: boolean;
-  private readonly stopping = new AbortController();
+  private readonly stopping = sharedAbortController();
   private started = false;
   private leading = false;
   private elector: LeaderElector | undefined;
