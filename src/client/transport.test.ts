@@ -459,3 +459,17 @@ describe('watch', () => {
     await until(() => cancelled, 'the server sees the stream cancelled');
   });
 });
+
+describe('flow control', () => {
+  test("grants the server Go's client windows: 4 MiB per stream, 1 GiB for the connection", async () => {
+    const server = await fakeServer((_req, res) => json(res, 200, configMap('a')));
+    const client = clientFor(server, new FakeClock());
+    await client.configMaps('ns').get('a');
+    const session = server.sessions[0] as ServerHttp2Session;
+    assert.equal(session.remoteSettings.initialWindowSize, 4 << 20, 'the stream window the client advertises');
+    await until(
+      () => (session.state.remoteWindowSize ?? 0) > 1 << 29,
+      'the connection window the client grants grows to 1 GiB',
+    );
+  });
+});

@@ -42,6 +42,16 @@ interface OpenSession {
   usable: boolean;
 }
 
+/**
+ * The flow-control windows this client grants the server, as Go's HTTP/2 transport under client-go does (4 MiB per
+ * stream, 1 GiB for the connection) rather than HTTP/2's 64 KiB defaults. With 64 KiB, a watch can carry only one
+ * window of events per round trip of WINDOW_UPDATE: when either side's event loop is busy, a busy watch (the
+ * scheduler's pods) falls seconds behind the writes it reports, and a window held by one stream's unread data
+ * stalls every other stream of the connection.
+ */
+const STREAM_WINDOW_BYTES = 4 << 20;
+const CONNECTION_WINDOW_BYTES = 1 << 30;
+
 export class Http2Transport {
   private readonly origin: string;
   private current: OpenSession | undefined;
@@ -147,6 +157,7 @@ export class Http2Transport {
       ...(keyPem !== undefined ? { key: keyPem } : {}),
       ...(tlsServerName !== undefined ? { servername: tlsServerName } : {}),
       rejectUnauthorized: insecureSkipTlsVerify !== true,
+      settings: { initialWindowSize: STREAM_WINDOW_BYTES },
     });
     const open: OpenSession = { session, streams: 0, usable: true };
     const retire = () => {
@@ -156,6 +167,7 @@ export class Http2Transport {
     };
     session.once('connect', (_session: ClientHttp2Session, socket: Socket) => {
       open.socket = socket;
+      session.setLocalWindowSize(CONNECTION_WINDOW_BYTES);
     });
     session.on('error', (error) => {
       this.logger.v(4).info('connection to the apiserver failed', { server: this.origin, error: String(error) });
