@@ -282,6 +282,26 @@ describe('cronjob-controller', () => {
     );
   });
 
+  it('the apiserver refuses bad schedules and zones with upstream text', async () => {
+    const bad = async (spec: Rec) =>
+      createCronJob('bad', spec).then(
+        () => assert.fail('accepted'),
+        (err: Error) => err.message,
+      );
+    assert.match(
+      await bad({ schedule: '61 * * * *' }),
+      /spec\.schedule: Invalid value: "61 \* \* \* \*": end of range \(61\) above maximum \(59\): 61/,
+    );
+    assert.match(
+      await bad({ schedule: 'TZ=UTC 0 * * * *' }),
+      /spec\.schedule: Invalid value: "TZ=UTC 0 \* \* \* \*": cannot use TZ or CRON_TZ in schedule, use timeZone field instead/,
+    );
+    assert.match(
+      await bad({ timeZone: 'Mars/Olympus' }),
+      /spec\.timeZone: Invalid value: "Mars\/Olympus": unknown time zone Mars\/Olympus/,
+    );
+  });
+
   it('reads the schedule in spec.timeZone', async () => {
     // 5 past every hour in Kathmandu (UTC+05:45) is 20 past the hour in UTC.
     await createCronJob('nepal', { schedule: '5 * * * *', timeZone: 'Asia/Kathmandu' });
