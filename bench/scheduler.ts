@@ -12,8 +12,10 @@
 // this process, a Deployment of 30,000 replicas, the time until all its pods are Running, and the peak RSS.
 //
 // Flags: --quick (scaled down, under a minute), --only=Name,Name, --no-density, --apiserver=child|inprocess,
-// --go-windows (client-go's HTTP/2 flow-control windows for every client of this process), --scheduler-dist=DIR (the
-// workloads' scheduler from another build of wheelhouse, e.g. an older commit's, for before/after comparisons).
+// --go-windows (client-go's HTTP/2 flow-control windows also for the benchmark's own pod-creating sessions; the
+// KubeClient of the scheduler has them always since 2026-12-02), --scheduler-dist=DIR (the
+// workloads' scheduler from another build of wheelhouse, e.g. an older commit's, for before/after comparisons),
+// --apiserver-cpu-prof=DIR (the apiserver child writes a V8 CPU profile there when it stops).
 // Prints one JSON object as its last line; progress goes to stderr.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -329,9 +331,11 @@ async function startApiserver(): Promise<Apiserver> {
     };
   }
   const dataDir = mkdtempSync(join(tmpdir(), 'wheelhouse-bench-sched-'));
+  const cpuProfDir = argValue('apiserver-cpu-prof');
   const child: ChildProcess = spawn(
     process.execPath,
     [
+      ...(cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : []),
       join(root, 'bin', 'wheelhouse.mjs'),
       'apiserver',
       '--data-dir',
@@ -428,6 +432,12 @@ interface Throughput {
   /** CPU used during the measured pods, as a share of one core: this process, and the apiserver's (child only). */
   benchCpu?: number;
   apiserverCpu?: number;
+  /**
+   * CPU milliseconds per measured pod (this process; the apiserver's): steadier than pods/s on a shared machine,
+   * where the wall clock depends on what else runs.
+   */
+  benchCpuMsPerPod?: number;
+  apiserverCpuMsPerPod?: number;
   /** upstream's SchedulingThroughput Average. */
   average: number;
   /** measured pods / (last binding - first creation). */
@@ -609,13 +619,21 @@ async function runWorkload(w: Workload): Promise<Throughput & { complete: boolea
         ...tp,
         complete,
         benchCpu: (cpu.user + cpu.system) / 1e6 / wall,
-        ...(apiCpu0 !== undefined && apiCpu1 !== undefined ? { apiserverCpu: (apiCpu1 - apiCpu0) / wall } : {}),
+        benchCpuMsPerPod: (cpu.user + cpu.system) / 1e3 / step.count,
+        ...(apiCpu0 !== undefined && apiCpu1 !== undefined
+          ? {
+              apiserverCpu: (apiCpu1 - apiCpu0) / wall,
+              apiserverCpuMsPerPod: ((apiCpu1 - apiCpu0) * 1000) / step.count,
+            }
+          : {}),
       };
       log(
         `  ${tp.scheduled} measured pods scheduled in ${round(tp.seconds, 1)} s: average ${round(tp.average, 1)} pods/s over ${tp.samples.length} samples (overall ${round(tp.overall, 1)} pods/s)` +
           (w.threshold ? `; target ${w.threshold}` : '') +
-          `; CPU: this process ${round(result.benchCpu ?? 0, 2)}` +
-          (result.apiserverCpu !== undefined ? `, apiserver ${round(result.apiserverCpu, 2)}` : ''),
+          `; CPU: this process ${round(result.benchCpu ?? 0, 2)} (${round(result.benchCpuMsPerPod ?? 0, 2)} ms/pod)` +
+          (result.apiserverCpu !== undefined
+            ? `, apiserver ${round(result.apiserverCpu, 2)} (${round(result.apiserverCpuMsPerPod ?? 0, 2)} ms/pod)`
+            : ''),
       );
     }
     if (!result) throw new Error('no measured step');
@@ -766,7 +784,10 @@ for (const w of WORKLOADS) {
     complete: r.complete,
     cpu: {
       bench: round(r.benchCpu ?? 0, 2),
-      ...(r.apiserverCpu !== undefined ? { apiserver: round(r.apiserverCpu, 2) } : {}),
+      benchMsPerPod: round(r.benchCpuMsPerPod ?? 0, 2),
+      ...(r.apiserverCpu !== undefined
+        ? { apiserver: round(r.apiserverCpu, 2), apiserverMsPerPod: round(r.apiserverCpuMsPerPod ?? 0, 2) }
+        : {}),
     },
     ...(w.threshold ? { target: w.threshold } : {}),
   };
