@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AdmissionOptions } from './apiserver/admission/options.js';
 import { bootstrapCluster, buildRegistry } from './apiserver/assemble.js';
+import type { AuthenticationOptions } from './apiserver/authn/options.js';
+import { ensureServiceAccountKeyPair } from './apiserver/authn/serviceaccount/keys.js';
 import { ensurePki } from './apiserver/bootstrap/pki.js';
 import { APIServer } from './apiserver/server.js';
 import {
@@ -31,6 +33,7 @@ import type { Store } from './storage/types.js';
 import { type Logger, silentLogger } from './util/logger.js';
 
 export type { AdmissionOptions } from './apiserver/admission/options.js';
+export type { AuthenticationOptions } from './apiserver/authn/options.js';
 export { SharedInformerFactory } from './client/cache/factory.js';
 export { Lister } from './client/cache/listers.js';
 export { SharedIndexInformer } from './client/cache/shared-informer.js';
@@ -94,6 +97,12 @@ export interface ControlPlaneOptions {
    * absent). Unknown plugin names make startControlPlane throw with upstream's message.
    */
   admission?: AdmissionOptions;
+  /**
+   * kube-apiserver's authentication flags (--anonymous-auth, --token-auth-file, --service-account-key-file,
+   * --service-account-signing-key-file, --service-account-issuer, --api-audiences). Without a service-account key
+   * flag, the PKI directory's sa.key/sa.pub (an ECDSA pair made the first time, as kubeadm names them) are used.
+   */
+  authentication?: AuthenticationOptions;
   /** How often to compact storage history and how much to keep (undefined: never compact). */
   compaction?: CompactionPolicy;
   /**
@@ -160,9 +169,16 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       ...(opts.serviceNodePortRange ? { serviceNodePortRange: opts.serviceNodePortRange } : {}),
       ...(opts.admission ? { admission: opts.admission } : {}),
     });
+    const authentication: AuthenticationOptions = { ...opts.authentication };
+    if (!authentication.serviceAccountSigningKeyFile && !authentication.serviceAccountKeyFiles?.length) {
+      const sa = ensureServiceAccountKeyPair(join(dataDir, 'pki'));
+      authentication.serviceAccountSigningKeyFile = sa.keyFile;
+      authentication.serviceAccountKeyFiles = [sa.pubFile];
+    }
     const server = new APIServer({
       storage,
       registry,
+      authentication,
       tls: { certPem: pki.apiserver.certPem, keyPem: pki.apiserver.keyPem, clientCaPem: pki.ca.certPem },
       bindAddress,
       securePort: opts.securePort ?? 0,

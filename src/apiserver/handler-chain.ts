@@ -6,21 +6,30 @@ import type { Logger } from '../util/logger.js';
 import type { AnyHttpResponse, Filter, Handler, HttpResponse, RequestContext } from './context.js';
 import { type Authenticator, withAuthentication } from './filters/authentication.js';
 import { type Authorizer, withAuthorization } from './filters/authorization.js';
+import { withImpersonation } from './filters/impersonation.js';
 import { parseRequestInfo } from './request-info.js';
 import { writeError } from './respond.js';
 
 /**
  * The request pipeline, in one visible place (ARCHITECTURE.md "A request"): request info → metrics →
- * authentication → authorization → the handler. Errors anywhere become Status responses; nothing a client sends can crash the
+ * authentication → impersonation → authorization → the handler. Errors anywhere become Status responses; nothing a client sends can crash the
  * process.
  */
 export function buildHandlerChain(
   handler: Handler,
-  opts: { authenticators: Authenticator[]; authorizers: Authorizer[]; log: Logger; metrics?: Filter },
+  opts: {
+    authenticators: Authenticator[];
+    authorizers: Authorizer[];
+    log: Logger;
+    metrics?: Filter;
+    /** --anonymous-auth (default true). */
+    anonymous?: boolean;
+  },
 ): (req: IncomingMessage | Http2ServerRequest, res: AnyHttpResponse) => void {
   const filters: Filter[] = [
     ...(opts.metrics ? [opts.metrics] : []),
-    withAuthentication(opts.authenticators),
+    withAuthentication(opts.authenticators, { anonymous: opts.anonymous ?? true }),
+    withImpersonation(opts.authorizers),
     withAuthorization(opts.authorizers),
   ];
   const chain = filters.reduceRight<Handler>((next, filter) => filter(next), handler);

@@ -6,7 +6,9 @@ import type { Store } from '../storage/types.js';
 import { type Logger, silentLogger } from '../util/logger.js';
 import type { APIRegistry } from './api-registry.js';
 import type { Handler } from './context.js';
-import { x509Authenticator } from './filters/authentication.js';
+import { type Authentication, type AuthenticationOptions, buildAuthentication } from './authn/options.js';
+import { isSelfSubjectReview, serveSelfSubjectReview } from './authn/self-subject-review.js';
+import { serveTokenRequest } from './authn/serviceaccount/token-request.js';
 import { authenticatedAllowed } from './filters/authorization.js';
 import { APIServerMetrics } from './filters/metrics.js';
 import { buildHandlerChain } from './handler-chain.js';
@@ -16,7 +18,7 @@ import { isPodConnectRequest, registerUpgrade, servePodConnect } from './handler
 import { serveResource } from './handlers/rest.js';
 import { versionHandler } from './handlers/version.js';
 import { OpenAPIService } from './openapi/service.js';
-import { writeText } from './respond.js';
+import { writeJson, writeText } from './respond.js';
 
 export interface ServingCerts {
   certPem: string;
@@ -34,6 +36,8 @@ export interface APIServerOptions {
   /** --secure-port (0 picks a free port). */
   securePort?: number;
   logger?: Logger;
+  /** kube-apiserver's authentication flags (--anonymous-auth, --token-auth-file, --service-account-*…). */
+  authentication?: AuthenticationOptions;
 }
 
 /**
@@ -50,12 +54,14 @@ export class APIServer {
   private readonly openapi: OpenAPIService;
   private readonly sockets = new Set<Socket>();
   private stopping = false;
+  private readonly authn: Authentication;
 
   constructor(private readonly opts: APIServerOptions) {
     this.log = opts.logger ?? silentLogger;
     this.discovery = new Discovery(opts.registry, () => `${this.host}:${this.port}`);
     this.metrics = new APIServerMetrics(opts.registry);
     this.openapi = new OpenAPIService(opts.registry);
+    this.authn = buildAuthentication(opts.authentication ?? {}, opts.registry);
     this.health.add(['healthz', 'livez', 'readyz'], { name: 'ping', check: () => {} });
     this.health.add(['healthz', 'livez', 'readyz'], { name: 'log', check: () => {} });
     this.health.add(['healthz', 'livez', 'readyz'], {
@@ -78,7 +84,8 @@ export class APIServer {
   async start(): Promise<string> {
     await Promise.all(this.opts.registry.all().map((s) => s.store.cacher.start()));
     const handler = buildHandlerChain(this.route, {
-      authenticators: [x509Authenticator],
+      authenticators: this.authn.authenticators,
+      anonymous: this.authn.anonymous,
       authorizers: [authenticatedAllowed],
       log: this.log,
       metrics: this.metrics.filter(),
@@ -147,12 +154,26 @@ export class APIServer {
   private readonly route: Handler = async (ctx) => {
     const path = ctx.url.pathname;
     if (isPodConnectRequest(ctx.info)) return servePodConnect(ctx, this.opts.registry);
+    const issuer = this.authn.issuer;
+    if (issuer && ctx.info.isResourceRequest && ctx.info.apiGroup === '' && ctx.info.resource === 'serviceaccounts') {
+      if (ctx.info.subresource === 'token') {
+        return serveTokenRequest(ctx, { issuer, audiences: this.authn.apiAudiences, getObject: this.authn.getObject });
+      }
+    }
+    if (isSelfSubjectReview(ctx)) return serveSelfSubjectReview(ctx);
     if (ctx.info.isResourceRequest) return serveResource(ctx, this.opts.registry);
     if (path === '/version' || path === '/version/') return versionHandler(ctx);
     if (await this.health.serve(ctx)) return;
     if (path === '/metrics' && ctx.method === 'GET') {
       const { contentType, body } = await this.metrics.text();
       return writeText(ctx.res, 200, body, { 'content-type': contentType });
+    }
+    if (issuer && ctx.method === 'GET' && path === '/.well-known/openid-configuration') {
+      const body = issuer.openidConfiguration(`${this.url}/openid/v1/jwks`);
+      return writeJson(ctx, 200, body);
+    }
+    if (issuer && ctx.method === 'GET' && path === '/openid/v1/jwks') {
+      return writeJson(ctx, 200, await issuer.jwks(), 'application/jwk-set+json');
     }
     if (this.discovery.serve(ctx)) return;
     if (this.openapi.serve(ctx)) return;

@@ -1,8 +1,21 @@
 import type { TLSSocket } from 'node:tls';
+import { statusErrors } from '../../api/status-error.js';
 import type { Filter, RequestContext, UserInfo } from '../context.js';
 
-/** Finds who made a request, or nothing: authenticators are tried in turn (ARCHITECTURE.md "Filters"). */
+/**
+ * Finds who made a request (ARCHITECTURE.md "Filters"): a user, nothing when the request carries no credential
+ * this authenticator understands, or a thrown AuthenticationError when it carries one that is refused (a forged,
+ * expired or unknown token, a certificate from another CA). Authenticators are tried in turn.
+ */
 export type Authenticator = (ctx: RequestContext) => UserInfo | undefined | Promise<UserInfo | undefined>;
+
+/** A credential was presented and refused: the request is answered 401, whatever comes after. */
+export class AuthenticationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AuthenticationError';
+  }
+}
 
 export const ANONYMOUS: UserInfo = { name: 'system:anonymous', groups: ['system:unauthenticated'] };
 
@@ -10,45 +23,65 @@ export const ANONYMOUS: UserInfo = { name: 'system:anonymous', groups: ['system:
  * The user each connection's client certificate names, worked out on the connection's first request: the
  * certificate is fixed once the TLS handshake is done (HTTP/2 forbids renegotiation), and reading it from the
  * socket costs more than the rest of authentication. Keyed by the HTTP/2 session, or by the socket for HTTP/1.1.
+ * An Error stands for a certificate that was refused.
  */
-const usersByConnection = new WeakMap<object, UserInfo | null>();
+const usersByConnection = new WeakMap<object, UserInfo | Error | null>();
 
 /**
  * x509 client certificates: a certificate the TLS layer verified against the cluster CA names the user (CN) and
- * groups (O), as kube-apiserver's --client-ca-file authenticator does. Authenticated users also get
- * system:authenticated.
+ * groups (O), as kube-apiserver's --client-ca-file authenticator does. A certificate that does not verify (another
+ * CA, expired) is refused, not ignored, as upstream's authenticator refuses it.
  */
 export const x509Authenticator: Authenticator = (ctx) => {
   const session = (ctx.req as unknown as { stream?: { session?: { socket?: TLSSocket } } }).stream?.session;
   const key: object | undefined = session ?? ctx.req.socket;
-  if (key) {
-    const known = usersByConnection.get(key);
-    if (known !== undefined) return known ?? undefined;
+  let known = key ? usersByConnection.get(key) : undefined;
+  if (known === undefined) {
+    const socket = (ctx.req.socket ?? session?.socket) as TLSSocket | undefined;
+    if (!socket || typeof socket.getPeerCertificate !== 'function') return undefined;
+    known = userOfCertificate(socket);
+    if (key) usersByConnection.set(key, known);
   }
-  const socket = (ctx.req.socket ?? session?.socket) as TLSSocket | undefined;
-  if (!socket || typeof socket.getPeerCertificate !== 'function' || !socket.authorized) return undefined;
-  const user = userOfCertificate(socket);
-  if (key) usersByConnection.set(key, user ?? null);
-  return user;
+  if (known instanceof Error) throw known;
+  return known ?? undefined;
 };
 
-function userOfCertificate(socket: TLSSocket): UserInfo | undefined {
+function userOfCertificate(socket: TLSSocket): UserInfo | Error | null {
   const cert = socket.getPeerCertificate();
-  if (!cert?.subject) return undefined;
+  if (!cert?.subject) return null;
+  if (!socket.authorized) {
+    return new AuthenticationError(`verifying certificate failed: ${String(socket.authorizationError ?? 'unknown')}`);
+  }
   const subject = cert.subject as unknown as Record<string, string | string[] | undefined>;
   const cn = subject.CN;
   const name = Array.isArray(cn) ? cn[0] : cn;
-  if (!name) return undefined;
+  if (!name) return null;
   const o = subject.O;
   const groups = o === undefined ? [] : Array.isArray(o) ? o : [o];
   return { name, groups };
 }
 
-/** Runs the authenticators in order; the first user found wins, else the request is anonymous. */
-export function withAuthentication(authenticators: Authenticator[]): Filter {
+export interface AuthenticationFilterOptions {
+  /** --anonymous-auth (default true): requests with no credential are system:anonymous; false answers them 401. */
+  anonymous?: boolean;
+}
+
+/**
+ * Runs the authenticators in order; the first user found wins and gets system:authenticated too. A refused
+ * credential ends the request with upstream's 401 Status (message "Unauthorized"); a request with none is
+ * anonymous, unless --anonymous-auth=false.
+ */
+export function withAuthentication(authenticators: Authenticator[], opts: AuthenticationFilterOptions = {}): Filter {
+  const anonymous = opts.anonymous ?? true;
   return (next) => async (ctx) => {
     for (const authn of authenticators) {
-      const user = await authn(ctx);
+      let user: UserInfo | undefined;
+      try {
+        user = await authn(ctx);
+      } catch (err) {
+        if (err instanceof AuthenticationError) throw statusErrors.unauthorized();
+        throw err;
+      }
       if (user) {
         const groups = user.groups.includes('system:authenticated')
           ? user.groups
@@ -57,6 +90,7 @@ export function withAuthentication(authenticators: Authenticator[]): Filter {
         return next(ctx);
       }
     }
+    if (!anonymous) throw statusErrors.unauthorized();
     ctx.user = ANONYMOUS;
     return next(ctx);
   };

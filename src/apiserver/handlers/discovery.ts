@@ -153,6 +153,7 @@ export class Discovery {
         (s.name === 'finalize' && def?.finalize === true) ||
         (s.name === 'binding' && def?.binding !== undefined) ||
         (s.name === 'eviction' && def?.eviction === true) ||
+        (r.group === '' && r.resource === 'serviceaccounts' && s.name === 'token') ||
         (r.group === '' && r.resource === 'pods' && POD_CONNECT_SUBRESOURCES.has(s.name)),
     );
   }

@@ -1,0 +1,95 @@
+import { StatusError } from '../../api/status-error.js';
+import type { Clock } from '../../util/clock.js';
+import type { APIRegistry } from '../api-registry.js';
+import { type Authenticator, x509Authenticator } from '../filters/authentication.js';
+import type { KubeObject } from '../registry/object.js';
+import { bearerTokenAuthenticator, type TokenAuthenticator } from './bearer.js';
+import { type ObjectGetter, serviceAccountTokenAuthenticator } from './serviceaccount/authenticator.js';
+import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from './serviceaccount/claims.js';
+import { ServiceAccountTokenIssuer } from './serviceaccount/issuer.js';
+import { readPublicKeys, readSigningKey } from './serviceaccount/keys.js';
+import { loadTokenFile, staticTokenAuthenticator } from './token-file.js';
+
+/** kube-apiserver's authentication flags. */
+export interface AuthenticationOptions {
+  /** --anonymous-auth (default true). */
+  anonymousAuth?: boolean;
+  /** --token-auth-file: static tokens, upstream's CSV. */
+  tokenAuthFile?: string;
+  /** --service-account-key-file (repeatable): public keys that verify ServiceAccount tokens. */
+  serviceAccountKeyFiles?: string[];
+  /** --service-account-signing-key-file: the private key TokenRequest signs with. */
+  serviceAccountSigningKeyFile?: string;
+  /** --service-account-issuer (repeatable): the first is written into new tokens; all are accepted. */
+  serviceAccountIssuers?: string[];
+  /** --api-audiences (default: the issuers). */
+  apiAudiences?: string[];
+}
+
+/** What the apiserver runs from the authentication options. */
+export interface Authentication {
+  authenticators: Authenticator[];
+  anonymous: boolean;
+  apiAudiences: string[];
+  /** Present when a signing key is configured: TokenRequest and the OIDC discovery endpoints are served. */
+  issuer?: ServiceAccountTokenIssuer;
+  getObject: ObjectGetter;
+  /** The bearer-token authenticators alone (TokenReview asks them). */
+  tokenAuthenticators: TokenAuthenticator[];
+}
+
+/** Live reads of core/v1 objects from the registry's stores (undefined when not found). */
+export function registryObjectGetter(registry: APIRegistry): ObjectGetter {
+  return async (resource, namespace, name) => {
+    const served = registry.lookup('', 'v1', resource);
+    if (!served) return undefined;
+    try {
+      return (await served.store.get(namespace, name)) as KubeObject;
+    } catch (err) {
+      if (err instanceof StatusError && err.code === 404) return undefined;
+      throw err;
+    }
+  };
+}
+
+/**
+ * Builds the authenticators in upstream's order — client certificates, then bearer tokens (static tokens,
+ * ServiceAccount JWTs) — from the flags. Throws on unreadable files, as kube-apiserver refuses to start.
+ */
+export function buildAuthentication(opts: AuthenticationOptions, registry: APIRegistry, clock?: Clock): Authentication {
+  const getObject = registryObjectGetter(registry);
+  const tokenAuthenticators: TokenAuthenticator[] = [];
+  if (opts.tokenAuthFile) tokenAuthenticators.push(staticTokenAuthenticator(loadTokenFile(opts.tokenAuthFile)));
+  const issuers = opts.serviceAccountIssuers?.length ? opts.serviceAccountIssuers : [DEFAULT_SERVICE_ACCOUNT_ISSUER];
+  const apiAudiences = opts.apiAudiences?.length ? opts.apiAudiences : issuers;
+  const keyFiles = opts.serviceAccountKeyFiles?.length
+    ? opts.serviceAccountKeyFiles
+    : opts.serviceAccountSigningKeyFile
+      ? [opts.serviceAccountSigningKeyFile]
+      : [];
+  const keys = keyFiles.flatMap(readPublicKeys);
+  if (keys.length > 0) {
+    tokenAuthenticators.push(
+      serviceAccountTokenAuthenticator({
+        issuers,
+        audiences: apiAudiences,
+        keys,
+        getObject,
+        ...(clock ? { clock } : {}),
+      }),
+    );
+  }
+  const issuer = opts.serviceAccountSigningKeyFile
+    ? new ServiceAccountTokenIssuer(issuers[0] as string, readSigningKey(opts.serviceAccountSigningKeyFile), keys)
+    : undefined;
+  const authenticators: Authenticator[] = [x509Authenticator];
+  if (tokenAuthenticators.length > 0) authenticators.push(bearerTokenAuthenticator(tokenAuthenticators));
+  return {
+    authenticators,
+    anonymous: opts.anonymousAuth ?? true,
+    apiAudiences,
+    ...(issuer ? { issuer } : {}),
+    getObject,
+    tokenAuthenticators,
+  };
+}

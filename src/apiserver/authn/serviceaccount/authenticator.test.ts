@@ -1,0 +1,155 @@
+import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { FakeClock } from '../../../util/clock.js';
+import { AuthenticationError } from '../../filters/authentication.js';
+import type { KubeObject } from '../../registry/object.js';
+import { type ObjectGetter, serviceAccountTokenAuthenticator } from './authenticator.js';
+import { DEFAULT_SERVICE_ACCOUNT_ISSUER, serviceAccountClaims } from './claims.js';
+import { ServiceAccountTokenIssuer } from './issuer.js';
+
+const ISSUER = DEFAULT_SERVICE_ACCOUNT_ISSUER;
+const T0 = Date.parse('2025-06-01T00:00:00Z');
+
+function obj(kind: string, namespace: string, name: string, uid: string, extra: Partial<KubeObject> = {}): KubeObject {
+  return { apiVersion: 'v1', kind, metadata: { name, namespace, uid }, ...extra };
+}
+
+function setup() {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const issuer = new ServiceAccountTokenIssuer(ISSUER, privateKey, [publicKey]);
+  const objects = new Map<string, KubeObject>();
+  const put = (resource: string, o: KubeObject) =>
+    objects.set(`${resource}/${o.metadata.namespace ?? ''}/${o.metadata.name}`, o);
+  const getObject: ObjectGetter = async (resource, ns, name) => objects.get(`${resource}/${ns}/${name}`);
+  const sa = obj('ServiceAccount', 'team', 'builder', 'sa-uid-1');
+  put('serviceaccounts', sa);
+  const clock = new FakeClock(T0);
+  const authn = serviceAccountTokenAuthenticator({
+    issuers: [ISSUER],
+    audiences: [ISSUER],
+    keys: [publicKey],
+    getObject,
+    clock,
+  });
+  return { issuer, authn, sa, put, objects, clock, publicKey };
+}
+
+async function refused(p: unknown, what: string) {
+  await assert.rejects(Promise.resolve(p), (err) => err instanceof AuthenticationError, what);
+}
+
+describe('ServiceAccount token authenticator', () => {
+  it('authenticates a token as system:serviceaccount:<ns>:<name> with the ServiceAccount groups and uid', async () => {
+    const { issuer, authn, sa } = setup();
+    const claims = serviceAccountClaims(sa, {}, 3600, [ISSUER], T0);
+    const user = await authn(await issuer.sign(claims));
+    assert.deepEqual(user, {
+      name: 'system:serviceaccount:team:builder',
+      uid: 'sa-uid-1',
+      groups: ['system:serviceaccounts', 'system:serviceaccounts:team'],
+      extra: { 'authentication.kubernetes.io/credential-id': [`JTI=${claims.jti}`] },
+    });
+  });
+
+  it('writes upstream claims: kubernetes.io with namespace, serviceaccount, pod and node; iat = nbf; exp', async () => {
+    const { sa } = setup();
+    const pod = obj('Pod', 'team', 'p1', 'pod-uid');
+    const node = obj('Node', '', 'n1', 'node-uid');
+    const c = serviceAccountClaims(sa, { pod, node }, 600, ['a'], T0);
+    assert.equal(c.sub, 'system:serviceaccount:team:builder');
+    assert.deepEqual(c.aud, ['a']);
+    assert.equal(c.iat, T0 / 1000);
+    assert.equal(c.nbf, T0 / 1000);
+    assert.equal(c.exp, T0 / 1000 + 600);
+    assert.deepEqual(c['kubernetes.io'], {
+      namespace: 'team',
+      serviceaccount: { name: 'builder', uid: 'sa-uid-1' },
+      pod: { name: 'p1', uid: 'pod-uid' },
+      node: { name: 'n1', uid: 'node-uid' },
+    });
+  });
+
+  it('refuses a forged token (signed by another key)', async () => {
+    const { authn, sa } = setup();
+    const other = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+    const forger = new ServiceAccountTokenIssuer(ISSUER, other.privateKey, [other.publicKey]);
+    await refused(authn(await forger.sign(serviceAccountClaims(sa, {}, 3600, [ISSUER], T0))), 'forged token');
+  });
+
+  it('refuses an expired token, and one not yet valid', async () => {
+    const { issuer, authn, sa, clock } = setup();
+    const token = await issuer.sign(serviceAccountClaims(sa, {}, 600, [ISSUER], T0));
+    clock.step(600_000 + 61_000);
+    await refused(authn(token), 'expired token');
+    const future = await issuer.sign(serviceAccountClaims(sa, {}, 600, [ISSUER], clock.now() + 3_600_000));
+    await refused(authn(future), 'token from the future');
+  });
+
+  it('refuses a token for another audience', async () => {
+    const { issuer, authn, sa } = setup();
+    await refused(authn(await issuer.sign(serviceAccountClaims(sa, {}, 3600, ['vault'], T0))), 'wrong audience');
+  });
+
+  it('leaves tokens of another issuer, and non-JWTs, to other authenticators', async () => {
+    const { authn, sa } = setup();
+    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+    const elsewhere = new ServiceAccountTokenIssuer('https://elsewhere.example', privateKey, [publicKey]);
+    assert.equal(await authn(await elsewhere.sign(serviceAccountClaims(sa, {}, 3600, [ISSUER], T0))), undefined);
+    assert.equal(await authn('not-a-jwt'), undefined);
+  });
+
+  it('refuses a token once its ServiceAccount is gone or recreated with another uid', async () => {
+    const { issuer, authn, sa, put, objects } = setup();
+    const token = await issuer.sign(serviceAccountClaims(sa, {}, 3600, [ISSUER], T0));
+    put('serviceaccounts', obj('ServiceAccount', 'team', 'builder', 'sa-uid-2'));
+    await refused(authn(token), 'recreated ServiceAccount');
+    objects.clear();
+    await refused(authn(token), 'deleted ServiceAccount');
+  });
+
+  it('binds a token to its pod: pod name and uid in extra; refused once the pod is gone or replaced', async () => {
+    const { issuer, authn, sa, put, objects } = setup();
+    const pod = obj('Pod', 'team', 'p1', 'pod-uid-1');
+    put('pods', pod);
+    const token = await issuer.sign(serviceAccountClaims(sa, { pod }, 3600, [ISSUER], T0));
+    const user = await authn(token);
+    assert.deepEqual(user?.extra?.['authentication.kubernetes.io/pod-name'], ['p1']);
+    assert.deepEqual(user?.extra?.['authentication.kubernetes.io/pod-uid'], ['pod-uid-1']);
+    put('pods', obj('Pod', 'team', 'p1', 'pod-uid-2'));
+    await refused(authn(token), 'replaced pod');
+    objects.delete('pods/team/p1');
+    await refused(authn(token), 'deleted pod');
+  });
+
+  it('binds a token to a secret: refused once the secret is deleted', async () => {
+    const { issuer, authn, sa, put, objects } = setup();
+    const secret = obj('Secret', 'team', 's1', 'secret-uid');
+    put('secrets', secret);
+    const token = await issuer.sign(serviceAccountClaims(sa, { secret }, 3600, [ISSUER], T0));
+    assert.equal((await authn(token))?.name, 'system:serviceaccount:team:builder');
+    objects.delete('secrets/team/s1');
+    await refused(authn(token), 'deleted secret');
+  });
+
+  it('publishes a JWKS whose key id is the one in token headers, and the OIDC discovery document', async () => {
+    const { issuer, sa } = setup();
+    const token = await issuer.sign(serviceAccountClaims(sa, {}, 3600, [ISSUER], T0));
+    const header = JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString());
+    const jwks = await issuer.jwks();
+    assert.equal(jwks.keys.length, 1);
+    assert.equal(jwks.keys[0]?.kid, header.kid);
+    assert.equal(header.alg, 'ES256');
+    assert.deepEqual(
+      { use: jwks.keys[0]?.use, kty: jwks.keys[0]?.kty, crv: jwks.keys[0]?.crv, alg: jwks.keys[0]?.alg },
+      { use: 'sig', kty: 'EC', crv: 'P-256', alg: 'ES256' },
+    );
+    assert.deepEqual(issuer.openidConfiguration('https://127.0.0.1:6443/openid/v1/jwks'), {
+      issuer: ISSUER,
+      jwks_uri: 'https://127.0.0.1:6443/openid/v1/jwks',
+      response_types_supported: ['id_token'],
+      subject_types_supported: ['public'],
+      id_token_signing_alg_values_supported: ['ES256'],
+    });
+  });
+});

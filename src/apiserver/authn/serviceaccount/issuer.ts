@@ -1,0 +1,53 @@
+import type { KeyObject } from 'node:crypto';
+import { exportJWK, SignJWT } from 'jose';
+import type { ServiceAccountClaims } from './claims.js';
+import { algorithmOf, keyIdOf } from './keys.js';
+
+/**
+ * Signs ServiceAccount tokens with the --service-account-signing-key-file key (the key id in the header, as
+ * upstream writes it) and publishes what verifies them: the OIDC discovery document and the JWKS of the
+ * --service-account-key-file public keys.
+ */
+export class ServiceAccountTokenIssuer {
+  readonly algorithm: string;
+  private readonly keyId: string;
+
+  constructor(
+    /** The first --service-account-issuer: the `iss` of tokens made here. */
+    readonly issuer: string,
+    private readonly signingKey: KeyObject,
+    private readonly publicKeys: KeyObject[],
+  ) {
+    this.algorithm = algorithmOf(signingKey);
+    this.keyId = keyIdOf(signingKey);
+  }
+
+  async sign(claims: ServiceAccountClaims): Promise<string> {
+    const { iss: _iss, ...rest } = claims;
+    return new SignJWT({ iss: this.issuer, ...rest })
+      .setProtectedHeader({ alg: this.algorithm, kid: this.keyId })
+      .sign(this.signingKey);
+  }
+
+  /** /openid/v1/jwks: every public key tokens may be verified with. */
+  async jwks(): Promise<{ keys: Record<string, unknown>[] }> {
+    const keys: Record<string, unknown>[] = [];
+    for (const key of this.publicKeys) {
+      const { kty, ...material } = await exportJWK(key);
+      keys.push({ use: 'sig', kty, kid: keyIdOf(key), ...material, alg: algorithmOf(key) });
+    }
+    return { keys };
+  }
+
+  /** /.well-known/openid-configuration, with the JWKS at jwksUri. */
+  openidConfiguration(jwksUri: string): Record<string, unknown> {
+    const algorithms = [...new Set(this.publicKeys.map(algorithmOf))].sort();
+    return {
+      issuer: this.issuer,
+      jwks_uri: jwksUri,
+      response_types_supported: ['id_token'],
+      subject_types_supported: ['public'],
+      id_token_signing_alg_values_supported: algorithms,
+    };
+  }
+}

@@ -1,0 +1,132 @@
+import { invalid, invalidStatus, path } from '../../../api/field-errors.js';
+import { StatusError, statusErrors } from '../../../api/status-error.js';
+import type { RequestContext } from '../../context.js';
+import { contentTypeOf, decodeBody, readBody } from '../../handlers/body.js';
+import { isObject, type KubeObject, nowTimestamp } from '../../registry/object.js';
+import { writeJson } from '../../respond.js';
+import type { ObjectGetter } from './authenticator.js';
+import { type BoundObjects, serviceAccountClaims } from './claims.js';
+import type { ServiceAccountTokenIssuer } from './issuer.js';
+
+/** TokenRequest's defaults and limits (upstream's defaulting and ValidateTokenRequest). */
+export const DEFAULT_TOKEN_EXPIRATION_SECONDS = 3600;
+const MIN_TOKEN_EXPIRATION_SECONDS = 600;
+const MAX_TOKEN_EXPIRATION_SECONDS = 2 ** 32;
+
+export interface TokenRequestOptions {
+  issuer: ServiceAccountTokenIssuer;
+  /** --api-audiences: the audiences of a request that names none. */
+  audiences: string[];
+  getObject: ObjectGetter;
+  now?: () => number;
+}
+
+type Rec = Record<string, unknown>;
+
+async function mustGet(
+  getObject: ObjectGetter,
+  resource: 'serviceaccounts' | 'pods' | 'secrets' | 'nodes',
+  ns: string,
+  name: string,
+) {
+  const obj = await getObject(resource, ns, name);
+  if (!obj) throw statusErrors.notFound({ group: '', resource }, name);
+  return obj;
+}
+
+/**
+ * POST .../serviceaccounts/<name>/token (what `kubectl create token` sends): an authentication.k8s.io/v1
+ * TokenRequest answered 201 with a signed token in status, as upstream's TokenREST does — audiences default to the
+ * API audiences, expirationSeconds to 3600 (at least 600), and a boundObjectRef to a Pod, Secret or Node ties the
+ * token's life to that object.
+ */
+export async function serveTokenRequest(ctx: RequestContext, opts: TokenRequestOptions): Promise<void> {
+  const info = ctx.info;
+  if (info.verb !== 'create') {
+    throw statusErrors.methodNotSupported({ group: '', resource: 'serviceaccounts/token' }, info.verb);
+  }
+  const body = decodeBody(await readBody(ctx), contentTypeOf(ctx));
+  if (!isObject(body)) throw statusErrors.badRequest('the body of the request must be a JSON or YAML object');
+  const metadata = isObject(body.metadata) ? body.metadata : {};
+  const spec: Rec = isObject(body.spec) ? { ...body.spec } : {};
+  const reqName = typeof metadata.name === 'string' ? metadata.name : '';
+  spec.expirationSeconds ??= DEFAULT_TOKEN_EXPIRATION_SECONDS;
+  const expirationSeconds = spec.expirationSeconds;
+  const errors = [];
+  if (typeof expirationSeconds !== 'number' || !Number.isInteger(expirationSeconds)) {
+    throw statusErrors.badRequest('spec.expirationSeconds must be an integer');
+  }
+  if (expirationSeconds < MIN_TOKEN_EXPIRATION_SECONDS) {
+    errors.push(
+      invalid(path('spec', 'expirationSeconds'), expirationSeconds, 'may not specify a duration less than 10 minutes'),
+    );
+  }
+  if (expirationSeconds > MAX_TOKEN_EXPIRATION_SECONDS) {
+    errors.push(
+      invalid(
+        path('spec', 'expirationSeconds'),
+        expirationSeconds,
+        'may not specify a duration larger than 2^32 seconds',
+      ),
+    );
+  }
+  if (errors.length > 0) {
+    const s = invalidStatus({ group: 'authentication.k8s.io', kind: 'TokenRequest' }, reqName, errors);
+    throw new StatusError(422, 'Invalid', s.message, s.details);
+  }
+  const ns = info.namespace;
+  const sa = await mustGet(opts.getObject, 'serviceaccounts', ns, info.name);
+  const bound: BoundObjects = {};
+  const ref = isObject(spec.boundObjectRef) ? spec.boundObjectRef : undefined;
+  if (ref) {
+    const apiVersion = typeof ref.apiVersion === 'string' ? ref.apiVersion : '';
+    const kind = typeof ref.kind === 'string' ? ref.kind : '';
+    const name = typeof ref.name === 'string' ? ref.name : '';
+    const slash = apiVersion.indexOf('/');
+    const group = slash >= 0 ? apiVersion.slice(0, slash) : '';
+    const version = slash >= 0 ? apiVersion.slice(slash + 1) : apiVersion;
+    let target: KubeObject;
+    if (group === '' && kind === 'Pod') {
+      target = await mustGet(opts.getObject, 'pods', ns, name);
+      const podSa = (isObject(target.spec) ? target.spec.serviceAccountName : undefined) ?? '';
+      if (podSa !== info.name) {
+        throw statusErrors.badRequest(
+          `cannot bind token for serviceaccount ${JSON.stringify(info.name)} to pod running with serviceaccount ${JSON.stringify(podSa)}`,
+        );
+      }
+      bound.pod = target;
+      const nodeName = isObject(target.spec) ? target.spec.nodeName : undefined;
+      if (typeof nodeName === 'string' && nodeName) {
+        const node = await opts.getObject('nodes', '', nodeName);
+        if (node) bound.node = node;
+      }
+    } else if (group === '' && kind === 'Secret') {
+      target = await mustGet(opts.getObject, 'secrets', ns, name);
+      bound.secret = target;
+    } else if (group === '' && kind === 'Node') {
+      target = await mustGet(opts.getObject, 'nodes', '', name);
+      bound.node = target;
+    } else {
+      throw statusErrors.badRequest(`cannot bind token to object of type ${group}/${version}, Kind=${kind}`);
+    }
+    if (typeof ref.uid === 'string' && ref.uid && ref.uid !== target.metadata.uid) {
+      throw statusErrors.conflict(
+        { group, resource: kind },
+        name,
+        `the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`,
+      );
+    }
+  }
+  const audiences =
+    Array.isArray(spec.audiences) && spec.audiences.length > 0 ? (spec.audiences as string[]) : opts.audiences;
+  const now = (opts.now ?? Date.now)();
+  const claims = serviceAccountClaims(sa, bound, expirationSeconds, audiences, now);
+  const token = await opts.issuer.sign(claims);
+  writeJson(ctx, 201, {
+    kind: 'TokenRequest',
+    apiVersion: 'authentication.k8s.io/v1',
+    metadata: { name: info.name, namespace: ns, creationTimestamp: nowTimestamp(now) },
+    spec: { audiences, expirationSeconds, boundObjectRef: ref ?? null },
+    status: { token, expirationTimestamp: nowTimestamp(claims.exp * 1000) },
+  });
+}

@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { loadTokenFile, parseCsv, staticTokenAuthenticator } from './token-file.js';
+
+describe('static token file (--token-auth-file)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tokens-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = (name: string, text: string) => {
+    const p = join(dir, name);
+    writeFileSync(p, text);
+    return p;
+  };
+
+  it('reads CSV as Go does: quoted fields with commas and doubled quotes, blank lines skipped', () => {
+    assert.deepEqual(parseCsv('a,b,"c,d"\n\n"x""y",z\r\n'), [
+      ['a', 'b', 'c,d'],
+      ['x"y', 'z'],
+    ]);
+  });
+
+  it('maps tokens to users with uid and groups', async () => {
+    const tokens = loadTokenFile(
+      file('ok.csv', 'secret-1,jane,uid-1,"dev,ops"\nsecret-2,bob,uid-2\n,nobody,uid-3\nsecret-1,jane2,uid-4\n'),
+    );
+    const authn = staticTokenAuthenticator(tokens);
+    assert.deepEqual(await authn('secret-2'), { name: 'bob', uid: 'uid-2', groups: [] });
+    assert.deepEqual(await authn('secret-1'), { name: 'jane2', uid: 'uid-4', groups: [] }, 'the later duplicate wins');
+    assert.equal(await authn('unknown'), undefined);
+    assert.equal(await authn(''), undefined, 'empty tokens are skipped');
+    const groups = staticTokenAuthenticator(loadTokenFile(file('g.csv', 'tok,jane,u1,"dev,ops"\n')));
+    assert.deepEqual(await groups('tok'), { name: 'jane', uid: 'u1', groups: ['dev', 'ops'] });
+  });
+
+  it('refuses records with fewer than three columns with upstream text', () => {
+    const p = file('short.csv', 'tok,jane\n');
+    assert.throws(
+      () => loadTokenFile(p),
+      new Error(`token file '${p}' must have at least 3 columns (token, user name, user uid), found 2`),
+    );
+  });
+});

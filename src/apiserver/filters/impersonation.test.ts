@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { StatusError } from '../../api/status-error.js';
+import type { RequestContext } from '../context.js';
+import { parseRequestInfo } from '../request-info.js';
+import type { Authorizer } from './authorization.js';
+import { withImpersonation } from './impersonation.js';
+
+function ctxFor(headers: Record<string, string>): RequestContext {
+  const url = new URL('https://apiserver/api/v1/namespaces/default/pods');
+  return {
+    req: { headers } as unknown as RequestContext['req'],
+    res: {} as RequestContext['res'],
+    method: 'GET',
+    url,
+    info: parseRequestInfo('GET', url.pathname, url.searchParams),
+    user: { name: 'bob', groups: ['dev', 'system:authenticated'] },
+    auditId: 'a',
+    startedAt: 0,
+    longRunning: false,
+  };
+}
+
+async function run(authorizer: Authorizer, headers: Record<string, string>) {
+  const asked: string[] = [];
+  const recording: Authorizer = (ctx) => {
+    const i = ctx.info;
+    asked.push(
+      `${i.verb} ${i.apiGroup}/${i.resource}${i.subresource ? `/${i.subresource}` : ''} ${i.namespace}/${i.name}`,
+    );
+    return authorizer(ctx);
+  };
+  const ctx = ctxFor(headers);
+  let seen: RequestContext['user'];
+  await withImpersonation([recording])(async (c) => {
+    seen = c.user;
+  })(ctx);
+  return { asked, user: seen };
+}
+
+const allowAll: Authorizer = () => 'allow';
+const denyAll: Authorizer = () => 'deny';
+
+describe('impersonation filter', () => {
+  it('asks the impersonate verb for the user, each group, each extra value and the uid', async () => {
+    const { asked, user } = await run(allowAll, {
+      'impersonate-user': 'jane',
+      'impersonate-group': 'qa, ops',
+      'impersonate-extra-scopes': 'view',
+      'impersonate-uid': 'u-1',
+    });
+    assert.deepEqual(asked, [
+      'impersonate /users /jane',
+      'impersonate /groups /qa',
+      'impersonate /groups /ops',
+      'impersonate authentication.k8s.io/userextras/scopes /view',
+      'impersonate authentication.k8s.io/uids /u-1',
+    ]);
+    assert.deepEqual(user, {
+      name: 'jane',
+      uid: 'u-1',
+      groups: ['qa', 'ops', 'system:authenticated'],
+      extra: { scopes: ['view'] },
+    });
+  });
+
+  it('asks about serviceaccounts in their namespace for a ServiceAccount user', async () => {
+    const { asked } = await run(allowAll, { 'impersonate-user': 'system:serviceaccount:ci:builder' });
+    assert.deepEqual(asked, ['impersonate /serviceaccounts ci/builder']);
+  });
+
+  it('adds system:unauthenticated to an impersonated system:anonymous', async () => {
+    const { user } = await run(allowAll, { 'impersonate-user': 'system:anonymous' });
+    assert.deepEqual(user, { name: 'system:anonymous', groups: ['system:unauthenticated'] });
+  });
+
+  it('passes requests without impersonation headers through as they are', async () => {
+    const { asked, user } = await run(denyAll, {});
+    assert.deepEqual(asked, []);
+    assert.equal(user?.name, 'bob');
+  });
+
+  it('refuses with upstream Forbidden text when the authorizer denies', async () => {
+    await assert.rejects(run(denyAll, { 'impersonate-user': 'jane' }), (err) => {
+      assert.ok(err instanceof StatusError, 'a StatusError');
+      assert.equal(err.code, 403);
+      assert.equal(
+        err.message,
+        'users "jane" is forbidden: User "bob" cannot impersonate resource "users" in API group "" at the cluster scope',
+      );
+      return true;
+    });
+    await assert.rejects(run(denyAll, { 'impersonate-user': 'system:serviceaccount:ci:builder' }), (err) => {
+      assert.ok(err instanceof StatusError, 'a StatusError');
+      assert.equal(
+        err.message,
+        'serviceaccounts "builder" is forbidden: User "bob" cannot impersonate resource "serviceaccounts" in API group "" in the namespace "ci"',
+      );
+      return true;
+    });
+  });
+});

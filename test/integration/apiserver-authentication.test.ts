@@ -1,0 +1,220 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ensurePki } from '../../src/apiserver/bootstrap/pki.js';
+import { type ControlPlane, startControlPlane } from '../../src/index.js';
+import { apiRequest } from '../../src/testing/api-client.js';
+
+const UNAUTHORIZED = {
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Failure',
+  message: 'Unauthorized',
+  reason: 'Unauthorized',
+  code: 401,
+};
+
+/** A request with a bearer token (or a given client certificate) and no admin certificate. */
+function asToken(cp: ControlPlane, method: string, path: string, token: string, body?: unknown) {
+  return apiRequest(cp, method, path, {
+    anonymous: true,
+    headers: { authorization: `Bearer ${token}` },
+    ...(body !== undefined ? { body } : {}),
+  });
+}
+
+const whoamiBody = { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' };
+
+describe('apiserver authentication: 401, static tokens, ServiceAccount tokens, impersonation', () => {
+  let cp: ControlPlane;
+  let dir: string;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'authn-'));
+    const tokenFile = join(dir, 'tokens.csv');
+    writeFileSync(tokenFile, 'static-secret,jane,jane-uid,"dev,ops"\n');
+    cp = await startControlPlane({ authentication: { tokenAuthFile: tokenFile } });
+  });
+  after(async () => {
+    await cp?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers a garbage bearer token 401 with upstream Status', async () => {
+    const res = await asToken(cp, 'GET', '/api/v1/namespaces', 'garbage');
+    assert.equal(res.status, 401);
+    assert.deepEqual(res.body, UNAUTHORIZED);
+  });
+
+  it('refuses a client certificate from another CA with 401', async () => {
+    const other = await ensurePki(join(dir, 'other-pki'), {});
+    const ca = Buffer.from(cp.kubeconfig.config.clusters[0]?.cluster['certificate-authority-data'] ?? '', 'base64');
+    const res = await new Promise<{ status: number; body: unknown }>((resolve, reject) => {
+      const req = request(
+        new URL('/api/v1/namespaces', cp.url),
+        { ca, cert: other.admin.certPem, key: other.admin.keyPem },
+        (r) => {
+          let text = '';
+          r.on('data', (c) => {
+            text += c;
+          });
+          r.on('end', () => resolve({ status: r.statusCode ?? 0, body: JSON.parse(text) }));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    assert.equal(res.status, 401);
+    assert.deepEqual(res.body, UNAUTHORIZED);
+  });
+
+  it('authenticates a static token user with uid and groups (plus system:authenticated)', async () => {
+    const res = await asToken(
+      cp,
+      'POST',
+      '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+      'static-secret',
+      whoamiBody,
+    );
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.body.kind, 'SelfSubjectReview');
+    assert.deepEqual(res.body.status.userInfo, {
+      username: 'jane',
+      uid: 'jane-uid',
+      groups: ['dev', 'ops', 'system:authenticated'],
+    });
+  });
+
+  it('issues ServiceAccount tokens through TokenRequest that authenticate as the ServiceAccount', async () => {
+    await apiRequest(cp, 'POST', '/api/v1/namespaces/default/serviceaccounts', {
+      body: { metadata: { name: 'robot' } },
+    });
+    const tr = await apiRequest(cp, 'POST', '/api/v1/namespaces/default/serviceaccounts/robot/token', {
+      body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} },
+    });
+    assert.equal(tr.status, 201, tr.text);
+    assert.equal(tr.body.kind, 'TokenRequest');
+    assert.deepEqual(tr.body.spec.audiences, ['https://kubernetes.default.svc.cluster.local']);
+    assert.equal(tr.body.spec.expirationSeconds, 3600);
+    const token: string = tr.body.status.token;
+    const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString());
+    assert.equal(claims.iss, 'https://kubernetes.default.svc.cluster.local');
+    assert.equal(claims.exp - claims.iat, 3600);
+    assert.equal(Date.parse(tr.body.status.expirationTimestamp) / 1000, claims.exp);
+    const who = await asToken(cp, 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', token, whoamiBody);
+    assert.equal(who.status, 201, who.text);
+    assert.equal(who.body.status.userInfo.username, 'system:serviceaccount:default:robot');
+    assert.deepEqual(who.body.status.userInfo.groups, [
+      'system:serviceaccounts',
+      'system:serviceaccounts:default',
+      'system:authenticated',
+    ]);
+    // Deleting the ServiceAccount revokes its tokens.
+    await apiRequest(cp, 'DELETE', '/api/v1/namespaces/default/serviceaccounts/robot');
+    const gone = await asToken(cp, 'GET', '/api/v1/namespaces', token);
+    assert.equal(gone.status, 401);
+  });
+
+  it('validates TokenRequest with upstream messages', async () => {
+    await apiRequest(cp, 'POST', '/api/v1/namespaces/default/serviceaccounts', { body: { metadata: { name: 'r2' } } });
+    const short = await apiRequest(cp, 'POST', '/api/v1/namespaces/default/serviceaccounts/r2/token', {
+      body: { spec: { expirationSeconds: 60 } },
+    });
+    assert.equal(short.status, 422);
+    assert.equal(
+      short.body.message,
+      'TokenRequest.authentication.k8s.io "" is invalid: spec.expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes',
+    );
+    const missing = await apiRequest(cp, 'POST', '/api/v1/namespaces/default/serviceaccounts/nobody/token', {
+      body: { spec: {} },
+    });
+    assert.equal(missing.status, 404);
+    assert.equal(missing.body.message, 'serviceaccounts "nobody" not found');
+    const badKind = await apiRequest(cp, 'POST', '/api/v1/namespaces/default/serviceaccounts/r2/token', {
+      body: { spec: { boundObjectRef: { apiVersion: 'v1', kind: 'ConfigMap', name: 'x' } } },
+    });
+    assert.equal(badKind.status, 400);
+    assert.equal(badKind.body.message, 'cannot bind token to object of type /v1, Kind=ConfigMap');
+  });
+
+  it('binds a token to a secret: it stops working when the secret is deleted', async () => {
+    await apiRequest(cp, 'POST', '/api/v1/namespaces/default/serviceaccounts', { body: { metadata: { name: 'r3' } } });
+    await apiRequest(cp, 'POST', '/api/v1/namespaces/default/secrets', { body: { metadata: { name: 'anchor' } } });
+    const tr = await apiRequest(cp, 'POST', '/api/v1/namespaces/default/serviceaccounts/r3/token', {
+      body: { spec: { boundObjectRef: { apiVersion: 'v1', kind: 'Secret', name: 'anchor' } } },
+    });
+    assert.equal(tr.status, 201, tr.text);
+    const token: string = tr.body.status.token;
+    assert.equal((await asToken(cp, 'GET', '/api/v1/namespaces', token)).status, 200);
+    await apiRequest(cp, 'DELETE', '/api/v1/namespaces/default/secrets/anchor');
+    assert.equal((await asToken(cp, 'GET', '/api/v1/namespaces', token)).status, 401);
+  });
+
+  it('serves the OIDC discovery document and the JWKS', async () => {
+    const config = await apiRequest(cp, 'GET', '/.well-known/openid-configuration');
+    assert.equal(config.status, 200);
+    assert.equal(config.body.issuer, 'https://kubernetes.default.svc.cluster.local');
+    assert.equal(config.body.jwks_uri, `${cp.url}/openid/v1/jwks`);
+    const jwks = await apiRequest(cp, 'GET', '/openid/v1/jwks');
+    assert.equal(jwks.status, 200);
+    assert.equal(jwks.headers['content-type'], 'application/jwk-set+json');
+    assert.equal(jwks.body.keys[0].kty, 'EC');
+  });
+
+  it('impersonates a user and groups when allowed', async () => {
+    const res = await apiRequest(cp, 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', {
+      body: whoamiBody,
+      headers: { 'impersonate-user': 'alice', 'impersonate-group': 'qa', 'impersonate-extra-scopes': 'view' },
+    });
+    assert.equal(res.status, 201, res.text);
+    assert.deepEqual(res.body.status.userInfo, {
+      username: 'alice',
+      groups: ['qa', 'system:authenticated'],
+      extra: { scopes: ['view'] },
+    });
+    const sa = await apiRequest(cp, 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', {
+      body: whoamiBody,
+      headers: { 'impersonate-user': 'system:serviceaccount:kube-system:builder' },
+    });
+    assert.deepEqual(sa.body.status.userInfo.groups, [
+      'system:serviceaccounts',
+      'system:serviceaccounts:kube-system',
+      'system:authenticated',
+    ]);
+  });
+
+  it('refuses impersonation by an anonymous user, and groups without a user', async () => {
+    const anon = await apiRequest(cp, 'GET', '/api/v1/namespaces', {
+      anonymous: true,
+      headers: { 'impersonate-user': 'alice' },
+    });
+    assert.equal(anon.status, 403);
+    assert.equal(
+      anon.body.message,
+      'users "alice" is forbidden: User "system:anonymous" cannot impersonate resource "users" in API group "" at the cluster scope',
+    );
+    const groupsOnly = await apiRequest(cp, 'GET', '/api/v1/namespaces', { headers: { 'impersonate-group': 'qa' } });
+    assert.equal(groupsOnly.status, 500);
+    assert.match(groupsOnly.body.message, /without impersonating a user$/);
+  });
+});
+
+describe('apiserver authentication: --anonymous-auth=false', () => {
+  let cp: ControlPlane;
+  before(async () => {
+    cp = await startControlPlane({ authentication: { anonymousAuth: false } });
+  });
+  after(async () => {
+    await cp?.stop();
+  });
+
+  it('answers requests without credentials 401, and still serves certificate users', async () => {
+    const res = await apiRequest(cp, 'GET', '/healthz', { anonymous: true });
+    assert.equal(res.status, 401);
+    assert.deepEqual(res.body, UNAUTHORIZED);
+    assert.equal((await apiRequest(cp, 'GET', '/api/v1/namespaces')).status, 200);
+  });
+});
