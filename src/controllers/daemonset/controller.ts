@@ -383,14 +383,24 @@ export class DaemonSetController implements Controller {
 
   /** The pods ds controls (adopting and releasing as needed), by the node each is for. */
   private async nodeToDaemonPods(ds: KubeObject): Promise<Map<string, KubeObject[]>> {
+    const selector = LabelSelector.fromObject(ds.spec?.selector);
     const manager = new ControllerRefManager({
       owner: ds,
       ownerKind: DAEMON_SET_KIND,
-      selector: LabelSelector.fromObject(ds.spec?.selector),
+      selector,
       children: this.ctx.client.pods(),
       canAdopt: ownerCanAdopt(this.ctx.client.daemonSets(), ds, DAEMON_SET_KIND),
     });
-    const pods = await manager.claim(filterPodsByOwner(this.podIndexer, ds));
+    // A pod this DaemonSet controls whose labels still match stays claimed without any API call (claim would say so
+    // too); only orphans and pods to release go through claim, so a sync over thousands of pods stays synchronous.
+    const uid = ds.metadata.uid;
+    const owned: KubeObject[] = [];
+    const others: KubeObject[] = [];
+    for (const pod of filterPodsByOwner(this.podIndexer, ds)) {
+      if (getControllerOf(pod)?.uid === uid && selector.matches(pod.metadata.labels)) owned.push(pod);
+      else others.push(pod);
+    }
+    const pods = others.length === 0 ? owned : owned.concat(await manager.claim(others));
     const out = new Map<string, KubeObject[]>();
     for (const pod of pods) {
       const node = targetNodeName(pod);
@@ -429,6 +439,8 @@ export class DaemonSetController implements Controller {
       const plan = planRollingUpdate(ds, nodes, nodeToDaemonPods, hash, this.ctx.clock.now());
       await this.syncNodes(ds, plan.podsToDelete, plan.nodesToCreate, hash);
     }
+    // Only a history longer than its limit needs the pods' revisions (to keep the ones still in use).
+    if (old.length <= (ds.spec?.revisionHistoryLimit ?? 10)) return;
     const live = new Set<string>();
     for (const pods of (await this.nodeToDaemonPods(ds)).values()) {
       for (const pod of pods) {

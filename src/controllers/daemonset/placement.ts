@@ -75,17 +75,61 @@ export function newDaemonPod(ds: KubeObject, nodeName: string): KubeObject {
 const noScheduleOrExecute = (t: Taint) => t.effect === 'NoSchedule' || t.effect === 'NoExecute';
 const noExecute = (t: Taint) => t.effect === 'NoExecute';
 
+/** [shouldRun, shouldContinueRunning] of a DaemonSet on a node. */
+export type NodePlacement = readonly [shouldRun: boolean, shouldContinueRunning: boolean];
+
+const NEITHER: NodePlacement = [false, false];
+const BOTH: NodePlacement = [true, true];
+const CONTINUE_ONLY: NodePlacement = [false, true];
+
+/**
+ * One DaemonSet's placement rules, worked out once from its template (pinned nodeName, nodeSelector and required
+ * node affinity, tolerations with the daemon ones added) rather than per node. The answer for a node is remembered
+ * by object: informer caches hand out a new object for every change of a node or DaemonSet, so a remembered answer
+ * is never stale, and the several passes of one sync over thousands of nodes each reuse the first pass's answers.
+ */
+class DaemonPlacement {
+  private readonly pinned: string;
+  private readonly affinity: RequiredNodeAffinity;
+  private readonly tolerations: Toleration[];
+  private readonly byNode = new WeakMap<KubeObject, NodePlacement>();
+
+  constructor(ds: KubeObject) {
+    this.pinned = ds.spec?.template?.spec?.nodeName ?? '';
+    const pod = newDaemonPod(ds, '');
+    this.affinity = new RequiredNodeAffinity(pod as never);
+    this.tolerations = pod.spec.tolerations;
+  }
+
+  of(node: KubeObject): NodePlacement {
+    let out = this.byNode.get(node);
+    if (out === undefined) {
+      out = this.judge(node);
+      this.byNode.set(node, out);
+    }
+    return out;
+  }
+
+  private judge(node: KubeObject): NodePlacement {
+    if (this.pinned !== '' && this.pinned !== (node.metadata.name ?? '')) return NEITHER;
+    if (!this.affinity.matches(node)) return NEITHER;
+    const taints: Taint[] = node.spec?.taints ?? [];
+    if (taints.length === 0) return BOTH;
+    if (findMatchingUntoleratedTaint(taints, this.tolerations, noScheduleOrExecute) === undefined) return BOTH;
+    return findMatchingUntoleratedTaint(taints, this.tolerations, noExecute) === undefined ? CONTINUE_ONLY : NEITHER;
+  }
+}
+
+const placements = new WeakMap<KubeObject, DaemonPlacement>();
+
 /** [shouldRun, shouldContinueRunning] of ds on node. */
-export function nodeShouldRunDaemonPod(node: KubeObject, ds: KubeObject): [boolean, boolean] {
-  const name = node.metadata.name ?? '';
-  const pinned: string = ds.spec?.template?.spec?.nodeName ?? '';
-  if (pinned !== '' && pinned !== name) return [false, false];
-  const pod = newDaemonPod(ds, name);
-  if (!new RequiredNodeAffinity(pod as never).matches(node)) return [false, false];
-  const taints: Taint[] = node.spec?.taints ?? [];
-  if (findMatchingUntoleratedTaint(taints, pod.spec.tolerations, noScheduleOrExecute) === undefined)
-    return [true, true];
-  return [false, findMatchingUntoleratedTaint(taints, pod.spec.tolerations, noExecute) === undefined];
+export function nodeShouldRunDaemonPod(node: KubeObject, ds: KubeObject): NodePlacement {
+  let placement = placements.get(ds);
+  if (placement === undefined) {
+    placement = new DaemonPlacement(ds);
+    placements.set(ds, placement);
+  }
+  return placement.of(node);
 }
 
 /** ReplaceDaemonSetPodNodeNameNodeAffinity: required node affinity to exactly nodeName, other required terms gone. */

@@ -50,7 +50,9 @@ export function countDaemonSet(
     c.desiredNumberScheduled++;
     if (pods.length === 0) continue;
     c.currentNumberScheduled++;
-    const pod = [...pods].sort(compareDaemonPods)[0] as KubeObject;
+    let pod = pods[0] as KubeObject;
+    for (let i = 1; i < pods.length; i++)
+      if (compareDaemonPods(pods[i] as KubeObject, pod) < 0) pod = pods[i] as KubeObject;
     if (isPodReady(pod)) {
       c.numberReady++;
       if (isPodAvailable(pod, minReady, nowMs)) c.numberAvailable++;
