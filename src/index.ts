@@ -11,6 +11,7 @@ import type { AdmissionOptions } from './apiserver/admission/options.js';
 import { bootstrapCluster, buildRegistry } from './apiserver/assemble.js';
 import type { AuthenticationOptions } from './apiserver/authn/options.js';
 import { ensureServiceAccountKeyPair } from './apiserver/authn/serviceaccount/keys.js';
+import { authorizationModesOf } from './apiserver/authz/modes.js';
 import { ensurePki } from './apiserver/bootstrap/pki.js';
 import { APIServer } from './apiserver/server.js';
 import {
@@ -103,6 +104,12 @@ export interface ControlPlaneOptions {
    * flag, the PKI directory's sa.key/sa.pub (an ECDSA pair made the first time, as kubeadm names them) are used.
    */
   authentication?: AuthenticationOptions;
+  /**
+   * kube-apiserver's --authorization-mode: a list of AlwaysAllow, AlwaysDeny, RBAC (Node and Webhook are not
+   * built yet and are refused). Undefined: every authenticated user may do anything (wheelhouse's default until
+   * every component has its own identity). system:masters is always allowed, ahead of the modes.
+   */
+  authorization?: { modes: string[] };
   /** How often to compact storage history and how much to keep (undefined: never compact). */
   compaction?: CompactionPolicy;
   /**
@@ -179,6 +186,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       storage,
       registry,
       authentication,
+      ...(opts.authorization ? { authorizationModes: authorizationModesOf(opts.authorization) } : {}),
       tls: { certPem: pki.apiserver.certPem, keyPem: pki.apiserver.keyPem, clientCaPem: pki.ca.certPem },
       bindAddress,
       securePort: opts.securePort ?? 0,

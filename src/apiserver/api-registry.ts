@@ -1,3 +1,4 @@
+import type { RequestContext } from './context.js';
 import type { Printer } from './printers/table.js';
 import type { ResourceDefinition } from './registry/resource.js';
 import type { GenericStore } from './registry/store.js';
@@ -9,9 +10,34 @@ export interface ServedResource {
   printer: Printer;
 }
 
+/**
+ * A resource that is not stored: a create-only review (SubjectAccessReview, TokenReview, …) answered by the
+ * apiserver from the request. It is listed in discovery like the stored ones.
+ */
+export interface VirtualResource {
+  group: string;
+  version: string;
+  resource: string;
+  /** Answers a request for the resource (the handler checks the verb). */
+  serve(ctx: RequestContext): Promise<void>;
+}
+
 /** The resources this server serves, found by group, version and plural name. */
 export class APIRegistry {
   private readonly byPath = new Map<string, ServedResource>();
+  private readonly virtualByPath = new Map<string, VirtualResource>();
+
+  addVirtual(resource: VirtualResource): void {
+    this.virtualByPath.set(this.path(resource.group, resource.version, resource.resource), resource);
+  }
+
+  lookupVirtual(group: string, version: string, resource: string): VirtualResource | undefined {
+    return this.virtualByPath.get(this.path(group, version, resource));
+  }
+
+  allVirtual(): VirtualResource[] {
+    return [...this.virtualByPath.values()];
+  }
 
   add(served: ServedResource): void {
     this.byPath.set(this.path(served.def.group, served.def.version, served.def.resource), served);

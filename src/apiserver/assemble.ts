@@ -4,6 +4,7 @@ import type { Logger } from '../util/logger.js';
 import { type AdmissionOptions, buildAdmissionChain } from './admission/options.js';
 import type { PriorityClassSource } from './admission/plugins/priority.js';
 import { APIRegistry } from './api-registry.js';
+import { ensureBootstrapPolicy } from './bootstrap/rbac-policy.js';
 import { apiServerServiceIP, DEFAULT_SERVICE_CLUSTER_IP_RANGE } from './bootstrap/service-ip.js';
 import { Cacher } from './cacher/cacher.js';
 import { decodeFromStorage } from './registry/codec.js';
@@ -166,6 +167,7 @@ export async function bootstrapCluster(
 ): Promise<void> {
   const range = opts.serviceClusterIpRange ?? DEFAULT_SERVICE_CLUSTER_IP_RANGE;
   await ensureSystemNamespaces(registry);
+  await ensureBootstrapPolicy(registry);
   for (const pc of systemPriorityClasses())
     await createIfMissing(registry, 'scheduling.k8s.io', 'v1', 'priorityclasses', pc);
   await createIfMissing(registry, 'networking.k8s.io', 'v1', 'servicecidrs', kubernetesServiceCIDR(range));

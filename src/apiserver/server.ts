@@ -5,11 +5,11 @@ import { statusErrors } from '../api/status-error.js';
 import type { Store } from '../storage/types.js';
 import { type Logger, silentLogger } from '../util/logger.js';
 import type { APIRegistry } from './api-registry.js';
-import type { Handler } from './context.js';
 import { type Authentication, type AuthenticationOptions, buildAuthentication } from './authn/options.js';
 import { isSelfSubjectReview, serveSelfSubjectReview } from './authn/self-subject-review.js';
 import { serveTokenRequest } from './authn/serviceaccount/token-request.js';
-import { authenticatedAllowed } from './filters/authorization.js';
+import { type Authorization, setUpAuthorization } from './authz/authorization.js';
+import type { Handler } from './context.js';
 import { APIServerMetrics } from './filters/metrics.js';
 import { buildHandlerChain } from './handler-chain.js';
 import { Discovery } from './handlers/discovery.js';
@@ -35,6 +35,11 @@ export interface APIServerOptions {
   bindAddress?: string;
   /** --secure-port (0 picks a free port). */
   securePort?: number;
+  /**
+   * --authorization-mode, parsed (AlwaysAllow, AlwaysDeny, RBAC). Undefined: wheelhouse's current default,
+   * every authenticated user allowed (RBAC becomes the default once every component has its own identity).
+   */
+  authorizationModes?: string[];
   logger?: Logger;
   /** kube-apiserver's authentication flags (--anonymous-auth, --token-auth-file, --service-account-*…). */
   authentication?: AuthenticationOptions;
@@ -54,6 +59,7 @@ export class APIServer {
   private readonly openapi: OpenAPIService;
   private readonly sockets = new Set<Socket>();
   private stopping = false;
+  private authorization: Authorization | undefined;
   private readonly authn: Authentication;
 
   constructor(private readonly opts: APIServerOptions) {
@@ -83,10 +89,11 @@ export class APIServer {
 
   async start(): Promise<string> {
     await Promise.all(this.opts.registry.all().map((s) => s.store.cacher.start()));
+    this.authorization = await setUpAuthorization(this.opts.registry, this.opts.authorizationModes);
     const handler = buildHandlerChain(this.route, {
       authenticators: this.authn.authenticators,
       anonymous: this.authn.anonymous,
-      authorizers: [authenticatedAllowed],
+      authorizers: [this.authorization.filter],
       log: this.log,
       metrics: this.metrics.filter(),
     });
@@ -138,6 +145,7 @@ export class APIServer {
   }
 
   async stop(): Promise<void> {
+    this.authorization?.stop();
     for (const s of this.opts.registry.all()) s.store.cacher.stop();
     const server = this.server;
     if (!server) return;

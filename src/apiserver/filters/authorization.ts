@@ -3,8 +3,16 @@ import type { Filter, RequestContext } from '../context.js';
 
 export type Decision = 'allow' | 'deny' | 'no-opinion';
 
+/** A decision with upstream's reason text (added to the Forbidden message when not empty). */
+export interface DecisionWithReason {
+  decision: Decision;
+  reason: string;
+}
+
 /** Decides one request; the first authorizer with an opinion wins (ARCHITECTURE.md "Filters"). */
-export type Authorizer = (ctx: RequestContext) => Decision | Promise<Decision>;
+export type Authorizer = (
+  ctx: RequestContext,
+) => Decision | DecisionWithReason | Promise<Decision | DecisionWithReason>;
 
 /** Paths anyone may read, as upstream's system:public-info-viewer role grants. */
 const PUBLIC_PATHS = ['/healthz', '/livez', '/readyz', '/version'];
@@ -37,13 +45,18 @@ export function forbiddenMessage(ctx: RequestContext): string {
 
 export function withAuthorization(authorizers: Authorizer[]): Filter {
   return (next) => async (ctx) => {
+    const reasons: string[] = [];
     for (const authz of authorizers) {
-      const decision = await authz(ctx);
+      const answer = await authz(ctx);
+      const { decision, reason } = typeof answer === 'string' ? { decision: answer, reason: '' } : answer;
       if (decision === 'allow') return next(ctx);
+      if (reason) reasons.push(reason);
       if (decision === 'deny') break;
     }
     const info = ctx.info;
-    throw new StatusError(403, 'Forbidden', forbiddenMessage(ctx), {
+    const reason = reasons.join('\n');
+    const message = reason ? `${forbiddenMessage(ctx)}: ${reason}` : forbiddenMessage(ctx);
+    throw new StatusError(403, 'Forbidden', message, {
       ...(info.name ? { name: info.name } : {}),
       ...(info.apiGroup ? { group: info.apiGroup } : {}),
       ...(info.resource ? { kind: info.resource } : {}),

@@ -47,10 +47,9 @@ export class Discovery {
     const out: GroupVersionResources[] = [];
     for (const g of servedGroupVersions()) {
       for (const version of g.versions) {
-        const resources = this.registry
-          .all()
-          .filter((s) => s.def.group === g.group && s.def.version === version)
-          .map((s) => lookupResource(g.group, version, s.def.resource))
+        const resources = [...this.registry.all().map((s) => s.def), ...this.registry.allVirtual()]
+          .filter((s) => s.group === g.group && s.version === version)
+          .map((s) => lookupResource(g.group, version, s.resource))
           .filter((r): r is ResourceInfo => r !== undefined)
           .sort((x, y) => x.resource.localeCompare(y.resource));
         if (resources.length > 0) out.push({ group: g.group, version, resources });

@@ -40,7 +40,11 @@ const BOOKMARK_EVERY_MS = 60_000;
 export async function serveResource(ctx: RequestContext, registry: APIRegistry): Promise<void> {
   const info = ctx.info;
   const served = registry.lookup(info.apiGroup, info.apiVersion, info.resource);
-  if (!served) throw statusErrors.pathNotFound();
+  if (!served) {
+    const virtual = registry.lookupVirtual(info.apiGroup, info.apiVersion, info.resource);
+    if (virtual) return virtual.serve(ctx);
+    throw statusErrors.pathNotFound();
+  }
   const { def } = served;
   if (!def.namespaced && info.namespace && info.resource !== 'namespaces') throw statusErrors.pathNotFound();
   const q = ctx.url.searchParams;
@@ -95,7 +99,7 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
           const next = applyPatchBody(type, current, body, def);
           if (schema) {
             if (directive !== 'Ignore') {
-              const errors = patchStrictErrors(type, raw.toString('utf8'), next, schema);
+              const errors = patchStrictErrors(type, raw.toString('utf8'), next, schema, body);
               if (errors.length > 0) {
                 if (directive === 'Strict') throw patchStrictDecodingError(type, body, next, errors);
                 addWarnings(ctx.res, errors);

@@ -68,6 +68,15 @@ function dropEmptyMetadata(obj: KubeObject): void {
   }
 }
 
+/**
+ * Checks a write makes with the requesting user before it is validated and stored (RBAC's escalation prevention);
+ * throws a StatusError to refuse. Not run for the apiserver's own writes (no user, or internal).
+ */
+export interface WritePolicy {
+  create?(obj: KubeObject, namespace: string, user: UserInfo): void | Promise<void>;
+  update?(next: KubeObject, old: KubeObject, namespace: string, user: UserInfo): void | Promise<void>;
+}
+
 export type NamespaceCheck = (namespace: string, gr: ReturnType<typeof groupResource>, name: string) => Promise<void>;
 
 const MAX_UPDATE_RETRIES = 20;
@@ -77,6 +86,9 @@ const MAX_UPDATE_RETRIES = 20;
  * graceful deletion) for one resource, shaped by the resource's strategy. Lists and watches are in list.ts.
  */
 export class GenericStore {
+  /** Set by the apiserver for resources whose writes it checks against the user (RBAC objects). */
+  writePolicy: WritePolicy | undefined;
+
   constructor(
     readonly def: ResourceDefinition,
     readonly storage: Store,
@@ -201,6 +213,9 @@ export class GenericStore {
     delete meta.selfLink;
     if (this.def.strategy.tracksGeneration !== false) meta.generation = 1;
     else delete meta.generation;
+    if (this.writePolicy?.create && opts.user && !opts.internal) {
+      await this.writePolicy.create(typed, namespace, opts.user);
+    }
     const finish = await this.def.strategy.beginCreate?.(typed, this.hookContext(opts));
     let stored = false;
     try {
@@ -287,6 +302,9 @@ export class GenericStore {
       next = await this.mutatingAdmission('UPDATE', next, current, namespace, name, opts);
       if (opts.prepare) next = this.prepareUpdate(next, current, opts.prepare.status);
       dropEmptyMetadata(next);
+      if (this.writePolicy?.update && opts.user && !opts.internal && !opts.subresource) {
+        await this.writePolicy.update(next, current, namespace, opts.user);
+      }
       const finish = await this.def.strategy.beginUpdate?.(next, current, this.hookContext(opts));
       let written = false;
       try {

@@ -1,0 +1,57 @@
+/**
+ * The apiserver's authorization, put together: the RBAC index over the watch caches, the authorizer chain of the
+ * configured modes, the access reviews answered from it, and escalation prevention on writes of RBAC objects.
+ */
+import type { APIRegistry } from '../api-registry.js';
+import type { Authorizer } from '../filters/authorization.js';
+import { addAccessReviews } from './access-review.js';
+import { attributesOf } from './attributes.js';
+import { bindingWritePolicy, roleWritePolicy } from './escalation.js';
+import { AuthorizerChain, DEFAULT_AUTHORIZATION_MODE } from './modes.js';
+import { RBACIndex } from './rbac-index.js';
+
+const RBAC_GROUP = 'rbac.authorization.k8s.io';
+
+export interface Authorization {
+  chain: AuthorizerChain;
+  index: RBACIndex;
+  /** The authorizer of the request pipeline. */
+  filter: Authorizer;
+  stop(): void;
+}
+
+/**
+ * Sets up authorization over a registry whose watch caches are started. modes: --authorization-mode's list
+ * (undefined: wheelhouse's current default, authenticated users allowed).
+ */
+export async function setUpAuthorization(registry: APIRegistry, modes: string[] | undefined): Promise<Authorization> {
+  const served = (resource: string) => {
+    const s = registry.lookup(RBAC_GROUP, 'v1', resource);
+    if (!s) throw new Error(`${resource}.${RBAC_GROUP} is not served`);
+    return s;
+  };
+  const source = (resource: string) => {
+    const s = served(resource);
+    return { cacher: s.store.cacher, prefix: `${s.def.storagePrefix}/` };
+  };
+  const index = new RBACIndex({
+    roles: source('roles'),
+    clusterRoles: source('clusterroles'),
+    roleBindings: source('rolebindings'),
+    clusterRoleBindings: source('clusterrolebindings'),
+  });
+  await index.start();
+  const chain = new AuthorizerChain(modes ?? [DEFAULT_AUTHORIZATION_MODE], index);
+  const current = () => chain;
+  served('roles').store.writePolicy = roleWritePolicy('roles', index, current);
+  served('clusterroles').store.writePolicy = roleWritePolicy('clusterroles', index, current);
+  served('rolebindings').store.writePolicy = bindingWritePolicy('rolebindings', index, current);
+  served('clusterrolebindings').store.writePolicy = bindingWritePolicy('clusterrolebindings', index, current);
+  addAccessReviews(registry, current);
+  return {
+    chain,
+    index,
+    filter: (ctx) => chain.authorize(attributesOf(ctx)),
+    stop: () => index.stop(),
+  };
+}

@@ -1,0 +1,157 @@
+/**
+ * kube-apiserver's --authorization-mode: the authorizers a request goes through, in the order given, after the
+ * system:masters group (always allowed, ahead of every mode, as upstream). The first allow or deny wins; when no
+ * mode has an opinion the request is forbidden, with the reasons the modes gave.
+ */
+import type { UserInfo } from '../context.js';
+import type { AuthorizationAttributes, AuthorizationResult, ModeAuthorizer, RulesForUser } from './attributes.js';
+import { RBACAuthorizer } from './rbac-authorizer.js';
+import type { RBACIndex } from './rbac-index.js';
+
+/** Upstream's modes; wheelhouse has AlwaysAllow, AlwaysDeny and RBAC so far. */
+export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'] as const;
+export const SUPPORTED_AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'RBAC'];
+
+/**
+ * What wheelhouse does when no --authorization-mode is given, until every component has its own identity and the
+ * Node authorizer exists: authenticated users may do anything; anonymous users may read the public health and
+ * version endpoints (what system:public-info-viewer grants).
+ */
+export const DEFAULT_AUTHORIZATION_MODE = 'AuthenticatedAllowed';
+
+export const MASTERS_GROUP = 'system:masters';
+
+const ALL_RULES: Pick<RulesForUser, 'resourceRules' | 'nonResourceRules'> = {
+  resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
+  nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+};
+
+function everything(): RulesForUser {
+  return { ...structuredClone(ALL_RULES), incomplete: false, errors: [] };
+}
+
+function nothing(): RulesForUser {
+  return { resourceRules: [], nonResourceRules: [], incomplete: false, errors: [] };
+}
+
+export const alwaysAllow: ModeAuthorizer = {
+  authorize: () => ({ decision: 'allow', reason: '' }),
+  rulesFor: everything,
+};
+
+export const alwaysDeny: ModeAuthorizer = {
+  authorize: () => ({ decision: 'deny', reason: 'Everything is forbidden.' }),
+  rulesFor: nothing,
+};
+
+const PUBLIC_PATHS = ['/healthz', '/livez', '/readyz', '/version'];
+
+export const authenticatedAllowed: ModeAuthorizer = {
+  authorize(attrs) {
+    if (attrs.user.groups.includes('system:authenticated')) return { decision: 'allow', reason: '' };
+    const path = attrs.path;
+    if (!attrs.isResourceRequest && attrs.verb === 'get') {
+      if (PUBLIC_PATHS.some((p) => path === p || path.startsWith(`${p}/`))) return { decision: 'allow', reason: '' };
+    }
+    return { decision: 'no-opinion', reason: '' };
+  },
+  rulesFor(user) {
+    if (user.groups.includes('system:authenticated')) return everything();
+    return {
+      resourceRules: [],
+      nonResourceRules: [{ verbs: ['get'], nonResourceURLs: PUBLIC_PATHS.flatMap((p) => [p, `${p}/*`]) }],
+      incomplete: false,
+      errors: [],
+    };
+  },
+};
+
+/** Upstream's privileged-group authorizer: members of system:masters may do anything. */
+export const privilegedGroups: ModeAuthorizer = {
+  authorize: (attrs) =>
+    attrs.user.groups.includes(MASTERS_GROUP)
+      ? { decision: 'allow', reason: '' }
+      : { decision: 'no-opinion', reason: '' },
+  rulesFor: (user) => (user.groups.includes(MASTERS_GROUP) ? everything() : nothing()),
+};
+
+/**
+ * Reads a --authorization-mode value: a comma-separated list of upstream mode names, each once. Throws with
+ * upstream's message for unknown or repeated names, and says plainly which upstream modes wheelhouse lacks yet.
+ */
+export function parseAuthorizationModes(value: string): string[] {
+  const modes = value
+    .split(',')
+    .map((m) => m.trim())
+    .filter((m) => m !== '');
+  if (modes.length === 0) throw new Error('at least one authorization-mode must be passed');
+  const seen = new Set<string>();
+  for (const mode of modes) {
+    if (!(AUTHORIZATION_MODES as readonly string[]).includes(mode)) {
+      throw new Error(`authorization-mode ${JSON.stringify(mode)} is not a valid mode`);
+    }
+    if (seen.has(mode)) throw new Error(`authorization-mode ${JSON.stringify(mode)} has mode specified more than once`);
+    seen.add(mode);
+    if (!SUPPORTED_AUTHORIZATION_MODES.includes(mode)) {
+      throw new Error(
+        `authorization-mode ${JSON.stringify(mode)} is not implemented by wheelhouse yet (available: ${SUPPORTED_AUTHORIZATION_MODES.join(', ')})`,
+      );
+    }
+  }
+  return modes;
+}
+
+/** startControlPlane's `authorization` option, checked as the flag is. */
+export function authorizationModesOf(option: { modes: string[] }): string[] {
+  return parseAuthorizationModes(option.modes.join(','));
+}
+
+/** The authorizers of a request, in upstream's order: system:masters, then each mode. */
+export class AuthorizerChain implements ModeAuthorizer {
+  readonly authorizers: ModeAuthorizer[];
+
+  constructor(
+    readonly modes: string[],
+    rbac: RBACIndex,
+  ) {
+    this.authorizers = [
+      privilegedGroups,
+      ...modes.map((mode): ModeAuthorizer => {
+        switch (mode) {
+          case 'AlwaysAllow':
+            return alwaysAllow;
+          case 'AlwaysDeny':
+            return alwaysDeny;
+          case 'RBAC':
+            return new RBACAuthorizer(rbac);
+          case DEFAULT_AUTHORIZATION_MODE:
+            return authenticatedAllowed;
+          default:
+            throw new Error(`authorization-mode ${JSON.stringify(mode)} is not implemented by wheelhouse yet`);
+        }
+      }),
+    ];
+  }
+
+  authorize(attrs: AuthorizationAttributes): AuthorizationResult {
+    const reasons: string[] = [];
+    for (const authorizer of this.authorizers) {
+      const result = authorizer.authorize(attrs);
+      if (result.decision !== 'no-opinion') return result;
+      if (result.reason) reasons.push(result.reason);
+    }
+    return { decision: 'no-opinion', reason: reasons.join('\n') };
+  }
+
+  rulesFor(user: UserInfo, namespace: string): RulesForUser {
+    const out: RulesForUser = { resourceRules: [], nonResourceRules: [], incomplete: false, errors: [] };
+    for (const authorizer of this.authorizers) {
+      const rules = authorizer.rulesFor(user, namespace);
+      out.resourceRules.push(...rules.resourceRules);
+      out.nonResourceRules.push(...rules.nonResourceRules);
+      out.incomplete ||= rules.incomplete;
+      out.errors.push(...rules.errors);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * The RBAC authorizer (upstream's plugin/pkg/auth/authorizer/rbac): a request is allowed when a rule of a role
+ * bound to the user — by a ClusterRoleBinding, or by a RoleBinding in the request's namespace — matches it.
+ * RBAC never denies: without a matching rule it has no opinion, and the next authorizer decides.
+ */
+import type { UserInfo } from '../context.js';
+import type { AuthorizationAttributes, AuthorizationResult, ModeAuthorizer, RulesForUser } from './attributes.js';
+import { type PolicyRule, ruleAllows } from './policy-rule.js';
+import type { BindingMatch, RBACIndex, Subject } from './rbac-index.js';
+
+/** How upstream names a subject in its reasons: ServiceAccounts as "name/namespace". */
+function describeSubject(subject: Subject, bindingNamespace: string): string {
+  if (subject.kind === 'ServiceAccount') {
+    return `${subject.kind} ${JSON.stringify(`${subject.name}/${subject.namespace || bindingNamespace}`)}`;
+  }
+  return `${subject.kind} ${JSON.stringify(subject.name)}`;
+}
+
+function describeBinding({ binding, subject }: BindingMatch): string {
+  const name = binding.kind === 'RoleBinding' ? `${binding.name}/${binding.namespace}` : binding.name;
+  return `${binding.kind} ${JSON.stringify(name)} of ${binding.roleRef.kind} ${JSON.stringify(binding.roleRef.name)} to ${describeSubject(subject, binding.namespace)}`;
+}
+
+function notFound(kind: string, name: string): string {
+  return `${kind.toLowerCase()}.rbac.authorization.k8s.io ${JSON.stringify(name)} not found`;
+}
+
+/**
+ * Visits every rule the user has in the namespace (cluster-wide ones first); visit returns false to stop. Roles
+ * that do not exist are reported to onError.
+ */
+export function visitRulesFor(
+  index: RBACIndex,
+  user: Pick<UserInfo, 'name' | 'groups'>,
+  namespace: string,
+  visit: (source: BindingMatch, rule: PolicyRule) => boolean,
+  onError: (message: string) => void,
+): void {
+  const visitBindings = (matches: BindingMatch[]): boolean => {
+    for (const match of matches) {
+      const { roleRef, namespace: ns } = match.binding;
+      const rules = index.rulesOf(roleRef, ns);
+      if (!rules) {
+        onError(notFound(roleRef.kind, roleRef.name));
+        continue;
+      }
+      for (const rule of rules) if (!visit(match, rule)) return false;
+    }
+    return true;
+  };
+  if (!visitBindings(index.clusterBindingsFor(user))) return;
+  if (namespace) visitBindings(index.roleBindingsFor(user, namespace));
+}
+
+export class RBACAuthorizer implements ModeAuthorizer {
+  constructor(readonly index: RBACIndex) {}
+
+  authorize(attrs: AuthorizationAttributes): AuthorizationResult {
+    let allowedBy: BindingMatch | undefined;
+    const errors: string[] = [];
+    visitRulesFor(
+      this.index,
+      attrs.user,
+      attrs.namespace,
+      (source, rule) => {
+        if (!ruleAllows(attrs, rule)) return true;
+        allowedBy = source;
+        return false;
+      },
+      (message) => errors.push(message),
+    );
+    if (allowedBy) return { decision: 'allow', reason: `RBAC: allowed by ${describeBinding(allowedBy)}` };
+    return { decision: 'no-opinion', reason: errors.length > 0 ? `RBAC: ${aggregate(errors)}` : '' };
+  }
+
+  rulesFor(user: UserInfo, namespace: string): RulesForUser {
+    return rulesForUser(this.index, user, namespace);
+  }
+}
+
+/** Every rule the user has in the namespace, split into resource and non-resource rules. */
+export function rulesForUser(
+  index: RBACIndex,
+  user: Pick<UserInfo, 'name' | 'groups'>,
+  namespace: string,
+): RulesForUser {
+  const out: RulesForUser = { resourceRules: [], nonResourceRules: [], incomplete: false, errors: [] };
+  visitRulesFor(
+    index,
+    user,
+    namespace,
+    (_source, rule) => {
+      if (rule.nonResourceURLs?.length) {
+        out.nonResourceRules.push({ verbs: [...rule.verbs], nonResourceURLs: [...rule.nonResourceURLs] });
+      } else {
+        out.resourceRules.push({
+          verbs: [...rule.verbs],
+          apiGroups: [...(rule.apiGroups ?? [])],
+          resources: [...(rule.resources ?? [])],
+          ...(rule.resourceNames?.length ? { resourceNames: [...rule.resourceNames] } : {}),
+        });
+      }
+      return true;
+    },
+    (message) => out.errors.push(message),
+  );
+  out.incomplete = out.errors.length > 0;
+  return out;
+}
+
+/** Upstream's aggregate error text: one error as it is, several as a bracketed list. */
+export function aggregate(errors: string[]): string {
+  return errors.length === 1 ? (errors[0] as string) : `[${errors.join(', ')}]`;
+}
+
+/** Every rule the user holds in the namespace, for escalation checks. */
+export function policyRulesFor(
+  index: RBACIndex,
+  user: Pick<UserInfo, 'name' | 'groups'>,
+  namespace: string,
+): { rules: PolicyRule[]; errors: string[] } {
+  const rules: PolicyRule[] = [];
+  const errors: string[] = [];
+  visitRulesFor(
+    index,
+    user,
+    namespace,
+    (_s, rule) => {
+      rules.push(rule);
+      return true;
+    },
+    (m) => errors.push(m),
+  );
+  return { rules, errors };
+}
