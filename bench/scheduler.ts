@@ -792,6 +792,14 @@ for (const w of WORKLOADS) {
     ...(w.threshold ? { target: w.threshold } : {}),
   };
 }
-if (runDensity) out.density = await densityInChild();
+if (runDensity) {
+  try {
+    out.density = await densityInChild();
+  } catch (err) {
+    // Still one JSON object as the last line: the density figures are null, with the reason (and the exit code says so).
+    out.density = { allRunningSec: null, peakRssBytes: null, error: String(err instanceof Error ? err.message : err) };
+    process.exitCode = 1;
+  }
+}
 out.details = details;
 console.log(JSON.stringify(out));
