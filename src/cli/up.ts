@@ -6,6 +6,7 @@ import {
   admissionOptionsMessage,
   parsePluginList,
 } from '../apiserver/admission/options.js';
+import { parseAuthorizationModes } from '../apiserver/authz/modes.js';
 import { startControlPlane } from '../index.js';
 import { loadConfigurationFile } from '../scheduler/config/load.js';
 import { createLogger } from '../util/logger.js';
@@ -33,6 +34,7 @@ Flags:
   --disable-admission-plugins LIST admission plugins not to run, default ones included
   --default-not-ready-toleration-seconds N    toleration added to every pod for not-ready:NoExecute (300)
   --default-unreachable-toleration-seconds N  toleration added to every pod for unreachable:NoExecute (300)
+  --authorization-mode LIST        AlwaysAllow, AlwaysDeny, RBAC (default: authenticated users may do anything)
   -v N                             log verbosity
 
 kube-controller-manager runs inside too, with its flags (see wheelhouse controller-manager --help), e.g.
@@ -52,7 +54,8 @@ export const apiserverHelp = `Usage: wheelhouse apiserver [flags]
 kube-apiserver alone, with upstream's flag names: --secure-port (6443), --bind-address (0.0.0.0),
 --etcd-servers, --etcd-cafile, --etcd-certfile, --etcd-keyfile, --etcd-compaction-interval,
 --service-cluster-ip-range, --service-node-port-range, --enable-admission-plugins, --disable-admission-plugins,
---default-not-ready-toleration-seconds, --default-unreachable-toleration-seconds; plus --data-dir and --storage
+--default-not-ready-toleration-seconds, --default-unreachable-toleration-seconds, --authorization-mode
+(AlwaysAllow, AlwaysDeny, RBAC; default: authenticated users may do anything); plus --data-dir and --storage
 as for wheelhouse up.`;
 
 const admissionFlagSpec = {
@@ -87,6 +90,16 @@ function admissionOptionsOf(values: Record<string, string | boolean | undefined>
   return opts;
 }
 
+/** --authorization-mode, checked as kube-apiserver checks it (unknown, repeated or not yet built modes refused). */
+function authorizationOf(flag: string | undefined): { modes: string[] } | undefined {
+  if (flag === undefined) return undefined;
+  try {
+    return { modes: parseAuthorizationModes(flag) };
+  } catch (err) {
+    throw new UsageError(`--authorization-mode: ${(err as Error).message}`);
+  }
+}
+
 /** `wheelhouse up`: the whole control plane in one process. */
 export function upCommand(args: string[], out: (line: string) => void): Promise<number> {
   return serve(args, out, { help: upHelp, defaultBindAddress: '127.0.0.1', controllers: true });
@@ -113,6 +126,7 @@ async function serve(
       'bind-address': { type: 'string' },
       'service-cluster-ip-range': { type: 'string' },
       'service-node-port-range': { type: 'string' },
+      'authorization-mode': { type: 'string' },
       v: { type: 'string', short: 'v' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -128,6 +142,7 @@ async function serve(
     throw new UsageError(`--secure-port must be a port number, not ${values['secure-port']}`);
   const dataDir = dataDirOf(values);
   const admission = admissionOptionsOf(values as Record<string, string | boolean | undefined>);
+  const authorization = authorizationOf(values['authorization-mode'] as string | undefined);
   const nodeOptions = mode.controllers ? await simKubeletOptionsOf(values) : undefined;
   // Several clusters may run on one machine: the kubelet endpoint takes a free port unless one is asked for.
   if (nodeOptions && values['kubelet-port'] === undefined) nodeOptions.kubeletPort = 0;
@@ -144,6 +159,7 @@ async function serve(
     ...(values['service-node-port-range'] ? { serviceNodePortRange: values['service-node-port-range'] } : {}),
     ...(compaction ? { compaction } : {}),
     admission,
+    ...(authorization ? { authorization } : {}),
     ...(controllers ? { controllers } : {}),
     ...(nodeOptions ? { nodes: nodeOptions } : {}),
     ...(mode.controllers
