@@ -10,6 +10,7 @@ import {
   fieldValidationDirective,
   findDuplicateFields,
   findUnknownFields,
+  patchMayAddUnknownFields,
   patchStrictDecodingError,
   patchStrictErrors,
   requestBodyStrictErrors,
@@ -211,6 +212,52 @@ describe('patchStrictErrors', () => {
       'unknown field "spec.versions[0].schema.openAPIV3Schema.b"',
       'unknown field "spec.versions[0].schema.openAPIV3Schema.properties.zz"',
     ]);
+  });
+});
+
+describe('patchMayAddUnknownFields', () => {
+  const pod = kind('', 'v1', 'Pod');
+  const SMP = 'application/strategic-merge-patch+json';
+  const MERGE = 'application/merge-patch+json';
+
+  test('a patch of known fields (strategic directives and nulls aside) cannot add unknown ones', () => {
+    const status = {
+      metadata: { uid: 'u1', labels: { 'any/key': 'v' } },
+      status: {
+        phase: 'Succeeded',
+        message: null,
+        conditions: [{ type: 'Ready', status: 'False', reason: null }],
+        '$setElementOrder/conditions': [{ type: 'Ready' }],
+      },
+    };
+    assert.equal(patchMayAddUnknownFields(SMP, status, pod), false);
+    const finalizer = { metadata: { '$deleteFromPrimitiveList/finalizers': ['batch.kubernetes.io/job-tracking'] } };
+    assert.equal(patchMayAddUnknownFields(SMP, finalizer, pod), false);
+    assert.equal(patchMayAddUnknownFields(MERGE, { spec: { replicas: 3 } }, deployment), false);
+  });
+
+  test('an unknown key at any depth, an unknown directive, or a JSON patch sends the patch through the full walk', () => {
+    assert.equal(patchMayAddUnknownFields(SMP, { status: { conditions: [{ type: 'Ready', zz: 1 }] } }, pod), true);
+    assert.equal(patchMayAddUnknownFields(SMP, { spec: { $unknown: 1 } }, pod), true);
+    assert.equal(patchMayAddUnknownFields(MERGE, { spec: { $patch: 'replace' } }, deployment), true);
+    assert.equal(patchMayAddUnknownFields('application/json-patch+json', [], deployment), true);
+  });
+
+  test('with the patch body given, a known-field patch answers only its own duplicates; an unknown one as before', () => {
+    const clean = { metadata: { name: 'web' }, spec: { replicas: 3 } };
+    assert.deepEqual(
+      patchStrictErrors(MERGE, '{"spec":{"replicas":3,"replicas":3}}', clean, deployment, { spec: { replicas: 3 } }),
+      ['duplicate field "spec.replicas"'],
+    );
+    const patched = { metadata: { name: 'web' }, spec: { replicas: 3, replica: 2 } };
+    assert.deepEqual(
+      patchStrictErrors(MERGE, '{"spec":{"replica":2}}', patched, deployment, { spec: { replica: 2 } }),
+      patchStrictErrors(MERGE, '{"spec":{"replica":2}}', patched, deployment),
+    );
+    assert.deepEqual(
+      patchStrictErrors(MERGE, '{"spec":{"replica":2}}', patched, deployment, { spec: { replica: 2 } }),
+      ['unknown field "spec.replica"'],
+    );
   });
 });
 

@@ -289,7 +289,16 @@ const JSON_PATCH: SchemaNode = {
  * for a JSON patch also unknown operation fields, each prefixed `json patch `), then the unknown fields of the
  * patched object.
  */
-export function patchStrictErrors(patchType: string, rawPatch: string, patched: unknown, schema: SchemaNode): string[] {
+export function patchStrictErrors(
+  patchType: string,
+  rawPatch: string,
+  patched: unknown,
+  schema: SchemaNode,
+  body?: unknown,
+): string[] {
+  if (body !== undefined && !patchMayAddUnknownFields(patchType, body, schema)) {
+    return new StrictScanner(rawPatch).run(UNTYPED).map(decoderMessage);
+  }
   if (patchType === 'application/json-patch+json') {
     const own = strictDecodingErrors(rawPatch, JSON_PATCH).map((e) => `json patch ${e}`);
     return [...own, ...sortedUnknown(patched, schema, true).map((p) => `unknown field ${goQuote(p)}`)];
@@ -300,6 +309,44 @@ export function patchStrictErrors(patchType: string, rawPatch: string, patched: 
   }
   const converted = sortedUnknown(patched, schema, false).map((p) => `unknown field "${p}"`);
   return [...own, ...converted.sort(byBytes)];
+}
+
+/** Strategic merge patch directives: they order, retain or remove what is there, and add no field. */
+const SMP_DIRECTIVE = /^\$(patch|retainKeys|setElementOrder\/.+|deleteFromPrimitiveList\/.+)$/;
+
+/**
+ * Whether a merge or strategic merge patch may give the object a field its schema does not know. The stored
+ * object has none (unknown fields are dropped on every write), so a patched object can only get them from the
+ * patch's own keys; a patch whose keys are all known (directives aside) leaves nothing for the walk of the whole
+ * patched object to find, and the hot status and finalizer patches skip that walk. JSON patches are always walked.
+ */
+export function patchMayAddUnknownFields(patchType: string, body: unknown, schema: SchemaNode): boolean {
+  if (patchType === 'application/merge-patch+json') return mayAddUnknown(body, schema, false);
+  if (patchType === 'application/strategic-merge-patch+json') return mayAddUnknown(body, schema, true);
+  return true;
+}
+
+function mayAddUnknown(value: unknown, node: SchemaNode, strategic: boolean): boolean {
+  if (opaque(node)) return false;
+  if (Array.isArray(value)) {
+    const items = node.items;
+    if (node.type !== 'array' || items === undefined) return false;
+    return value.some((v) => mayAddUnknown(v, items, strategic));
+  }
+  if (!isRecord(value) || node.type !== 'object') return false;
+  const values = node.additionalProperties;
+  const map = isMap(node) && values !== undefined;
+  for (const key of Object.keys(value)) {
+    const v = value[key];
+    if (strategic && key.startsWith('$')) {
+      if (SMP_DIRECTIVE.test(key)) continue;
+      return true;
+    }
+    if (v === null) continue;
+    const field = map ? values : node.property(key);
+    if (field === undefined || mayAddUnknown(v, field, strategic)) return true;
+  }
+  return false;
 }
 
 function sortedUnknown(value: unknown, schema: SchemaNode, mapKeys: boolean): string[] {
