@@ -137,12 +137,15 @@ export function updateManagedFields(
   const result: ManagedFieldsEntry[] = [];
   let mine = new Set<string>();
   for (const e of entries) {
-    const paths = fromFieldsV1(e.fieldsV1).filter((p) => !removed.has(p) && !changed.has(p));
+    const all = fromFieldsV1(e.fieldsV1);
+    const paths = all.filter((p) => !removed.has(p) && !changed.has(p));
     if (sameEntry(e)) {
       mine = new Set(paths);
       continue;
     }
-    if (paths.length > 0) result.push({ ...e, fieldsV1: toFieldsV1(paths) });
+    // Another manager's entry keeps its set as it is unless this change took fields from it.
+    if (paths.length === all.length) result.push(e);
+    else if (paths.length > 0) result.push({ ...e, fieldsV1: toFieldsV1(paths) });
   }
   for (const p of changed) mine.add(p);
   if (mine.size > 0) {
