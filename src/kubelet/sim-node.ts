@@ -49,6 +49,12 @@ export interface SimContext {
   readonly clock: Clock;
   readonly wheel: TimerWheel;
   readonly limiter: Limiter;
+  /**
+   * The bound of Lease renewals and node status reports, apart from the pods' calls: upstream's kubelet sends its
+   * heartbeats through a client of their own, so a backlog of pod status writes cannot delay them past the node
+   * monitor grace period and get the node marked unreachable.
+   */
+  readonly heartbeats: Limiter;
   readonly logger: Logger;
   readonly lifecycles: Lifecycles;
   readonly kubeletPort: number;
@@ -317,7 +323,7 @@ export class SimNode implements PodHost {
           renewTime: now,
         };
         this.addOwner(next);
-        this.lease = await this.ctx.limiter.run(() => leases.update(next));
+        this.lease = await this.ctx.heartbeats.run(() => leases.update(next));
         return;
       }
       // A new Lease is the common case (first registration); one that exists is read and renewed.
@@ -329,12 +335,12 @@ export class SimNode implements PodHost {
       };
       this.addOwner(lease);
       try {
-        this.lease = await this.ctx.limiter.run(() => leases.create(lease));
+        this.lease = await this.ctx.heartbeats.run(() => leases.create(lease));
         return;
       } catch (err) {
         if (!isAlreadyExists(err)) throw err;
       }
-      this.lease = await this.ctx.limiter.run(() => leases.get(this.name));
+      this.lease = await this.ctx.heartbeats.run(() => leases.get(this.name));
       return this.tryRenewLease();
     } catch (err) {
       this.lease = undefined;
@@ -361,7 +367,7 @@ export class SimNode implements PodHost {
     const desired = desiredNodeStatus(this.spec, this.runtime, current, now);
     if (!nodeStatusChanged(desired, current) && now - this.lastReport < this.ctx.nodeStatusReportFrequencyMs) return;
     try {
-      await this.ctx.limiter.run(() =>
+      await this.ctx.heartbeats.run(() =>
         this.ctx.client.nodes().patch(this.name, 'strategic', { status: desired }, { subresource: 'status' }),
       );
       this.lastReport = now;

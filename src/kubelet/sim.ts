@@ -62,7 +62,7 @@ export interface SimKubeletsOptions {
   nodeStatusReportFrequencyMs?: number;
   /** --node-lease-duration-seconds (default 40; renewed every quarter of it). */
   leaseDurationSeconds?: number;
-  /** API calls in flight at once, all nodes together (default 64). */
+  /** API calls in flight at once, all nodes together (default 64), and as many again for leases and node status. */
   maxInFlight?: number;
 }
 
@@ -112,6 +112,7 @@ export class SimKubelets {
       clock: this.clock,
       wheel: this.wheel,
       limiter: new Limiter(opts.maxInFlight ?? 64),
+      heartbeats: new Limiter(opts.maxInFlight ?? 64),
       logger: this.log,
       lifecycles,
       kubeletPort: opts.kubeletPort ?? DEFAULT_KUBELET_PORT,
