@@ -10,6 +10,7 @@ import { parseAuthorizationModes } from '../apiserver/authz/modes.js';
 import { startControlPlane } from '../index.js';
 import { loadConfigurationFile } from '../scheduler/config/load.js';
 import { createLogger } from '../util/logger.js';
+import { authenticationFlagSpec, authenticationFlagsHelp, authenticationOptionsOf } from './authentication-flags.js';
 import { controllerManagerFlagSpec, controllerManagerOptionsOf } from './controller-manager.js';
 import { kubeletFlagSpec, simKubeletOptionsOf } from './kubelet.js';
 import { compactionPolicyOf, dataDirOf, storageConfigOf, storageFlagSpec, UsageError } from './storage-flags.js';
@@ -35,6 +36,7 @@ Flags:
   --default-not-ready-toleration-seconds N    toleration added to every pod for not-ready:NoExecute (300)
   --default-unreachable-toleration-seconds N  toleration added to every pod for unreachable:NoExecute (300)
   --authorization-mode LIST        AlwaysAllow, AlwaysDeny, RBAC (default: authenticated users may do anything)
+${authenticationFlagsHelp}
   -v N                             log verbosity
 
 kube-controller-manager runs inside too, with its flags (see wheelhouse controller-manager --help), e.g.
@@ -56,7 +58,8 @@ kube-apiserver alone, with upstream's flag names: --secure-port (6443), --bind-a
 --service-cluster-ip-range, --service-node-port-range, --enable-admission-plugins, --disable-admission-plugins,
 --default-not-ready-toleration-seconds, --default-unreachable-toleration-seconds, --authorization-mode
 (AlwaysAllow, AlwaysDeny, RBAC; default: authenticated users may do anything); plus --data-dir and --storage
-as for wheelhouse up.`;
+as for wheelhouse up. Authentication:
+${authenticationFlagsHelp}`;
 
 const admissionFlagSpec = {
   'enable-admission-plugins': { type: 'string' },
@@ -120,6 +123,7 @@ async function serve(
     options: {
       ...storageFlagSpec,
       ...admissionFlagSpec,
+      ...authenticationFlagSpec,
       ...(mode.controllers ? controllerManagerFlagSpec : {}),
       ...(mode.controllers ? { 'scheduler-config': { type: 'string' }, ...kubeletFlagSpec } : {}),
       'secure-port': { type: 'string' },
@@ -159,6 +163,7 @@ async function serve(
     ...(values['service-node-port-range'] ? { serviceNodePortRange: values['service-node-port-range'] } : {}),
     ...(compaction ? { compaction } : {}),
     admission,
+    authentication: authenticationOptionsOf(values),
     ...(authorization ? { authorization } : {}),
     ...(controllers ? { controllers } : {}),
     ...(nodeOptions ? { nodes: nodeOptions } : {}),
