@@ -9,6 +9,7 @@
 // Prints one JSON object as its last line. `--quick` uses 2,000 of each and runs in under a minute.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -24,8 +25,21 @@ const root = join(import.meta.dirname, '..');
 const log = (msg: string) => process.stderr.write(`${msg}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Spawns a compiled wheelhouse command and waits for its "Press Ctrl-C" line; the URL it printed, if any. */
+/** A port free on loopback right now. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * Spawns a compiled wheelhouse command and waits for its "Press Ctrl-C" line; the URL it printed, if any. Simulated
+ * kubelets get a free port for their endpoint, as 10250 may be taken on a shared machine.
+ */
 async function spawnCommand(args: string[]): Promise<{ child: ChildProcess; url: string }> {
+  if (args[0] === 'kubelet' && !args.includes('--kubelet-port')) args.push('--kubelet-port', String(await freePort()));
   const child = spawn(process.execPath, [join(root, 'bin', 'wheelhouse.mjs'), ...args], {
     env: { ...process.env, WHEELHOUSE_COMPILED: '1' },
     stdio: ['ignore', 'pipe', 'ignore'],
