@@ -56,9 +56,21 @@ describe('kubectl against wheelhouse up --nodes 3: DaemonSets', () => {
 
   before(async () => {
     up = await startWheelhouse('up', ['--storage', 'memory', '--data-dir', dataDir, '--nodes', '3']);
+    // Ready and untainted: a node registers with node.kubernetes.io/not-ready:NoSchedule, which no daemon pod
+    // tolerates, and node-lifecycle lifts it a moment after Ready. A DaemonSet made before then wants 0 pods, and
+    // kubectl rollout status would call that rolled out (as against upstream).
     await eventually(async () => {
-      const nodes = await kubectl('get', 'nodes');
-      for (const n of ['node-1', 'node-2', 'node-3']) assert.match(nodes, new RegExp(`^${n}\\s+Ready\\s+`, 'm'));
+      const nodes = JSON.parse(await kubectl('get', 'nodes', '-o', 'json')).items as {
+        metadata: { name: string };
+        spec: { taints?: unknown[] };
+        status: { conditions?: { type: string; status: string }[] };
+      }[];
+      const settled = nodes
+        .filter((n) => n.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))
+        .filter((n) => !n.spec.taints?.length)
+        .map((n) => n.metadata.name)
+        .sort();
+      assert.deepEqual(settled, ['node-1', 'node-2', 'node-3']);
     }, slow);
   });
   after(async () => {
