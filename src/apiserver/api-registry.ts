@@ -1,3 +1,4 @@
+import type { ModeAuthorizer } from './authz/attributes.js';
 import type { RequestContext } from './context.js';
 import type { Printer } from './printers/table.js';
 import type { ResourceDefinition } from './registry/resource.js';
@@ -26,6 +27,11 @@ export interface VirtualResource {
 export class APIRegistry {
   private readonly byPath = new Map<string, ServedResource>();
   private readonly virtualByPath = new Map<string, VirtualResource>();
+  /**
+   * The server's authorizer chain, once authorization is set up: for admission plugins that ask authorization
+   * questions (CertificateApproval, CertificateSigning, CEL's `authorizer`). Undefined before the server starts.
+   */
+  authorizer: ModeAuthorizer | undefined;
 
   addVirtual(resource: VirtualResource): void {
     this.virtualByPath.set(this.path(resource.group, resource.version, resource.resource), resource);

@@ -71,7 +71,7 @@ export function buildRegistry(storage: Store, log: Logger, options: RegistryOpti
   const registry = new APIRegistry();
   const admission = buildAdmissionChain(
     options.admission ?? {},
-    { priorityClasses: priorityClassSource(registry), storageClasses: storageClassSource(registry) },
+    { registry, priorityClasses: priorityClassSource(registry), storageClasses: storageClassSource(registry) },
     log.child('admission'),
   );
   let namespaceStore: GenericStore | undefined;

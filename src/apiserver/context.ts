@@ -30,6 +30,11 @@ export interface RequestContext {
   startedAt: number;
   /** Set when the request may last indefinitely (watch, log follow…): excluded from latency metrics. */
   longRunning: boolean;
+  /**
+   * Annotations of the request's audit event (upstream's audit annotations: admission plugins, webhooks and
+   * policies add them, authorization its decision).
+   */
+  auditAnnotations: Record<string, string>;
 }
 
 export type Handler = (ctx: RequestContext) => Promise<void>;

@@ -47,6 +47,7 @@ export function buildHandlerChain(
         auditId: randomUUID(),
         startedAt: Date.now(),
         longRunning: false,
+        auditAnnotations: {},
       };
     } catch {
       (res as HttpResponse).writeHead(400, { 'content-type': 'application/json' });

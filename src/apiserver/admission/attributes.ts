@@ -6,7 +6,7 @@
 import type { UserInfo } from '../context.js';
 import type { KubeObject } from '../registry/object.js';
 import type { AdmissionChain } from './chain.js';
-import type { AdmissionAttributes, GroupVersionKind, Operation } from './types.js';
+import type { AdmissionAttributes, AdmissionSink, GroupVersionKind, Operation } from './types.js';
 
 /** The resource a request is about, as its definition describes it. */
 export interface AdmittedResource {
@@ -28,6 +28,7 @@ export interface AttributeFields {
   name: string;
   user?: UserInfo | undefined;
   dryRun?: boolean;
+  sink?: AdmissionSink | undefined;
 }
 
 export function attributesFor(def: AdmittedResource, fields: AttributeFields): AdmissionAttributes {
@@ -42,6 +43,7 @@ export function attributesFor(def: AdmittedResource, fields: AttributeFields): A
     name: fields.name,
     userInfo: fields.user,
     dryRun: fields.dryRun === true,
+    ...(fields.sink ? { sink: fields.sink } : {}),
   };
 }
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { LogFields, Logger } from '../../util/logger.js';
+import { APIRegistry } from '../api-registry.js';
 import {
   admissionOptionErrors,
   admissionOptionsMessage,
@@ -10,7 +11,7 @@ import {
 } from './options.js';
 import { ALL_ORDERED_PLUGINS, DEFAULT_ON_PLUGINS } from './order.js';
 
-const deps = { priorityClasses: { get: async () => undefined, list: async () => [] } };
+const deps = { registry: new APIRegistry(), priorityClasses: { get: async () => undefined, list: async () => [] } };
 
 function memoryLogger(lines: string[]): Logger {
   const logger: Logger = {

@@ -5,6 +5,7 @@
  * at start-up as enabled but not implemented, and let requests through.
  */
 import type { Logger } from '../../util/logger.js';
+import type { APIRegistry } from '../api-registry.js';
 import { AdmissionChain } from './chain.js';
 import { ALL_ORDERED_PLUGINS, DEFAULT_ON_PLUGINS } from './order.js';
 import { alwaysAdmit, alwaysDeny } from './plugins/always.js';
@@ -32,6 +33,12 @@ export interface AdmissionOptions {
 
 /** What plugins may read besides the request. */
 export interface AdmissionDependencies {
+  /**
+   * The served resources (their stores and watch caches), for plugins that read cluster state as upstream's read
+   * informers: namespaces, quotas, limit ranges, webhook configurations, policies. Filled in as the registry is
+   * built, so plugins look resources up when a request comes, not when they are made.
+   */
+  registry: APIRegistry;
   priorityClasses: PriorityClassSource;
   /** For DefaultStorageClass (absent: the plugin changes nothing). */
   storageClasses?: StorageClassSource;

@@ -46,6 +46,27 @@ export interface AdmissionAttributes {
   /** Who asks; undefined for the apiserver's own writes. */
   userInfo: UserInfo | undefined;
   dryRun: boolean;
+  /** Where the request's warnings and audit annotations go; absent for the apiserver's own writes. */
+  sink?: AdmissionSink | undefined;
+}
+
+/**
+ * What a plugin may add to the request besides its verdict: warnings (answered as `Warning` headers, as upstream's
+ * warning.AddWarning) and audit annotations (upstream's Attributes.AddAnnotation).
+ */
+export interface AdmissionSink {
+  warn(text: string): void;
+  annotate(key: string, value: string): void;
+}
+
+/** Adds a warning to the request's response, when the request has somewhere to put it. */
+export function admissionWarning(attrs: AdmissionAttributes, text: string): void {
+  attrs.sink?.warn(text);
+}
+
+/** Adds an audit annotation to the request's audit event, when the request has one. */
+export function admissionAnnotation(attrs: AdmissionAttributes, key: string, value: string): void {
+  attrs.sink?.annotate(key, value);
 }
 
 /**

@@ -43,6 +43,7 @@ export async function setUpAuthorization(registry: APIRegistry, modes: string[] 
   await index.start();
   const chain = new AuthorizerChain(modes ?? [DEFAULT_AUTHORIZATION_MODE], index);
   const current = () => chain;
+  registry.authorizer = chain;
   served('roles').store.writePolicy = roleWritePolicy('roles', index, current);
   served('clusterroles').store.writePolicy = roleWritePolicy('clusterroles', index, current);
   served('rolebindings').store.writePolicy = bindingWritePolicy('rolebindings', index, current);

@@ -18,6 +18,7 @@ function ctxFor(headers: Record<string, string>): RequestContext {
     auditId: 'a',
     startedAt: 0,
     longRunning: false,
+    auditAnnotations: {},
   };
 }
 

@@ -3,6 +3,7 @@ import { invalid, path } from '../../api/field-errors.js';
 import { schemaForKind } from '../../api/schema.js';
 import { StatusError, statusErrors, successStatus } from '../../api/status-error.js';
 import { admitObject, attributesFor } from '../admission/attributes.js';
+import type { AdmissionSink } from '../admission/types.js';
 import type { APIRegistry, ServedResource } from '../api-registry.js';
 import type { WatchEventType } from '../cacher/cacher.js';
 import type { RequestContext } from '../context.js';
@@ -60,6 +61,7 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
   const status = info.subresource === 'status';
   const manager = fieldManagerOf(q, header(ctx, 'user-agent'));
   const user = ctx.user;
+  const sink = admissionSinkOf(ctx);
   switch (info.verb) {
     case 'get':
       return respondObject(ctx, served, await served.store.get(ns, info.name));
@@ -72,7 +74,7 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
         throw statusErrors.methodNotSupported(groupResource(def), 'create');
       }
       const obj = await readObject(ctx, served, 'CreateOptions');
-      const created = await served.store.create(ns, obj, { dryRun, fieldManager: manager, user });
+      const created = await served.store.create(ns, obj, { dryRun, fieldManager: manager, user, sink });
       return respondObject(ctx, served, created, 201);
     }
     case 'update': {
@@ -81,6 +83,7 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
         dryRun,
         fieldManager: manager,
         user,
+        sink,
         ...(status ? { subresource: 'status' as const } : {}),
       });
       return respondObject(ctx, served, object, created ? 201 : 200);
@@ -126,6 +129,7 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
           dryRun,
           fieldManager: manager,
           user,
+          sink,
           prepare: { status },
           ...(status ? { subresource: 'status' } : {}),
           validate: (next, old) => served.store.validateUpdate(next, old, status),
@@ -135,7 +139,7 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
     }
     case 'delete': {
       const opts = await readDeleteOptions(ctx, dryRun);
-      const { object, deleted } = await served.store.delete(ns, info.name, { ...opts, user });
+      const { object, deleted } = await served.store.delete(ns, info.name, { ...opts, user, sink });
       if (deleted && !def.strategy.returnDeletedObject) {
         return writeJson(
           ctx,
@@ -156,7 +160,7 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
       const gone: KubeObject[] = [];
       for (const item of list.items) {
         try {
-          gone.push((await served.store.delete(ns, item.metadata.name ?? '', { ...opts, user })).object);
+          gone.push((await served.store.delete(ns, item.metadata.name ?? '', { ...opts, user, sink })).object);
         } catch (err) {
           if (!(err instanceof StatusError && err.code === 404)) throw err;
         }
@@ -213,6 +217,7 @@ async function serveScale(ctx: RequestContext, served: ServedResource, ns: strin
         namespace: ns,
         name,
         user: ctx.user,
+        sink: admissionSinkOf(ctx),
         dryRun,
       });
       wanted = (await admitObject(served.store.admission, attrs)) as unknown as Scale;
@@ -258,7 +263,7 @@ async function serveFinalize(ctx: RequestContext, served: ServedResource, dryRun
       };
       return current;
     },
-    { dryRun, user: ctx.user, subresource: 'finalize' },
+    { dryRun, user: ctx.user, sink: admissionSinkOf(ctx), subresource: 'finalize' },
   );
   return respondObject(ctx, served, updated);
 }
@@ -288,6 +293,7 @@ async function serveBinding(ctx: RequestContext, served: ServedResource, ns: str
     namespace: ns,
     name,
     user: ctx.user,
+    sink: admissionSinkOf(ctx),
     dryRun,
   });
   const admitted = await admitObject(served.store.admission, attrs);
@@ -358,6 +364,7 @@ async function serveEviction(
     namespace: ns,
     name,
     user: ctx.user,
+    sink: admissionSinkOf(ctx),
     dryRun: options.dryRun === true,
   });
   await admitObject(served.store.admission, attrs);
@@ -574,4 +581,14 @@ async function serveWatch(ctx: RequestContext, served: ServedResource, ns: strin
 function header(ctx: RequestContext, name: string): string | undefined {
   const v = ctx.req.headers[name];
   return Array.isArray(v) ? v.join(',') : v;
+}
+
+/** Admission's warnings go to the response's Warning headers, its annotations to the request's audit event. */
+export function admissionSinkOf(ctx: RequestContext): AdmissionSink {
+  return {
+    warn: (text) => addWarnings(ctx.res, [text]),
+    annotate: (key, value) => {
+      ctx.auditAnnotations[key] = value;
+    },
+  };
 }

@@ -28,6 +28,7 @@ before(async () => {
       auditId: 'a',
       startedAt: 0,
       longRunning: false,
+      auditAnnotations: {},
     };
     if (service.serve(ctx)) answered.push(url.pathname);
     else {

@@ -5,7 +5,7 @@ import { isStorageError, type Store } from '../../storage/types.js';
 import { type Clock, realClock } from '../../util/clock.js';
 import { admitObject, attributesFor } from '../admission/attributes.js';
 import type { AdmissionChain } from '../admission/chain.js';
-import type { Operation } from '../admission/types.js';
+import type { AdmissionSink, Operation } from '../admission/types.js';
 import type { Cacher } from '../cacher/cacher.js';
 import type { UserInfo } from '../context.js';
 import { decodeFromStorage, encodeForStorage, invalidError, storageToStatus, withTypeFirst } from './codec.js';
@@ -27,6 +27,8 @@ export type { DeleteOptions, WriteOptions } from './resource.js';
 export interface AdmissionRequest {
   /** The requesting user (admission plugins see it). */
   user?: UserInfo | undefined;
+  /** Where admission's warnings and audit annotations go (the request's response and audit event). */
+  sink?: AdmissionSink | undefined;
   /**
    * No admission for this write: the apiserver's own writes, and writes made on behalf of a subresource whose
    * admission ran on its own object (binding, eviction, scale), as upstream's subresource handlers do them.
@@ -126,6 +128,7 @@ export class GenericStore {
       name,
       user: opts.user,
       dryRun: opts.dryRun === true,
+      sink: opts.sink,
     });
   }
 
