@@ -95,11 +95,12 @@ async function serveReview(ctx: RequestContext, review: Review, authorizer: Mode
             groups: strings(spec.groups),
             ...(str(spec.uid) ? { uid: str(spec.uid) } : {}),
           };
-    const result = authorizer.authorize(attributesFromSpec(subject, spec));
+    const result = await authorizer.authorize(attributesFromSpec(subject, spec));
     status = {
       allowed: result.decision === 'allow',
       ...(result.decision === 'deny' ? { denied: true } : {}),
       ...(result.reason ? { reason: result.reason } : {}),
+      ...(result.error ? { evaluationError: result.error } : {}),
     };
   }
   writeJson(ctx, 201, { kind: review.kind, apiVersion: `${GROUP}/${VERSION}`, metadata, spec, status });

@@ -22,6 +22,11 @@ export type Decision = 'allow' | 'deny' | 'no-opinion';
 export interface AuthorizationResult {
   decision: Decision;
   reason: string;
+  /**
+   * An evaluation failure (e.g. a webhook that could not be reached), as upstream's authorizers return an error
+   * beside their decision: a request that no mode allows is then answered 500 rather than 403.
+   */
+  error?: string;
 }
 
 /** One rule of what a user may do, as a SelfSubjectRulesReview lists it. */
@@ -46,11 +51,12 @@ export interface RulesForUser {
 }
 
 /**
- * One authorization mode (AlwaysAllow, AlwaysDeny, RBAC, …): decides a request, and lists what a user may do for
- * SelfSubjectRulesReview.
+ * One authorization mode (AlwaysAllow, AlwaysDeny, RBAC, Webhook, …): decides a request, and lists what a user may
+ * do for SelfSubjectRulesReview. Modes that decide in memory answer at once; a mode that must ask elsewhere (the
+ * Webhook) answers with a promise, so callers await only when they are given one.
  */
 export interface ModeAuthorizer {
-  authorize(attrs: AuthorizationAttributes): AuthorizationResult;
+  authorize(attrs: AuthorizationAttributes): AuthorizationResult | Promise<AuthorizationResult>;
   rulesFor(user: UserInfo, namespace: string): RulesForUser;
 }
 

@@ -2,10 +2,11 @@
  * The apiserver's authorization, put together: the RBAC index over the watch caches, the authorizer chain of the
  * configured modes, the access reviews answered from it, and escalation prevention on writes of RBAC objects.
  */
+import { statusErrors } from '../../api/status-error.js';
 import type { APIRegistry } from '../api-registry.js';
 import type { Authorizer } from '../filters/authorization.js';
 import { addAccessReviews } from './access-review.js';
-import { attributesOf } from './attributes.js';
+import { type AuthorizationResult, attributesOf, type ModeAuthorizer } from './attributes.js';
 import { bindingWritePolicy, roleWritePolicy } from './escalation.js';
 import { AuthorizerChain, DEFAULT_AUTHORIZATION_MODE } from './modes.js';
 import { RBACIndex } from './rbac-index.js';
@@ -22,9 +23,13 @@ export interface Authorization {
 
 /**
  * Sets up authorization over a registry whose watch caches are started. modes: --authorization-mode's list
- * (undefined: wheelhouse's current default, authenticated users allowed).
+ * (undefined: wheelhouse's current default, authenticated users allowed); webhook: the Webhook mode's authorizer.
  */
-export async function setUpAuthorization(registry: APIRegistry, modes: string[] | undefined): Promise<Authorization> {
+export async function setUpAuthorization(
+  registry: APIRegistry,
+  modes: string[] | undefined,
+  extra: { webhook?: ModeAuthorizer } = {},
+): Promise<Authorization> {
   const served = (resource: string) => {
     const s = registry.lookup(RBAC_GROUP, 'v1', resource);
     if (!s) throw new Error(`${resource}.${RBAC_GROUP} is not served`);
@@ -41,7 +46,7 @@ export async function setUpAuthorization(registry: APIRegistry, modes: string[] 
     clusterRoleBindings: source('clusterrolebindings'),
   });
   await index.start();
-  const chain = new AuthorizerChain(modes ?? [DEFAULT_AUTHORIZATION_MODE], index);
+  const chain = new AuthorizerChain(modes ?? [DEFAULT_AUTHORIZATION_MODE], index, extra.webhook);
   const current = () => chain;
   registry.authorizer = chain;
   served('roles').store.writePolicy = roleWritePolicy('roles', index, current);
@@ -52,7 +57,19 @@ export async function setUpAuthorization(registry: APIRegistry, modes: string[] 
   return {
     chain,
     index,
-    filter: (ctx) => chain.authorize(attributesOf(ctx)),
+    filter: (ctx) => {
+      const result = chain.authorize(attributesOf(ctx));
+      return result instanceof Promise ? result.then(forFilter) : forFilter(result);
+    },
     stop: () => index.stop(),
   };
+}
+
+/**
+ * A chain result as the request pipeline takes it: a request no mode allowed, when a mode failed to evaluate, is
+ * answered 500 with the error (as upstream's authorization filter answers it), not 403.
+ */
+function forFilter(result: AuthorizationResult): AuthorizationResult {
+  if (result.decision !== 'allow' && result.error) throw statusErrors.internal(new Error(result.error));
+  return result;
 }

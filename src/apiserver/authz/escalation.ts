@@ -128,14 +128,14 @@ function escalationAllowed(user: UserInfo): boolean {
   return user.groups.includes(MASTERS_GROUP);
 }
 
-function allowedTo(
+async function allowedTo(
   authorizer: ModeAuthorizer,
   user: UserInfo,
   verb: string,
   resource: string,
   namespace: string,
   name: string,
-): boolean {
+): Promise<boolean> {
   const attrs: AuthorizationAttributes = {
     user,
     verb,
@@ -148,7 +148,7 @@ function allowedTo(
     subresource: '',
     name,
   };
-  return authorizer.authorize(attrs).decision === 'allow';
+  return (await authorizer.authorize(attrs)).decision === 'allow';
 }
 
 const FULL_AUTHORITY: PolicyRule[] = [
@@ -180,9 +180,9 @@ export function roleWritePolicy(
   authorizer: () => ModeAuthorizer,
 ): WritePolicy {
   const gr = { group: RBAC_GROUP, resource };
-  const check = (obj: KubeObject, namespace: string, user: UserInfo) => {
+  const check = async (obj: KubeObject, namespace: string, user: UserInfo) => {
     const name = obj.metadata.name ?? '';
-    if (escalationAllowed(user) || allowedTo(authorizer(), user, 'escalate', resource, namespace, name)) return;
+    if (escalationAllowed(user) || (await allowedTo(authorizer(), user, 'escalate', resource, namespace, name))) return;
     const why = confirmNoEscalation(index, user, namespace, rulesOf(obj));
     if (why) throw statusErrors.forbidden(gr, name, why);
     const aggregation = obj.aggregationRule;
@@ -196,7 +196,7 @@ export function roleWritePolicy(
     create: (obj, namespace, user) => check(obj, namespace, user),
     update: (next, old, namespace, user) => {
       if (onlyGCFieldsChanged(next, old)) return;
-      check(next, namespace, user);
+      return check(next, namespace, user);
     },
   };
 }
@@ -208,14 +208,14 @@ export function bindingWritePolicy(
   authorizer: () => ModeAuthorizer,
 ): WritePolicy {
   const gr = { group: RBAC_GROUP, resource };
-  const check = (obj: KubeObject, namespace: string, user: UserInfo) => {
+  const check = async (obj: KubeObject, namespace: string, user: UserInfo) => {
     const name = obj.metadata.name ?? '';
     if (escalationAllowed(user)) return;
     const ref = (obj.roleRef ?? {}) as Record<string, unknown>;
     const kind = String(ref.kind ?? '');
     const roleName = String(ref.name ?? '');
     const roleResource = kind === 'Role' ? 'roles' : 'clusterroles';
-    if (allowedTo(authorizer(), user, 'bind', roleResource, namespace, roleName)) return;
+    if (await allowedTo(authorizer(), user, 'bind', roleResource, namespace, roleName)) return;
     const rules = index.rulesOf({ kind, name: roleName }, namespace);
     if (!rules) throw statusErrors.notFound({ group: RBAC_GROUP, resource: kind.toLowerCase() }, roleName);
     const why = confirmNoEscalation(index, user, namespace, rules);
@@ -225,7 +225,7 @@ export function bindingWritePolicy(
     create: (obj, namespace, user) => check(obj, namespace, user),
     update: (next, old, namespace, user) => {
       if (onlyGCFieldsChanged(next, old)) return;
-      check(next, namespace, user);
+      return check(next, namespace, user);
     },
   };
 }

@@ -8,9 +8,9 @@ import type { AuthorizationAttributes, AuthorizationResult, ModeAuthorizer, Rule
 import { RBACAuthorizer } from './rbac-authorizer.js';
 import type { RBACIndex } from './rbac-index.js';
 
-/** Upstream's modes; wheelhouse has AlwaysAllow, AlwaysDeny and RBAC so far. */
+/** Upstream's modes; wheelhouse has AlwaysAllow, AlwaysDeny, RBAC and Webhook so far. */
 export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'] as const;
-export const SUPPORTED_AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'RBAC'];
+export const SUPPORTED_AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'RBAC', 'Webhook'];
 
 /**
  * What wheelhouse does when no --authorization-mode is given, until every component has its own identity and the
@@ -110,9 +110,11 @@ export function authorizationModesOf(option: { modes: string[] }): string[] {
 export class AuthorizerChain implements ModeAuthorizer {
   readonly authorizers: ModeAuthorizer[];
 
+  /** webhook: the Webhook mode's authorizer, required when modes name Webhook. */
   constructor(
     readonly modes: string[],
     rbac: RBACIndex,
+    webhook?: ModeAuthorizer,
   ) {
     this.authorizers = [
       privilegedGroups,
@@ -124,6 +126,9 @@ export class AuthorizerChain implements ModeAuthorizer {
             return alwaysDeny;
           case 'RBAC':
             return new RBACAuthorizer(rbac);
+          case 'Webhook':
+            if (!webhook) throw new Error('authorization-mode Webhook requires --authorization-webhook-config-file');
+            return webhook;
           case DEFAULT_AUTHORIZATION_MODE:
             return authenticatedAllowed;
           default:
@@ -133,14 +138,33 @@ export class AuthorizerChain implements ModeAuthorizer {
     ];
   }
 
-  authorize(attrs: AuthorizationAttributes): AuthorizationResult {
-    const reasons: string[] = [];
-    for (const authorizer of this.authorizers) {
-      const result = authorizer.authorize(attrs);
-      if (result.decision !== 'no-opinion') return result;
-      if (result.reason) reasons.push(result.reason);
+  /**
+   * The first allow or deny wins; otherwise no opinion, with every reason and error the modes gave. Answers at once
+   * while the modes do (RBAC, AlwaysAllow…), and with a promise from the first mode that answers with one on.
+   */
+  authorize(attrs: AuthorizationAttributes): AuthorizationResult | Promise<AuthorizationResult> {
+    const seen: ChainState = { reasons: [], errors: [] };
+    for (let i = 0; i < this.authorizers.length; i++) {
+      const result = (this.authorizers[i] as ModeAuthorizer).authorize(attrs);
+      if (result instanceof Promise) return this.authorizeFrom(attrs, i, result, seen);
+      if (decided(result, seen)) return result;
     }
-    return { decision: 'no-opinion', reason: reasons.join('\n') };
+    return undecided(seen);
+  }
+
+  private async authorizeFrom(
+    attrs: AuthorizationAttributes,
+    index: number,
+    pending: Promise<AuthorizationResult>,
+    seen: ChainState,
+  ): Promise<AuthorizationResult> {
+    const first = await pending;
+    if (decided(first, seen)) return first;
+    for (let i = index + 1; i < this.authorizers.length; i++) {
+      const result = await (this.authorizers[i] as ModeAuthorizer).authorize(attrs);
+      if (decided(result, seen)) return result;
+    }
+    return undecided(seen);
   }
 
   rulesFor(user: UserInfo, namespace: string): RulesForUser {
@@ -154,4 +178,29 @@ export class AuthorizerChain implements ModeAuthorizer {
     }
     return out;
   }
+}
+
+interface ChainState {
+  reasons: string[];
+  errors: string[];
+}
+
+/** Whether a mode's answer ends the chain; when it does not, its reason and error are kept. */
+function decided(result: AuthorizationResult, seen: ChainState): boolean {
+  if (result.decision !== 'no-opinion') return true;
+  if (result.reason) seen.reasons.push(result.reason);
+  if (result.error) seen.errors.push(result.error);
+  return false;
+}
+
+/** No mode decided: upstream's union joins the reasons with newlines and aggregates the errors. */
+function undecided(seen: ChainState): AuthorizationResult {
+  const result: AuthorizationResult = { decision: 'no-opinion', reason: seen.reasons.join('\n') };
+  if (seen.errors.length > 0) result.error = aggregateErrors(seen.errors);
+  return result;
+}
+
+/** Go's utilerrors.NewAggregate text: one error as it is, several as "[a, b]". */
+export function aggregateErrors(messages: string[]): string {
+  return messages.length === 1 ? (messages[0] as string) : `[${messages.join(', ')}]`;
 }
