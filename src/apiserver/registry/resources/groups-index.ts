@@ -1,3 +1,4 @@
+import { mutatingwebhookconfigurations, validatingwebhookconfigurations } from './admissionregistration-webhooks.js';
 import { controllerrevisions } from './apps-controllerrevisions.js';
 import { daemonsets } from './apps-daemonsets.js';
 import { deployments } from './apps-deployments.js';
@@ -45,5 +46,7 @@ export function appsAndOtherGroupResources(): Builtin[] {
     rolebindings,
     clusterroles,
     clusterrolebindings,
+    mutatingwebhookconfigurations,
+    validatingwebhookconfigurations,
   ];
 }
