@@ -1,0 +1,201 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { CelAuthorizer, CelCompileError, CelEvaluationError, compileCel, openAPISchemaForCel } from './index.js';
+
+const run = (expression: string, activation: Record<string, unknown> = {}, names: string[] = ['object']) =>
+  compileCel(
+    expression,
+    names.map((name) => ({ name })),
+  ).evaluate(activation);
+
+function compileError(expression: string, names: string[] = []): string {
+  try {
+    compileCel(
+      expression,
+      names.map((name) => ({ name })),
+    );
+  } catch (err) {
+    assert.ok(err instanceof CelCompileError);
+    return err.compilationFailed;
+  }
+  assert.fail(`${expression} compiled`);
+}
+
+describe('CEL environment: compiling', () => {
+  it('words compile errors as upstream, with the position and a caret', () => {
+    assert.equal(
+      compileError('1 + x'),
+      "compilation failed: ERROR: <input>:1:5: undeclared reference to 'x' (in container '')\n | 1 + x\n | ....^",
+    );
+    assert.match(compileError('1 + "a"'), /found no matching overload for '_\+_' applied to '\(int, string\)'/);
+    assert.match(
+      compileError('"a".startsWith(1)'),
+      /found no matching overload for 'startsWith' applied to 'string.\(int\)'/,
+    );
+    assert.match(compileError('object.a +', ['object']), /^compilation failed: ERROR: <input>:1:11: Syntax error: /);
+    assert.match(
+      compileError('"abc".matches("(")'),
+      /ERROR: <input>:1:15: invalid regular expression: error parsing regexp: missing closing \)/,
+    );
+  });
+
+  it('reports the checked output type', () => {
+    assert.equal(compileCel('1 < 2').outputType, 'bool');
+    assert.equal(compileCel('"a" + "b"').outputType, 'string');
+    assert.equal(compileCel('object.x', [{ name: 'object' }]).outputType, 'dyn');
+  });
+});
+
+describe('CEL environment: Kubernetes values', () => {
+  const schema = openAPISchemaForCel({
+    type: 'object',
+    properties: {
+      replicas: { type: 'integer' },
+      ratio: { type: 'number' },
+      port: { 'x-kubernetes-int-or-string': true },
+      sizes: { type: 'array', items: { type: 'number' } },
+      limits: { type: 'object', additionalProperties: { type: 'integer' } },
+    },
+  });
+  const typed = (expression: string, self: unknown) =>
+    compileCel(expression, [{ name: 'self', schema }]).evaluate({ self });
+
+  it('keeps integers integers and numbers doubles, by the schema', () => {
+    assert.equal(typed('self.replicas + 1', { replicas: 2 }), 3);
+    assert.equal(typed('type(self.replicas) == int', { replicas: 2 }), true);
+    assert.equal(
+      typed('type(self.ratio) == double', { ratio: 2 }),
+      true,
+      'a whole number in a number field is a double',
+    );
+    assert.equal(typed('self.ratio * 2.0', { ratio: 1.5 }), 3);
+    assert.equal(typed('type(self.port) == int && self.port > 80', { port: 8080 }), true);
+    assert.equal(typed('type(self.port) == string', { port: 'http' }), true);
+    assert.equal(typed('self.sizes.all(s, type(s) == double)', { sizes: [1, 2.5] }), true);
+    assert.equal(typed('self.limits["cpu"] / 2', { limits: { cpu: 5 } }), 2, 'integer division');
+  });
+
+  it('without a schema, whole numbers are ints and others doubles', () => {
+    assert.equal(run('type(object.a) == int && type(object.b) == double', { object: { a: 1, b: 1.5 } }), true);
+  });
+
+  it('gives results back as JSON', () => {
+    assert.deepEqual(run('[1, 2].map(x, x * 2)'), [2, 4]);
+    assert.deepEqual(run('{"a": 1}'), { a: 1 });
+    assert.equal(run('object.?spec.?missing.orValue("none")', { object: { spec: {} } }), 'none');
+    assert.equal(run('has(object.spec.x)', { object: { spec: {} } }), false);
+  });
+
+  it('fails evaluations with upstream words', () => {
+    assert.throws(() => run('object.spec.x', { object: { spec: {} } }), new CelEvaluationError('no such key: x'));
+    assert.throws(() => run('1 / 0'), /division by zero/);
+  });
+});
+
+describe('CEL environment: Kubernetes libraries', () => {
+  const cases: [string, unknown][] = [
+    ['"a-b-c".replace("-", "+") + "a-b-c".replace("-", "+", 1) + "abc".charAt(1)', 'a+b+ca+b-cb'],
+    ['"%s has %d, %.2f, %x".format([dyn("x"), dyn(5), dyn(3.14159), dyn(255)])', 'x has 5, 3.14, ff'],
+    ['strings.quote("a\\"b")', '"a\\"b"'],
+    ['"AbC".lowerAscii() + " x ".trim() + ["a", "b"].join("-")', 'abcxa-b'],
+    ['[1, 2, 3].isSorted() && ![3, 1].isSorted()', true],
+    ['[3, 1, 2].sum() * 100 + [3, 1, 2].max() * 10 + [3, 1, 2].min()', 631],
+    ['["a", "b", "a"].indexOf("a") * 10 + ["a", "b", "a"].lastIndexOf("a")', 2],
+    ['"ABC".matches("(?i)^a")', true],
+    [
+      '"a1b22".find("[0-9]+") + "|" + "a1b22c333".findAll("[0-9]+").join(",") + "|" + "a1b22".findAll("[0-9]+", 1)[0]',
+      '1|1,22,333|1',
+    ],
+    [
+      'url("https://example.com:8080/a/b?x=1&x=2").getHostname() + url("https://example.com:8080/a").getPort()',
+      'example.com8080',
+    ],
+    ['url("https://example.com/p?x=1&x=2").getQuery()["x"]', ['1', '2']],
+    ['isURL("/just/a/path") && !isURL("no scheme")', true],
+    ['quantity("1Gi").isGreaterThan(quantity("1000Mi")) && quantity("500m").asApproximateFloat() == 0.5', true],
+    ['quantity("2").add(3).sub(quantity("1")).asInteger()', 4],
+    ['isQuantity("1.5Gi") && !isQuantity("1x") && !quantity("1.5").isInteger()', true],
+    [
+      'ip("10.0.0.1").family() == 4 && cidr("10.0.0.0/8").containsIP("10.1.2.3") && !cidr("10.0.0.0/8").containsIP(ip("11.0.0.1"))',
+      true,
+    ],
+    [
+      'string(cidr("10.1.0.0/8").masked()) + " " + string(ip("::1").isLoopback()) + " " + string(cidr("10.0.0.0/8").prefixLength())',
+      '10.0.0.0/8 true 8',
+    ],
+    [
+      'isIP("010.0.0.1") || !ip.isCanonical("2001:db8::1") || cidr("10.0.0.0/8").containsCIDR("10.1.0.0/16") == false',
+      false,
+    ],
+    ['format.dns1123Label().validate("ok").hasValue() || !format.dns1123Label().validate("Not_OK").hasValue()', false],
+    ['format.named("uuid").hasValue() && !format.named("nope").hasValue()', true],
+    ['sets.contains([1, 2, 3], [2]) && sets.intersects([1], [1, 4]) && !sets.equivalent([1], [2])', true],
+    ['optional.of(1).orValue(2) + optional.none().orValue(3)', 4],
+    ['[1, 2, 3].exists_one(x, x == 2) && [1, 2].all(x, x > 0) && [1, 2].filter(x, x > 1) == [2]', true],
+    ['cel.bind(x, 2, x * x)', 4],
+    ['1 < 1.5 && 2.0 > 1', true],
+  ];
+  for (const [expression, want] of cases) {
+    it(expression, () => assert.deepEqual(run(expression), want));
+  }
+
+  it('matches a pattern that backtracking engines take exponential time over, at once (RE2)', () => {
+    const input = `${'a'.repeat(5000)}!`;
+    assert.equal(run('object.s.matches("^(a+)+$")', { object: { s: input } }), false);
+  });
+
+  it('asks the authorizer', () => {
+    const asked: string[] = [];
+    const authorizer = new CelAuthorizer(
+      { name: 'jane', groups: ['system:authenticated'] },
+      (q) => {
+        asked.push(
+          `${q.user.name} ${q.verb} ${q.apiGroup}/${q.resource}/${q.subresource} ${q.namespace}/${q.name} ${q.path}`,
+        );
+        return { decision: q.verb === 'get' ? 'allow' : 'no-opinion', reason: 'because' };
+      },
+      { group: 'apps', version: 'v1', resource: 'deployments', subresource: '', namespace: 'ns', name: 'd' },
+    );
+    const vars = [{ name: 'authorizer', type: 'kubernetes.authorization.Authorizer', native: true }];
+    const ask = (e: string) => compileCel(e, vars).evaluate({ authorizer });
+    assert.equal(
+      ask(
+        'authorizer.group("apps").resource("deployments").subresource("scale").namespace("ns").name("d").check("get").allowed()',
+      ),
+      true,
+    );
+    assert.equal(ask('authorizer.path("/healthz").check("post").allowed()'), false);
+    assert.equal(ask('authorizer.path("/healthz").check("get").reason()'), 'because');
+    assert.equal(
+      ask('authorizer.serviceAccount("kube-system", "sa").group("").resource("pods").check("list").errored()'),
+      false,
+    );
+    assert.equal(ask('authorizer.requestResource.check("update").allowed()'), false);
+    assert.deepEqual(asked, [
+      'jane get apps/deployments/scale ns/d ',
+      'jane post // / /healthz',
+      'jane get // / /healthz',
+      'system:serviceaccount:kube-system:sa list /pods/ / ',
+      'jane update apps/deployments/ ns/d ',
+    ]);
+  });
+});
+
+describe('CEL environment: cost bound', () => {
+  it('cancels an evaluation that passes the limit, with upstream words', () => {
+    const object = { l: Array.from({ length: 200 }, (_, i) => i) };
+    assert.throws(
+      () => run('object.l.map(x, object.l.map(y, object.l.map(z, x + y + z))).size() > 0', { object }),
+      new CelEvaluationError('operation cancelled: actual cost limit exceeded'),
+    );
+  });
+
+  it('lets work under the limit through, and counts each evaluation afresh', () => {
+    const c = compileCel('object.l.all(x, object.l.all(y, x + y >= 0))', [{ name: 'object' }], { costLimit: 50_000 });
+    const object = { l: Array.from({ length: 200 }, (_, i) => i) };
+    assert.equal(c.evaluate({ object }), true);
+    assert.equal(c.evaluate({ object }), true);
+    const tight = compileCel('object.l.all(x, object.l.all(y, x + y >= 0))', [{ name: 'object' }], { costLimit: 1000 });
+    assert.throws(() => tight.evaluate({ object }), /actual cost limit exceeded/);
+  });
+});

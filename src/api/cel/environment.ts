@@ -1,0 +1,166 @@
+/**
+ * The project's one CEL environment: the evaluator of `@marcbachmann/cel-js` with the libraries upstream's
+ * apiserver enables for v1.33 (strings v2, lists, regex over RE2, url, quantity, ip and cidr, format, sets,
+ * authz, optional types, cross-type numeric comparisons) and a cost bound. An expression is compiled once against
+ * declared variables — parsed, type-checked, instrumented — and evaluated as often as needed with an activation
+ * of Kubernetes values, converted to CEL by each variable's schema.
+ */
+import { Environment } from '@marcbachmann/cel-js';
+import { instrumentCost, PER_CALL_COST_LIMIT, withCostBudget } from './cost.js';
+import { CelEvaluationError, compileErrorFrom, upstreamEvaluationMessage } from './errors.js';
+import { registerAuthzLibrary } from './libraries/authz.js';
+import { registerFormatLibrary } from './libraries/format.js';
+import { isCanonicalIP, registerIPLibrary } from './libraries/ip.js';
+import { registerListsLibrary } from './libraries/lists.js';
+import { registerQuantityLibrary } from './libraries/quantity.js';
+import { compileRegex, RE2_MATCHES, registerRegexLibrary } from './libraries/regex.js';
+import { registerSetsLibrary } from './libraries/sets.js';
+import { registerStringsLibrary } from './libraries/strings.js';
+import { registerURLLibrary } from './libraries/url.js';
+import { type CelValueSchema, fromCel, toCel } from './values.js';
+
+export interface CelVariableDeclaration {
+  readonly name: string;
+  /** The CEL type the checker sees ('dyn' when absent): `map`, `list<string>`, `kubernetes.authorization.Authorizer`… */
+  readonly type?: string;
+  /** How the activation's JSON value is converted (int vs double): absent means "by value". */
+  readonly schema?: CelValueSchema;
+  /** The activation gives a CEL value already (the authorizer, a variables object): passed as it is. */
+  readonly native?: boolean;
+}
+
+export interface CelCompileOptions {
+  /** Cost units one evaluation may spend (see cost.ts); upstream's per-call limit by default. */
+  readonly costLimit?: number;
+}
+
+export interface CompiledCelExpression {
+  readonly expression: string;
+  /** The checked result type: `bool`, `string`, `int`, `dyn`, `list<string>`… */
+  readonly outputType: string;
+  /** Evaluates with Kubernetes values; the result as JSON (ints as numbers). Throws CelEvaluationError. */
+  evaluate(activation: Readonly<Record<string, unknown>>): unknown;
+  /** Evaluates and gives the CEL value itself (bigints, optionals, library types), for composing expressions. */
+  evaluateCel(activation: Readonly<Record<string, unknown>>): unknown;
+}
+
+class IPNamespace {}
+
+function buildBaseEnvironment(): Environment {
+  const env = new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: true });
+  registerStringsLibrary(env);
+  registerListsLibrary(env);
+  registerRegexLibrary(env);
+  registerURLLibrary(env);
+  registerQuantityLibrary(env);
+  registerIPLibrary(env);
+  registerFormatLibrary(env);
+  registerSetsLibrary(env);
+  registerAuthzLibrary(env);
+  env
+    .registerType('IPNamespace', IPNamespace)
+    .registerConstant('ip', 'IPNamespace', new IPNamespace())
+    .registerFunction('IPNamespace.isCanonical(string): bool', (_n: unknown, s: string) => isCanonicalIP(s));
+  return env;
+}
+
+let base: Environment | undefined;
+const environments = new Map<string, Environment>();
+const MAX_ENVIRONMENTS = 64;
+
+/** The environment for one set of variable declarations (built once, kept while few sets are in use). */
+function environmentFor(variables: readonly CelVariableDeclaration[]): Environment {
+  const key = variables.map((v) => `${v.name}:${v.type ?? 'dyn'}`).join(',');
+  let env = environments.get(key);
+  if (env) return env;
+  base ??= buildBaseEnvironment();
+  env = base.clone();
+  for (const v of variables) env.registerVariable(v.name, v.type ?? 'dyn');
+  if (environments.size >= MAX_ENVIRONMENTS) environments.delete(environments.keys().next().value as string);
+  environments.set(key, env);
+  return env;
+}
+
+interface AstLike {
+  op?: string;
+  args?: unknown;
+  meta?: { alternate?: unknown };
+}
+
+/**
+ * Routes `matches` to the RE2 implementation (the evaluator's own uses JavaScript RegExp, which backtracks and
+ * reads another syntax) and checks literal patterns now, as upstream validates regex literals at compile time.
+ */
+function rewriteMatches(node: unknown): void {
+  if (node === null || typeof node !== 'object') return;
+  if (Array.isArray(node)) {
+    for (const n of node) rewriteMatches(n);
+    return;
+  }
+  const ast = node as AstLike;
+  if (typeof ast.op !== 'string') return;
+  const args = ast.args;
+  if ((ast.op === 'rcall' || ast.op === 'call') && Array.isArray(args) && args[0] === 'matches') {
+    args[0] = RE2_MATCHES;
+    const params = (ast.op === 'rcall' ? args[2] : args[1]) as AstLike[] | undefined;
+    const pattern = params?.[params.length - 1];
+    if (pattern?.op === 'value' && typeof pattern.args === 'string') {
+      try {
+        compileRegex(pattern.args);
+      } catch (err) {
+        const summary = `invalid regular expression: ${(err as Error).message}`;
+        const at = (pattern as { start?: number }).start ?? 0;
+        throw Object.assign(new Error(summary), { summary, range: { start: at, end: at } });
+      }
+    }
+  }
+  if (Array.isArray(args)) rewriteMatches(args);
+  else if (args && typeof args === 'object') rewriteMatches(args);
+}
+
+/**
+ * Compiles an expression against declared variables. Throws CelCompileError, whose `compilationFailed` is
+ * upstream's `compilation failed: ERROR: <input>:1:5: …` text.
+ */
+export function compileCel(
+  expression: string,
+  variables: readonly CelVariableDeclaration[] = [],
+  options: CelCompileOptions = {},
+): CompiledCelExpression {
+  const env = environmentFor(variables);
+  let program: ReturnType<Environment['parse']>;
+  let outputType: string;
+  try {
+    program = env.parse(expression);
+    rewriteMatches(program.ast);
+    const checked = program.check();
+    if (!checked.valid) throw checked.error;
+    outputType = checked.type ?? 'dyn';
+  } catch (err) {
+    throw compileErrorFrom(expression, err);
+  }
+  instrumentCost(program.ast);
+  const limit = options.costLimit ?? PER_CALL_COST_LIMIT;
+  const byName = new Map(variables.map((v) => [v.name, v]));
+
+  const evaluateCel = (activation: Readonly<Record<string, unknown>>): unknown => {
+    const context: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(activation)) {
+      const decl = byName.get(name);
+      if (!decl) continue;
+      context[name] = decl.native ? value : toCel(value, decl.schema);
+    }
+    try {
+      return withCostBudget(limit, () => program(context));
+    } catch (err) {
+      if (err instanceof CelEvaluationError) throw err;
+      throw new CelEvaluationError(upstreamEvaluationMessage(err));
+    }
+  };
+  return {
+    expression,
+    outputType,
+    evaluateCel,
+    evaluate: (activation) => fromCel(evaluateCel(activation)),
+  };
+}

@@ -1,0 +1,106 @@
+/**
+ * CEL errors worded as Kubernetes shows them. A compile error reads as cel-go prints one
+ * (`ERROR: <input>:1:5: undeclared reference to 'x' (in container '')`, then the source line and a caret under the
+ * column), and the apiserver puts `compilation failed: ` before it. Evaluation errors keep the evaluator's summary
+ * in upstream's words where they differ (`no such key: x`).
+ */
+
+interface LibraryError {
+  name?: string;
+  summary?: string;
+  message?: string;
+  range?: { start: number; end: number };
+}
+
+const OPERATOR_NAMES: Record<string, string> = {
+  '+': '_+_',
+  '-': '_-_',
+  '*': '_*_',
+  '/': '_/_',
+  '%': '_%_',
+  '<': '_<_',
+  '<=': '_<=_',
+  '>': '_>_',
+  '>=': '_>=_',
+  '==': '_==_',
+  '!=': '_!=_',
+  in: '@in',
+};
+
+/** Internal names the environment rewrites calls to (see regex.ts), shown to users by their public name. */
+const INTERNAL_NAMES: [RegExp, string][] = [[/__re2_matches/g, 'matches']];
+
+function publicNames(text: string): string {
+  let out = text;
+  for (const [re, name] of INTERNAL_NAMES) out = out.replace(re, name);
+  return out;
+}
+
+/** The library's summary of a type-check or parse error in cel-go's words. */
+export function upstreamCompileMessage(err: LibraryError): string {
+  const summary = publicNames(err.summary ?? err.message ?? String(err));
+  let m = /^Unknown variable: (.+)$/.exec(summary);
+  if (m) return `undeclared reference to '${m[1]}' (in container '')`;
+  m = /^no such overload: (\S+) (\S+) (\S+)$/.exec(summary);
+  if (m?.[2] && OPERATOR_NAMES[m[2]]) {
+    return `found no matching overload for '${OPERATOR_NAMES[m[2]]}' applied to '(${m[1]}, ${m[3]})'`;
+  }
+  m = /^no such overload: ([!-])(\S+)$/.exec(summary);
+  if (m) return `found no matching overload for '${m[1]}_' applied to '(${m[2]})'`;
+  m = /^found no matching overload for '([\w.<>, ]+?)\.(\w+)\((.*)\)'$/.exec(summary);
+  if (m) return `found no matching overload for '${m[2]}' applied to '${m[1]}.(${m[3]})'`;
+  m = /^found no matching overload for '(\w+)\((.*)\)'$/.exec(summary);
+  if (m) return `found no matching overload for '${m[1]}' applied to '(${m[2]})'`;
+  if (err.name === 'ParseError') return `Syntax error: ${summary}`;
+  return summary;
+}
+
+/** `ERROR: <input>:L:C: message` and the source line with a caret, as cel-go formats one issue. */
+export function formatCompileIssue(expression: string, position: number, message: string): string {
+  const before = expression.slice(0, Math.max(0, Math.min(position, expression.length)));
+  const lineStart = before.lastIndexOf('\n') + 1;
+  const line = before.split('\n').length;
+  const column = before.length - lineStart;
+  const lineEnd = expression.indexOf('\n', lineStart);
+  const sourceLine = expression.slice(lineStart, lineEnd < 0 ? undefined : lineEnd);
+  return `ERROR: <input>:${line}:${column + 1}: ${message}\n | ${sourceLine}\n | ${'.'.repeat(column)}^`;
+}
+
+/** An expression that does not compile; `message` is what follows `compilation failed: `. */
+export class CelCompileError extends Error {
+  override name = 'CelCompileError';
+  constructor(
+    readonly expression: string,
+    readonly issue: string,
+  ) {
+    super(issue);
+  }
+  /** Upstream's full text: `compilation failed: ERROR: <input>:…`. */
+  get compilationFailed(): string {
+    return `compilation failed: ${this.issue}`;
+  }
+}
+
+/** An evaluation that failed (a missing key, a bad conversion, the cost limit). */
+export class CelEvaluationError extends Error {
+  override name = 'CelEvaluationError';
+}
+
+/** The cost bound was passed (see cost.ts). Upstream's text. */
+export const COST_LIMIT_MESSAGE = 'operation cancelled: actual cost limit exceeded';
+
+/** An error thrown by the library during evaluation, in upstream's words. */
+export function upstreamEvaluationMessage(err: unknown): string {
+  if (err instanceof CelEvaluationError) return err.message;
+  const e = err as LibraryError;
+  const summary = publicNames(e?.summary ?? e?.message ?? String(err));
+  const m = /^No such key: (.+)$/.exec(summary);
+  if (m) return `no such key: ${m[1]}`;
+  return summary;
+}
+
+export function compileErrorFrom(expression: string, err: unknown): CelCompileError {
+  const e = err as LibraryError;
+  const position = e?.range?.start ?? 0;
+  return new CelCompileError(expression, formatCompileIssue(expression, position, upstreamCompileMessage(e)));
+}
