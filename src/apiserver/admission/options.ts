@@ -8,6 +8,7 @@ import type { Logger } from '../../util/logger.js';
 import type { APIRegistry } from '../api-registry.js';
 import { AdmissionChain } from './chain.js';
 import { ALL_ORDERED_PLUGINS, DEFAULT_ON_PLUGINS } from './order.js';
+import { readAdmissionConfiguration } from './plugin-config.js';
 import { alwaysAdmit, alwaysDeny } from './plugins/always.js';
 import {
   DEFAULT_STORAGE_CLASS,
@@ -17,6 +18,7 @@ import {
 import { DEFAULT_TOLERATION_SECONDS, defaultTolerationSeconds } from './plugins/default-toleration-seconds.js';
 import { PRIORITY, type PriorityClassSource, priority } from './plugins/priority.js';
 import { TAINT_NODES_BY_CONDITION, taintNodesByCondition } from './plugins/taint-nodes-by-condition.js';
+import { POD_SECURITY, podSecurityForRegistry } from './podsecurity/plugin.js';
 import type { AdmissionPlugin } from './types.js';
 
 /** kube-apiserver's admission flags. */
@@ -29,6 +31,8 @@ export interface AdmissionOptions {
   defaultNotReadyTolerationSeconds?: number;
   /** --default-unreachable-toleration-seconds (300). */
   defaultUnreachableTolerationSeconds?: number;
+  /** --admission-control-config-file: an AdmissionConfiguration with the plugins' own configurations. */
+  configFile?: string;
 }
 
 /** What plugins may read besides the request. */
@@ -63,6 +67,11 @@ const IMPLEMENTED: ReadonlyMap<string, Factory> = new Map<string, Factory>([
           ? { unreachableSeconds: opts.defaultUnreachableTolerationSeconds }
           : {}),
       }),
+  ],
+  [
+    POD_SECURITY,
+    (opts, deps) =>
+      podSecurityForRegistry(deps.registry, readAdmissionConfiguration(opts.configFile).configFor(POD_SECURITY)),
   ],
   ['AlwaysDeny', () => alwaysDeny()],
 ]);

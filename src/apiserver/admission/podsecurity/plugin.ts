@@ -1,0 +1,68 @@
+/**
+ * The PodSecurity admission plugin (upstream's plugin/pkg/admission/security/podsecurity over
+ * k8s.io/pod-security-admission): a validating step for creates and updates of pods, namespaces and workloads
+ * with pod templates. Warnings go to the response's Warning headers, audit annotations to the request's audit
+ * event under `pod-security.kubernetes.io/`, and a refusal is thrown as the Status the evaluation built.
+ */
+import type { APIRegistry } from '../../api-registry.js';
+import { type AdmissionAttributes, type AdmissionPlugin, admissionAnnotation, admissionWarning } from '../types.js';
+import { podSecuritySettings } from './configuration.js';
+import type { Decision, PodSecurityState } from './decision.js';
+import { Evaluator } from './evaluator.js';
+import { LABEL_PREFIX } from './levels.js';
+import { validateNamespace } from './namespaces.js';
+import { hasPodTemplate, validatePod, validatePodController } from './pods.js';
+import { type PodSecuritySources, registrySources } from './sources.js';
+
+export const POD_SECURITY = 'PodSecurity';
+
+export interface PodSecurityPluginOptions {
+  /** The plugin's configuration from the AdmissionConfiguration file (undefined: the defaults). */
+  configuration?: unknown;
+  /** Where namespaces and pods are read. */
+  sources: PodSecuritySources;
+  evaluator?: Evaluator;
+  maxPodsToCheck?: number;
+  podCheckTimeoutMs?: number;
+  now?: () => number;
+}
+
+/** The evaluation of one request, without applying it (what tests look at). */
+export function decide(state: PodSecurityState, attrs: AdmissionAttributes): Promise<Decision> | undefined {
+  const { group, resource } = attrs.resource;
+  if (group === '' && resource === 'namespaces') return validateNamespace(state, attrs);
+  if (group === '' && resource === 'pods') return validatePod(state, attrs);
+  if (hasPodTemplate(group, resource)) return validatePodController(state, attrs);
+  return undefined;
+}
+
+/** Builds the plugin; throws with upstream's message when the configuration is invalid. */
+export function podSecurity(opts: PodSecurityPluginOptions): AdmissionPlugin {
+  const state: PodSecurityState = {
+    settings: podSecuritySettings(opts.configuration),
+    evaluator: opts.evaluator ?? new Evaluator(),
+    sources: opts.sources,
+    maxPodsToCheck: opts.maxPodsToCheck ?? 3000,
+    podCheckTimeoutMs: opts.podCheckTimeoutMs ?? 1000,
+    now: opts.now ?? Date.now,
+  };
+  return {
+    name: POD_SECURITY,
+    handles: (op) => op === 'CREATE' || op === 'UPDATE',
+    async validate(attrs) {
+      const pending = decide(state, attrs);
+      if (!pending) return;
+      const decision = await pending;
+      for (const w of decision.warnings) admissionWarning(attrs, w);
+      for (const [key, value] of Object.entries(decision.annotations)) {
+        admissionAnnotation(attrs, LABEL_PREFIX + key, value);
+      }
+      if (decision.error) throw decision.error;
+    },
+  };
+}
+
+/** The plugin over the server's own registry (namespaces and pods from the watch caches). */
+export function podSecurityForRegistry(registry: APIRegistry, configuration: unknown): AdmissionPlugin {
+  return podSecurity({ configuration, sources: registrySources(registry) });
+}
