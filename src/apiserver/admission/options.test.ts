@@ -92,18 +92,26 @@ describe('admission plugin order and defaults', () => {
       'DefaultTolerationSeconds',
       'DefaultStorageClass',
     ]);
-    assert.deepEqual(chain.validatingNames, ['Priority']);
+    assert.deepEqual(chain.validatingNames, ['PodSecurity', 'Priority']);
     assert.equal(
       lines[0],
       'Loaded 4 mutating admission controller(s) successfully in the following order: TaintNodesByCondition,Priority,DefaultTolerationSeconds,DefaultStorageClass.',
     );
     assert.equal(
       lines[1],
-      'Loaded 1 validating admission controller(s) successfully in the following order: Priority.',
+      'Loaded 2 validating admission controller(s) successfully in the following order: PodSecurity,Priority.',
     );
     assert.match(lines[2] ?? '', /not implemented yet.*NamespaceLifecycle,.*NodeRestriction,/);
     const none = buildAdmissionChain(
-      { disablePlugins: ['Priority', 'TaintNodesByCondition', 'DefaultTolerationSeconds', 'DefaultStorageClass'] },
+      {
+        disablePlugins: [
+          'Priority',
+          'TaintNodesByCondition',
+          'DefaultTolerationSeconds',
+          'DefaultStorageClass',
+          'PodSecurity',
+        ],
+      },
       deps,
     );
     assert.deepEqual(none.plugins, []);
