@@ -34,7 +34,7 @@ const EC_P256 = { name: 'ECDSA', namedCurve: 'P-256' } as const;
 let x509Module: Promise<typeof X509> | undefined;
 
 /** @peculiar/x509 costs ~100 ms to load; only generation needs it, so it is loaded on first use. */
-function loadX509(): Promise<typeof X509> {
+export function loadX509(): Promise<typeof X509> {
   // A bundler may hand the CommonJS build over as the namespace's default export only.
   x509Module ??= import('reflect-metadata')
     .then(() => import('@peculiar/x509'))
@@ -120,13 +120,13 @@ async function exportKey(x509: typeof X509, key: CryptoKey): Promise<string> {
 
 const WEBCRYPTO_CURVES: Record<string, string | undefined> = { prime256v1: 'P-256', secp384r1: 'P-384' };
 
-interface SigningKey {
+export interface SigningKey {
   key: CryptoKey;
   algorithm: Algorithm;
 }
 
 /** Imports a CA key in any PEM form OpenSSL reads (PKCS#8, SEC1 `EC PRIVATE KEY`, PKCS#1 RSA) for WebCrypto. */
-async function importSigningKey(pem: string): Promise<SigningKey> {
+export async function importSigningKey(pem: string): Promise<SigningKey> {
   const keyObject = createPrivateKey(pem);
   const der = keyObject.export({ type: 'pkcs8', format: 'der' });
   if (keyObject.asymmetricKeyType === 'rsa') {

@@ -148,6 +148,7 @@ export class Discovery {
     return r.subresources.filter(
       (s) =>
         (s.name === 'status' && def?.status !== undefined) ||
+        (s.name === 'approval' && def?.approval !== undefined) ||
         (s.name === 'scale' && def?.scale === true) ||
         (s.name === 'finalize' && def?.finalize === true) ||
         (s.name === 'binding' && def?.binding !== undefined) ||

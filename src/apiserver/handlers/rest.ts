@@ -57,8 +57,12 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
   if (info.subresource === 'eviction' && def.eviction) {
     return serveEviction(ctx, registry, served, ns, dryRun);
   }
-  if (info.subresource && !(info.subresource === 'status' && def.status)) throw statusErrors.pathNotFound();
-  const status = info.subresource === 'status';
+  const statusLike =
+    (info.subresource === 'status' && def.status) || (info.subresource === 'approval' && def.approval);
+  if (info.subresource && !statusLike) throw statusErrors.pathNotFound();
+  // status, or a CSR's approval: the object is read and written whole, with the subresource's strategy.
+  const status = info.subresource === 'status' || info.subresource === 'approval';
+  const statusSubresource = info.subresource as 'status' | 'approval';
   const manager = fieldManagerOf(q, header(ctx, 'user-agent'));
   const user = ctx.user;
   const sink = admissionSinkOf(ctx);
@@ -84,7 +88,7 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
         fieldManager: manager,
         user,
         sink,
-        ...(status ? { subresource: 'status' as const } : {}),
+        ...(status ? { subresource: statusSubresource } : {}),
       });
       return respondObject(ctx, served, object, created ? 201 : 200);
     }
@@ -131,8 +135,8 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
           user,
           sink,
           prepare: { status },
-          ...(status ? { subresource: 'status' } : {}),
-          validate: (next, old) => served.store.validateUpdate(next, old, status),
+          ...(status ? { subresource: statusSubresource } : {}),
+          validate: (next, old) => served.store.validateUpdate(next, old, status, statusSubresource),
         },
       );
       return respondObject(ctx, served, patched);

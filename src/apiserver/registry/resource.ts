@@ -1,6 +1,7 @@
 import type { FieldError } from '../../api/field-errors.js';
 import type { GroupKind, GroupResource } from '../../api/status-error.js';
 import type { Store } from '../../storage/types.js';
+import type { UserInfo } from '../context.js';
 import type { KubeObject } from './object.js';
 
 export interface WriteOptions {
@@ -40,8 +41,11 @@ export interface HookContext {
 export interface Strategy {
   /** Fills defaults into an object decoded from a request, as upstream's defaulting functions do. */
   default?(obj: KubeObject): void;
-  /** Resets what a client may not set on create (e.g. status on resources that have a status subresource). */
-  prepareForCreate?(obj: KubeObject): void;
+  /**
+   * Resets what a client may not set on create (e.g. status on resources that have a status subresource); user is
+   * who creates (undefined for the apiserver's own writes), for resources that record it (a CSR's spec.username).
+   */
+  prepareForCreate?(obj: KubeObject, user?: UserInfo): void;
   /** Carries over what a client may not change on update (status from old, …). */
   prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
   validate?(obj: KubeObject): FieldError[];
@@ -101,6 +105,11 @@ export interface ResourceDefinition {
   status?: StatusStrategy;
   /** True when the resource has a scale subresource (spec.replicas, status.replicas, spec.selector). */
   scale?: boolean;
+  /**
+   * For CertificateSigningRequests: the approval subresource, written like status (PUT, PATCH) with its own
+   * strategy (only status.conditions change).
+   */
+  approval?: StatusStrategy;
   /** True for namespaces: the finalize subresource writes spec.finalizers. */
   finalize?: boolean;
   /** For pods: the binding subresource (POST a Binding to set spec.nodeName), as the scheduler uses it. */

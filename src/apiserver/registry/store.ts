@@ -222,7 +222,7 @@ export class GenericStore {
     const finish = await this.def.strategy.beginCreate?.(typed, this.hookContext(opts));
     let stored = false;
     try {
-      this.def.strategy.prepareForCreate?.(typed);
+      this.def.strategy.prepareForCreate?.(typed, opts.user);
       const problems = opts.internal ? [] : (this.def.strategy.validate?.(typed) ?? []);
       if (problems.length > 0) throw invalidError(this.def, meta.name ?? '', problems);
       const name = meta.name as string;
@@ -303,7 +303,7 @@ export class GenericStore {
       next.apiVersion = apiVersionOf(this.def);
       next.kind = this.def.kind;
       next = await this.mutatingAdmission('UPDATE', next, current, namespace, name, opts);
-      if (opts.prepare) next = this.prepareUpdate(next, current, opts.prepare.status);
+      if (opts.prepare) next = this.prepareUpdate(next, current, opts.prepare.status, opts.subresource);
       dropEmptyMetadata(next);
       if (this.writePolicy?.update && opts.user && !opts.internal && !opts.subresource) {
         await this.writePolicy.update(next, current, namespace, opts.user);
@@ -341,12 +341,12 @@ export class GenericStore {
     }
   }
 
-  /** PUT of the whole object (or of its status subresource). */
+  /** PUT of the whole object (or of its status subresource, or a CSR's approval). */
   async update(
     namespace: string,
     name: string,
     input: KubeObject,
-    opts: StoreWriteOptions & { subresource?: 'status' } = {},
+    opts: StoreWriteOptions & { subresource?: 'status' | 'approval' } = {},
   ): Promise<{ object: KubeObject; created: boolean }> {
     const obj = deepClone(input);
     this.checkNamespace(obj, namespace);
@@ -355,7 +355,7 @@ export class GenericStore {
     }
     obj.metadata.name = name;
     const wantRV = obj.metadata.resourceVersion;
-    const status = opts.subresource === 'status';
+    const status = opts.subresource === 'status' || opts.subresource === 'approval';
     if (!status && this.def.strategy.allowCreateOnUpdate && !wantRV) {
       const exists = await this.wrap(name, () => this.storage.get(this.key(namespace, name)));
       if (!exists) return { object: await this.create(namespace, obj, opts), created: true };
@@ -380,16 +380,19 @@ export class GenericStore {
       },
       {
         ...opts,
-        ...(status ? { subresource: 'status' } : {}),
+        ...(status ? { subresource: opts.subresource } : {}),
         prepare: { status },
-        validate: (next, old) => this.validateUpdate(next, old, status),
+        validate: (next, old) => this.validateUpdate(next, old, status, opts.subresource),
       },
     );
     return { object, created: false };
   }
 
-  /** Applies the update rules (system fields kept, status or spec carried over, generation) to next. */
-  prepareUpdate(next: KubeObject, current: KubeObject, status: boolean): KubeObject {
+  /**
+   * Applies the update rules (system fields kept, status or spec carried over, generation) to next; status: a write
+   * of a status-like subresource (status, or the approval named by subresource).
+   */
+  prepareUpdate(next: KubeObject, current: KubeObject, status: boolean, subresource?: string): KubeObject {
     const meta = next.metadata;
     const old = current.metadata;
     // A different uid (from a patch) is left for update validation to refuse as immutable.
@@ -405,7 +408,7 @@ export class GenericStore {
       delete meta.deletionGracePeriodSeconds;
     }
     if (status) {
-      this.def.status?.prepareForUpdate(next, current);
+      this.statusLikeStrategy(subresource)?.prepareForUpdate(next, current);
     } else {
       this.def.strategy.prepareForUpdate?.(next, current);
     }
@@ -416,9 +419,14 @@ export class GenericStore {
     return next;
   }
 
-  validateUpdate(next: KubeObject, old: KubeObject, status: boolean): FieldError[] {
-    if (status) return this.def.status?.validateUpdate?.(next, old) ?? [];
+  validateUpdate(next: KubeObject, old: KubeObject, status: boolean, subresource?: string): FieldError[] {
+    if (status) return this.statusLikeStrategy(subresource)?.validateUpdate?.(next, old) ?? [];
     return this.def.strategy.validateUpdate?.(next, old) ?? [];
+  }
+
+  /** The strategy of a status-like subresource: a CSR's approval, else status. */
+  private statusLikeStrategy(subresource: string | undefined) {
+    return subresource === 'approval' ? this.def.approval : this.def.status;
   }
 
   /**

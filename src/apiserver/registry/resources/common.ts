@@ -43,9 +43,9 @@ export function builtin(spec: BuiltinSpec): Builtin {
   const options = { namespaced: info.namespaced, nameValidator: spec.nameValidator ?? nameIsDNSSubdomain };
   const strategy: Strategy = {
     ...own,
-    prepareForCreate(obj) {
+    prepareForCreate(obj, user) {
       if (spec.hasStatus) delete obj.status;
-      own.prepareForCreate?.(obj);
+      own.prepareForCreate?.(obj, user);
     },
     prepareForUpdate(obj, old) {
       if (spec.hasStatus) {

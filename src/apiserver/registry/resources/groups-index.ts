@@ -6,6 +6,7 @@ import { replicasets } from './apps-replicasets.js';
 import { statefulsets } from './apps-statefulsets.js';
 import { cronjobs } from './batch-cronjobs.js';
 import { jobs } from './batch-jobs.js';
+import { certificatesigningrequests } from './certificates-csr.js';
 import type { Builtin } from './common.js';
 import { leases } from './coordination-leases.js';
 import { endpointslices } from './discovery-endpointslices.js';
@@ -42,6 +43,7 @@ export function appsAndOtherGroupResources(): Builtin[] {
     servicecidrs,
     ipaddresses,
     storageclasses,
+    certificatesigningrequests,
     roles,
     rolebindings,
     clusterroles,
