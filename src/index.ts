@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { embeddedAdmissionOptions } from './apiserver/admission/embedded-defaults.js';
 import type { AdmissionOptions } from './apiserver/admission/options.js';
 import { bootstrapCluster, buildRegistry } from './apiserver/assemble.js';
 import type { AuthenticationOptions } from './apiserver/authn/options.js';
@@ -95,7 +96,9 @@ export interface ControlPlaneOptions {
   /**
    * kube-apiserver's admission flags: --enable-admission-plugins, --disable-admission-plugins,
    * --default-not-ready-toleration-seconds, --default-unreachable-toleration-seconds (upstream's defaults when
-   * absent). Unknown plugin names make startControlPlane throw with upstream's message.
+   * absent). Unknown plugin names make startControlPlane throw with upstream's message. Without `controllers`,
+   * ServiceAccount admission is off unless named here (nothing would make the `default` ServiceAccounts), as in
+   * upstream's integration-test apiservers.
    */
   admission?: AdmissionOptions;
   /**
@@ -171,10 +174,11 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       ...(bindAddress === '0.0.0.0' ? {} : { extraSans: [bindAddress] }),
       ...(opts.serviceClusterIpRange ? { serviceClusterIpRange: opts.serviceClusterIpRange } : {}),
     });
+    const admission = embeddedAdmissionOptions(opts.admission, Boolean(opts.controllers));
     const registry = buildRegistry(storage, log, {
       ...(opts.serviceClusterIpRange ? { serviceClusterIPRange: opts.serviceClusterIpRange } : {}),
       ...(opts.serviceNodePortRange ? { serviceNodePortRange: opts.serviceNodePortRange } : {}),
-      ...(opts.admission ? { admission: opts.admission } : {}),
+      ...(admission ? { admission } : {}),
     });
     const authentication: AuthenticationOptions = { ...opts.authentication };
     if (!authentication.serviceAccountSigningKeyFile && !authentication.serviceAccountKeyFiles?.length) {

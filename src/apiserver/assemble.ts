@@ -1,4 +1,4 @@
-import { StatusError, statusErrors } from '../api/status-error.js';
+import { StatusError } from '../api/status-error.js';
 import type { Store } from '../storage/types.js';
 import type { Logger } from '../util/logger.js';
 import { type AdmissionOptions, buildAdmissionChain } from './admission/options.js';
@@ -13,7 +13,7 @@ import { kubernetesEndpoints, kubernetesService } from './registry/resources/cor
 import type { ServiceAllocationOptions } from './registry/resources/core-service-allocation.js';
 import { kubernetesServiceCIDR, systemPriorityClasses } from './registry/resources/groups-index.js';
 import { builtinResources } from './registry/resources/index.js';
-import { GenericStore, type NamespaceCheck } from './registry/store.js';
+import { GenericStore } from './registry/store.js';
 
 /** The namespaces every cluster has from the start. */
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -64,8 +64,8 @@ export interface RegistryOptions extends ServiceAllocationOptions {
 
 /**
  * Builds the registry of built-in resources over one storage backend: a watch cache and a generic store each,
- * with the namespace check that refuses content in missing or terminating namespaces, and the admission chain
- * every write runs. Throws on unknown admission plugin names.
+ * and the admission chain every write runs (NamespaceLifecycle refuses content in missing or terminating
+ * namespaces). Throws on unknown admission plugin names.
  */
 export function buildRegistry(storage: Store, log: Logger, options: RegistryOptions = {}): APIRegistry {
   const registry = new APIRegistry();
@@ -74,31 +74,6 @@ export function buildRegistry(storage: Store, log: Logger, options: RegistryOpti
     { registry, priorityClasses: priorityClassSource(registry), storageClasses: storageClassSource(registry) },
     log.child('admission'),
   );
-  let namespaceStore: GenericStore | undefined;
-  // As upstream's NamespaceLifecycle admission: the error names the object being created, with a cause that
-  // controllers recognise.
-  const namespaceCheck: NamespaceCheck = async (namespace, gr, name) => {
-    // The watch cache first; a namespace it has not seen yet (just created, e.g. through another apiserver) is
-    // looked up in storage, as upstream's admission falls back to a live read.
-    const ns =
-      (await namespaceStore?.cacher.get(`/registry/namespaces/${namespace}`)) ??
-      (await namespaceStore?.get('', namespace).catch(() => undefined));
-    if (!ns) throw statusErrors.notFound({ group: '', resource: 'namespaces' }, namespace);
-    if (ns.metadata.deletionTimestamp || (ns.status as { phase?: string } | undefined)?.phase === 'Terminating') {
-      throw statusErrors.forbidden(
-        gr,
-        name,
-        `unable to create new content in namespace ${namespace} because it is being terminated`,
-        [
-          {
-            reason: 'NamespaceTerminating',
-            message: `namespace ${namespace} is being terminated`,
-            field: 'metadata.namespace',
-          },
-        ],
-      );
-    }
-  };
   // Versions of one resource share its storage prefix, and so one watch cache (holding the stored form).
   const cachers = new Map<string, Cacher>();
   for (const { def, printer } of builtinResources(options)) {
@@ -108,8 +83,7 @@ export function buildRegistry(storage: Store, log: Logger, options: RegistryOpti
       cacher = new Cacher(storage, prefix, decodeFromStorage, log.child(`cacher/${def.resource}`));
       cachers.set(prefix, cacher);
     }
-    const store = new GenericStore(def, storage, cacher, { namespaceCheck, admission });
-    if (def.group === '' && def.resource === 'namespaces') namespaceStore = store;
+    const store = new GenericStore(def, storage, cacher, { admission });
     registry.add({ def, store, printer });
   }
   return registry;

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { standaloneAdmissionOptions } from '../apiserver/admission/embedded-defaults.js';
 import {
   type AdmissionOptions,
   admissionOptionErrors,
@@ -162,7 +163,7 @@ async function serve(
     ...(values['service-cluster-ip-range'] ? { serviceClusterIpRange: values['service-cluster-ip-range'] } : {}),
     ...(values['service-node-port-range'] ? { serviceNodePortRange: values['service-node-port-range'] } : {}),
     ...(compaction ? { compaction } : {}),
-    admission,
+    admission: mode.controllers ? admission : standaloneAdmissionOptions(admission),
     authentication: authenticationOptionsOf(values),
     ...(authorization ? { authorization } : {}),
     ...(controllers ? { controllers } : {}),

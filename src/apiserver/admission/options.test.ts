@@ -85,35 +85,40 @@ describe('admission plugin order and defaults', () => {
 
   it('builds the implemented plugins and reports the rest as not implemented yet', () => {
     const lines: string[] = [];
-    const chain = buildAdmissionChain({ enablePlugins: ['NodeRestriction'] }, deps, memoryLogger(lines));
+    // A few default plugins (whatever else is built), named out of order: the chain keeps upstream's order.
+    const kept = [
+      'ServiceAccount',
+      'DefaultStorageClass',
+      'DefaultTolerationSeconds',
+      'Priority',
+      'TaintNodesByCondition',
+      'NamespaceLifecycle',
+    ];
+    const disablePlugins = [...DEFAULT_ON_PLUGINS].filter((n) => !kept.includes(n));
+    const chain = buildAdmissionChain(
+      { enablePlugins: ['NodeRestriction'], disablePlugins },
+      deps,
+      memoryLogger(lines),
+    );
     assert.deepEqual(chain.mutatingNames, [
+      'NamespaceLifecycle',
+      'ServiceAccount',
       'TaintNodesByCondition',
       'Priority',
       'DefaultTolerationSeconds',
       'DefaultStorageClass',
     ]);
-    assert.deepEqual(chain.validatingNames, ['PodSecurity', 'Priority']);
+    assert.deepEqual(chain.validatingNames, ['ServiceAccount', 'Priority']);
     assert.equal(
       lines[0],
-      'Loaded 4 mutating admission controller(s) successfully in the following order: TaintNodesByCondition,Priority,DefaultTolerationSeconds,DefaultStorageClass.',
+      'Loaded 6 mutating admission controller(s) successfully in the following order: NamespaceLifecycle,ServiceAccount,TaintNodesByCondition,Priority,DefaultTolerationSeconds,DefaultStorageClass.',
     );
     assert.equal(
       lines[1],
-      'Loaded 2 validating admission controller(s) successfully in the following order: PodSecurity,Priority.',
+      'Loaded 2 validating admission controller(s) successfully in the following order: ServiceAccount,Priority.',
     );
-    assert.match(lines[2] ?? '', /not implemented yet.*NamespaceLifecycle,.*NodeRestriction,/);
-    const none = buildAdmissionChain(
-      {
-        disablePlugins: [
-          'Priority',
-          'TaintNodesByCondition',
-          'DefaultTolerationSeconds',
-          'DefaultStorageClass',
-          'PodSecurity',
-        ],
-      },
-      deps,
-    );
+    assert.match(lines[2] ?? '', /not implemented yet.*NodeRestriction/);
+    const none = buildAdmissionChain({ disablePlugins: [...DEFAULT_ON_PLUGINS] }, deps);
     assert.deepEqual(none.plugins, []);
   });
 });

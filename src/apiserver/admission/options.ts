@@ -10,13 +10,16 @@ import { AdmissionChain } from './chain.js';
 import { ALL_ORDERED_PLUGINS, DEFAULT_ON_PLUGINS } from './order.js';
 import { readAdmissionConfiguration } from './plugin-config.js';
 import { alwaysAdmit, alwaysDeny } from './plugins/always.js';
+import { ClusterReader } from './plugins/cluster-reader.js';
 import {
   DEFAULT_STORAGE_CLASS,
   defaultStorageClassPlugin,
   type StorageClassSource,
 } from './plugins/default-storage-class.js';
 import { DEFAULT_TOLERATION_SECONDS, defaultTolerationSeconds } from './plugins/default-toleration-seconds.js';
+import { NAMESPACE_LIFECYCLE, namespaceLifecycle } from './plugins/namespace-lifecycle.js';
 import { PRIORITY, type PriorityClassSource, priority } from './plugins/priority.js';
+import { SERVICE_ACCOUNT, serviceAccount } from './plugins/service-account.js';
 import { TAINT_NODES_BY_CONDITION, taintNodesByCondition } from './plugins/taint-nodes-by-condition.js';
 import { POD_SECURITY, podSecurityForRegistry } from './podsecurity/plugin.js';
 import type { AdmissionPlugin } from './types.js';
@@ -53,6 +56,8 @@ type Factory = (opts: AdmissionOptions, deps: AdmissionDependencies) => Admissio
 /** The plugins this server implements, by name. */
 const IMPLEMENTED: ReadonlyMap<string, Factory> = new Map<string, Factory>([
   ['AlwaysAdmit', () => alwaysAdmit()],
+  [NAMESPACE_LIFECYCLE, (_, deps) => namespaceLifecycle(new ClusterReader(deps.registry))],
+  [SERVICE_ACCOUNT, (_, deps) => serviceAccount(new ClusterReader(deps.registry))],
   [TAINT_NODES_BY_CONDITION, () => taintNodesByCondition()],
   [PRIORITY, (_, deps) => priority(deps.priorityClasses)],
   [DEFAULT_STORAGE_CLASS, (_, deps) => defaultStorageClassPlugin(deps.storageClasses)],

@@ -40,8 +40,6 @@ export interface AdmissionRequest {
 export type StoreWriteOptions = WriteOptions & AdmissionRequest;
 export type StoreDeleteOptions = DeleteOptions & AdmissionRequest;
 
-/** Answers whether objects may be created in a namespace. */
-/** Refuses a create in namespace (missing or terminating) of the named object of resource gr. */
 /**
  * The finalizers after a DELETE with the given propagation policy, as upstream decides: a policy replaces whichever
  * of `orphan` / `foregroundDeletion` the object has (Background: neither); no policy keeps what it has.
@@ -79,8 +77,6 @@ export interface WritePolicy {
   update?(next: KubeObject, old: KubeObject, namespace: string, user: UserInfo): void | Promise<void>;
 }
 
-export type NamespaceCheck = (namespace: string, gr: ReturnType<typeof groupResource>, name: string) => Promise<void>;
-
 const MAX_UPDATE_RETRIES = 20;
 
 /**
@@ -95,7 +91,7 @@ export class GenericStore {
     readonly def: ResourceDefinition,
     readonly storage: Store,
     readonly cacher: Cacher,
-    private readonly deps: { namespaceCheck?: NamespaceCheck; clock?: Clock; admission?: AdmissionChain } = {},
+    private readonly deps: { clock?: Clock; admission?: AdmissionChain } = {},
   ) {}
 
   private get clock(): Clock {
@@ -226,9 +222,6 @@ export class GenericStore {
       const problems = opts.internal ? [] : (this.def.strategy.validate?.(typed) ?? []);
       if (problems.length > 0) throw invalidError(this.def, meta.name ?? '', problems);
       const name = meta.name as string;
-      if (this.def.namespaced && this.deps.namespaceCheck) {
-        await this.deps.namespaceCheck(namespace, groupResource(this.def), name);
-      }
       await this.validatingAdmission('CREATE', typed, undefined, namespace, name, opts);
       this.recordManager(typed, undefined, opts);
       if (opts.dryRun) {

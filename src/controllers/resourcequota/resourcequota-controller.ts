@@ -25,7 +25,7 @@ import type { RateLimitingQueue } from '../../client/workqueue/rate-limiting.js'
 import { createRateLimitingQueue } from '../../client/workqueue/rate-limiting.js';
 import type { Controller, ControllerContext } from '../context.js';
 import { runWorkers } from '../worker.js';
-import { type Evaluator, objectCountEvaluator, objectCountName, staticEvaluators } from './evaluators.js';
+import { type Evaluator, objectCountEvaluator, objectCountName, staticEvaluators } from '../../api/quota/evaluators.js';
 import {
   addInto,
   formatResourceList,
@@ -33,8 +33,8 @@ import {
   mask,
   parseResourceList,
   type ResourceList,
-} from './resource-list.js';
-import { quotaScopes, type ScopeRequirement } from './scopes.js';
+} from '../../api/quota/resource-list.js';
+import { quotaScopes, type ScopeRequirement } from '../../api/quota/scopes.js';
 
 const RESOURCE_QUOTAS = { group: '', version: 'v1', resource: 'resourcequotas' };
 /** How stale discovery may be before an unknown `count/` name makes the controller ask again (upstream: 30 s). */

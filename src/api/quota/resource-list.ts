@@ -3,7 +3,7 @@
  * with the operations apiserver's quota package offers (add, max, mask, equals) and conversion to and from the
  * JSON objects objects carry.
  */
-import { addQuantities, compareQuantities, formatQuantity, parseQuantity, type Quantity } from '../../api/quantity.js';
+import { addQuantities, compareQuantities, formatQuantity, parseQuantity, type Quantity } from '../quantity.js';
 
 export type ResourceList = Map<string, Quantity>;
 

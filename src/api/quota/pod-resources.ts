@@ -9,7 +9,7 @@
  *
  * A container whose status reports resources (in-place resize) is charged the larger of spec and status.
  */
-import type { KubeObject } from '../../client/types.js';
+import type { QuotaObject } from './object.js';
 import { addInto, maxInto, parseResourceList, type ResourceList } from './resource-list.js';
 
 type Rec = Record<string, unknown>;
@@ -34,7 +34,7 @@ function statusesByName(list: unknown): Map<string, Rec> {
   return new Map(recs(list).map((s) => [String(s.name ?? ''), s] as const));
 }
 
-function aggregate(pod: KubeObject, which: Which): ResourceList {
+function aggregate(pod: QuotaObject, which: Which): ResourceList {
   const spec = rec(pod.spec);
   const status = rec(pod.status);
   const containerStatuses = statusesByName(status.containerStatuses);
@@ -61,14 +61,14 @@ function aggregate(pod: KubeObject, which: Which): ResourceList {
 }
 
 /** The pod's effective requests (PodRequests). */
-export function podRequests(pod: KubeObject): ResourceList {
+export function podRequests(pod: QuotaObject): ResourceList {
   const total = aggregate(pod, 'requests');
   addInto(total, parseResourceList(rec(pod.spec).overhead));
   return total;
 }
 
 /** The pod's effective limits (PodLimits). */
-export function podLimits(pod: KubeObject): ResourceList {
+export function podLimits(pod: QuotaObject): ResourceList {
   const total = aggregate(pod, 'limits');
   for (const [name, q] of parseResourceList(rec(pod.spec).overhead)) {
     if (total.has(name)) addInto(total, new Map([[name, q]]));
@@ -77,7 +77,7 @@ export function podLimits(pod: KubeObject): ResourceList {
 }
 
 /** BestEffort when no container requests or limits any cpu or memory (status.qosClass when the server set it). */
-export function isBestEffort(pod: KubeObject): boolean {
+export function isBestEffort(pod: QuotaObject): boolean {
   const qos = rec(pod.status).qosClass;
   if (typeof qos === 'string' && qos !== '') return qos === 'BestEffort';
   const spec = rec(pod.spec);

@@ -3,7 +3,7 @@
  * (`{scopeName, operator: In|NotIn|Exists|DoesNotExist, values}`). An object counts against a scoped quota only when
  * it matches every requirement.
  */
-import type { KubeObject } from '../../client/types.js';
+import type { QuotaObject } from './object.js';
 
 export interface ScopeRequirement {
   scopeName: string;
@@ -12,7 +12,7 @@ export interface ScopeRequirement {
 }
 
 /** Every scope requirement of a quota (getScopeSelectorsFromQuota). */
-export function quotaScopes(quota: KubeObject): ScopeRequirement[] {
+export function quotaScopes(quota: QuotaObject): ScopeRequirement[] {
   const spec = (quota.spec ?? {}) as { scopes?: unknown; scopeSelector?: { matchExpressions?: unknown } };
   const out: ScopeRequirement[] = [];
   if (Array.isArray(spec.scopes)) {

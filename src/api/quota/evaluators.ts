@@ -4,8 +4,8 @@
  * one object uses. The controller sums usage over every object of a namespace from the informer caches.
  */
 
-import { quantityFromInt } from '../../api/quantity.js';
-import type { GroupVersionResource, KubeObject } from '../../client/types.js';
+import { quantityFromInt } from '../quantity.js';
+import type { QuotaObject, QuotaResource } from './object.js';
 import { isBestEffort, podLimits, podRequests } from './pod-resources.js';
 import { addInto, parseResourceList, type ResourceList } from './resource-list.js';
 import { type ScopeRequirement, scopeSelectorMatches } from './scopes.js';
@@ -16,13 +16,13 @@ const recs = (v: unknown): Rec[] => (Array.isArray(v) ? v.map(rec) : []);
 
 export interface Evaluator {
   /** The resource whose objects it measures (the version is the one listed and watched). */
-  readonly gvr: GroupVersionResource;
+  readonly gvr: QuotaResource;
   /** The subset of names this evaluator measures. */
   matchingResources(names: readonly string[]): string[];
   /** Whether obj falls inside a scope requirement (objects that have no scopes never do). */
-  matchesScope(scope: ScopeRequirement, obj: KubeObject, now: number): boolean;
+  matchesScope(scope: ScopeRequirement, obj: QuotaObject, now: number): boolean;
   /** What one object uses. */
-  usage(obj: KubeObject, now: number): ResourceList;
+  usage(obj: QuotaObject, now: number): ResourceList;
 }
 
 /** `count/<resource>` for the core group, `count/<resource>.<group>` otherwise. */
@@ -34,7 +34,7 @@ const one = () => quantityFromInt(1);
 const zero = () => quantityFromInt(0);
 
 /** Counts objects of one resource under `count/...` and, for the historical ones, an alias (`configmaps`). */
-export function objectCountEvaluator(gvr: GroupVersionResource, alias?: string): Evaluator {
+export function objectCountEvaluator(gvr: QuotaResource, alias?: string): Evaluator {
   const names = [objectCountName(gvr.group, gvr.resource), ...(alias ? [alias] : [])];
   return {
     gvr,
@@ -76,7 +76,7 @@ function isExtendedResource(name: string): boolean {
  * Whether a pod is charged compute quota: not once it has reached a terminal phase, nor once it has been
  * terminating for longer than its grace period (QuotaV1Pod).
  */
-export function podIsCharged(pod: KubeObject, now: number): boolean {
+export function podIsCharged(pod: QuotaObject, now: number): boolean {
   const phase = rec(pod.status).phase;
   if (phase === 'Succeeded' || phase === 'Failed') return false;
   const { deletionTimestamp, deletionGracePeriodSeconds } = pod.metadata;
@@ -110,14 +110,14 @@ function computeUsage(requests: ResourceList, limits: ResourceList): ResourceLis
 }
 
 /** What a pod uses: always `count/pods`; compute resources only while it is charged. */
-export function podUsage(pod: KubeObject, now: number): ResourceList {
+export function podUsage(pod: QuotaObject, now: number): ResourceList {
   const out: ResourceList = new Map([['count/pods', one()]]);
   if (!podIsCharged(pod, now)) return out;
   addInto(out, computeUsage(podRequests(pod), podLimits(pod)));
   return out;
 }
 
-function usesCrossNamespacePodAffinity(pod: KubeObject): boolean {
+function usesCrossNamespacePodAffinity(pod: QuotaObject): boolean {
   const affinity = rec(rec(pod.spec).affinity);
   const crossNamespace = (term: Rec) =>
     (Array.isArray(term.namespaces) && term.namespaces.length > 0) || term.namespaceSelector != null;
@@ -132,7 +132,7 @@ function usesCrossNamespacePodAffinity(pod: KubeObject): boolean {
 }
 
 /** podMatchesScopeFunc. */
-export function podMatchesScope(scope: ScopeRequirement, pod: KubeObject): boolean {
+export function podMatchesScope(scope: ScopeRequirement, pod: QuotaObject): boolean {
   const spec = rec(pod.spec);
   switch (scope.scopeName) {
     case 'Terminating':
@@ -173,7 +173,7 @@ export const podEvaluator: Evaluator = {
 
 const SERVICE_RESOURCES = new Set(['count/services', 'services', 'services.loadbalancers', 'services.nodeports']);
 
-export function serviceUsage(svc: KubeObject): ResourceList {
+export function serviceUsage(svc: QuotaObject): ResourceList {
   const spec = rec(svc.spec);
   const ports = recs(spec.ports);
   const out: ResourceList = new Map([
@@ -208,14 +208,14 @@ export const serviceEvaluator: Evaluator = {
 const STORAGE_CLASS_SUFFIX = '.storageclass.storage.k8s.io/';
 const PVC_RESOURCES = ['persistentvolumeclaims', 'requests.storage'];
 
-function storageClassOf(pvc: KubeObject): string {
+function storageClassOf(pvc: QuotaObject): string {
   const annotated = pvc.metadata.annotations?.['volume.beta.kubernetes.io/storage-class'];
   if (annotated !== undefined) return annotated;
   const name = rec(pvc.spec).storageClassName;
   return typeof name === 'string' ? name : '';
 }
 
-export function pvcUsage(pvc: KubeObject): ResourceList {
+export function pvcUsage(pvc: QuotaObject): ResourceList {
   const out: ResourceList = new Map([
     ['count/persistentvolumeclaims', one()],
     ['persistentvolumeclaims', one()],

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { KubeObject } from '../../client/types.js';
 import { podEvaluator, podMatchesScope, podUsage, pvcUsage, serviceUsage } from './evaluators.js';
+import type { QuotaObject } from './object.js';
 import { formatResourceList } from './resource-list.js';
 
 const NOW = Date.parse('2025-01-01T00:00:00Z');
 
-function pod(spec: Record<string, unknown>, status: Record<string, unknown> = {}, meta = {}): KubeObject {
+function pod(spec: Record<string, unknown>, status: Record<string, unknown> = {}, meta = {}): QuotaObject {
   return { metadata: { name: 'p', namespace: 'ns', ...meta }, spec, status };
 }
 const container = (name: string, requests: Record<string, string>, limits: Record<string, string> = {}) => ({
@@ -92,7 +92,7 @@ describe('pod usage', () => {
 
 describe('service and claim usage', () => {
   it('counts node ports and load balancers', () => {
-    const svc = (spec: Record<string, unknown>): KubeObject => ({ metadata: { name: 's' }, spec });
+    const svc = (spec: Record<string, unknown>): QuotaObject => ({ metadata: { name: 's' }, spec });
     const ports = [{ port: 80 }, { port: 443, nodePort: 30443 }];
     assert.deepEqual(formatResourceList(serviceUsage(svc({ type: 'ClusterIP', ports }))), {
       'count/services': '1',
@@ -109,7 +109,7 @@ describe('service and claim usage', () => {
   });
 
   it('charges storage per class', () => {
-    const pvc: KubeObject = {
+    const pvc: QuotaObject = {
       metadata: { name: 'c' },
       spec: { storageClassName: 'fast', resources: { requests: { storage: '1Gi' } } },
       status: { allocatedResources: { storage: '2Gi' } },
