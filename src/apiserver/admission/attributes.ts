@@ -29,6 +29,38 @@ export interface AttributeFields {
   user?: UserInfo | undefined;
   dryRun?: boolean;
   sink?: AdmissionSink | undefined;
+  options?: Record<string, unknown> | undefined;
+}
+
+/** What a write's options say, as far as upstream's Create/Update/DeleteOptions carry them. */
+export interface RequestOptionFields {
+  dryRun?: boolean | undefined;
+  fieldManager?: string | undefined;
+  gracePeriodSeconds?: number | undefined;
+  propagationPolicy?: string | undefined;
+  preconditions?: { uid?: string; resourceVersion?: string } | undefined;
+}
+
+/** The request's options object as admission webhooks see it (`request.options`), for the operation's kind. */
+export function requestOptions(operation: Operation, fields: RequestOptionFields): Record<string, unknown> | undefined {
+  const kind =
+    operation === 'CREATE'
+      ? 'CreateOptions'
+      : operation === 'UPDATE'
+        ? 'UpdateOptions'
+        : operation === 'DELETE'
+          ? 'DeleteOptions'
+          : undefined;
+  if (!kind) return undefined;
+  const options: Record<string, unknown> = { kind, apiVersion: 'meta.k8s.io/v1' };
+  if (operation === 'DELETE') {
+    if (fields.gracePeriodSeconds !== undefined) options.gracePeriodSeconds = fields.gracePeriodSeconds;
+    if (fields.preconditions) options.preconditions = fields.preconditions;
+    if (fields.propagationPolicy) options.propagationPolicy = fields.propagationPolicy;
+  }
+  if (fields.dryRun) options.dryRun = ['All'];
+  if (operation !== 'DELETE' && fields.fieldManager) options.fieldManager = fields.fieldManager;
+  return options;
 }
 
 export function attributesFor(def: AdmittedResource, fields: AttributeFields): AdmissionAttributes {
@@ -44,6 +76,7 @@ export function attributesFor(def: AdmittedResource, fields: AttributeFields): A
     userInfo: fields.user,
     dryRun: fields.dryRun === true,
     ...(fields.sink ? { sink: fields.sink } : {}),
+    ...(fields.options ? { options: fields.options } : {}),
   };
 }
 

@@ -25,8 +25,21 @@ export class AdmissionChain {
     return this.validating.map((p) => p.name);
   }
 
-  /** The mutating phase: plugins may change attrs.object in place. */
+  /**
+   * The mutating phase: plugins may change attrs.object in place. When a plugin asks for it (a mutating webhook
+   * changed the object), every mutating plugin runs once more, as upstream's reinvoker does; built-in plugins are
+   * idempotent, and webhooks decide for themselves whether to be called again (reinvocationPolicy).
+   */
   async admit(attrs: AdmissionAttributes): Promise<void> {
+    attrs.reinvocation ??= { isReinvoke: false, shouldReinvoke: false, values: new Map() };
+    await this.admitRound(attrs);
+    if (attrs.reinvocation.shouldReinvoke && !attrs.reinvocation.isReinvoke) {
+      attrs.reinvocation.isReinvoke = true;
+      await this.admitRound(attrs);
+    }
+  }
+
+  private async admitRound(attrs: AdmissionAttributes): Promise<void> {
     for (const plugin of this.mutating) {
       if (plugin.handles && !plugin.handles(attrs.operation)) continue;
       await plugin.admit?.(attrs);

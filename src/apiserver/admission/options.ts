@@ -19,10 +19,20 @@ import {
 import { DEFAULT_TOLERATION_SECONDS, defaultTolerationSeconds } from './plugins/default-toleration-seconds.js';
 import { NAMESPACE_LIFECYCLE, namespaceLifecycle } from './plugins/namespace-lifecycle.js';
 import { PRIORITY, type PriorityClassSource, priority } from './plugins/priority.js';
+import { RESOURCE_QUOTA, resourceQuota } from './plugins/resource-quota.js';
 import { SERVICE_ACCOUNT, serviceAccount } from './plugins/service-account.js';
 import { TAINT_NODES_BY_CONDITION, taintNodesByCondition } from './plugins/taint-nodes-by-condition.js';
 import { POD_SECURITY, podSecurityForRegistry } from './podsecurity/plugin.js';
+import { CERTIFICATE_APPROVAL, certificateApproval } from './plugins/certificate-approval.js';
+import { CERTIFICATE_SIGNING, certificateSigning } from './plugins/certificate-signing.js';
+import {
+  CERTIFICATE_SUBJECT_RESTRICTION,
+  certificateSubjectRestriction,
+} from './plugins/certificate-subject-restriction.js';
 import type { AdmissionPlugin } from './types.js';
+import { celMatchConditions } from './webhook/match-conditions-cel.js';
+import { MUTATING_ADMISSION_WEBHOOK, mutatingAdmissionWebhook } from './webhook/mutating.js';
+import { VALIDATING_ADMISSION_WEBHOOK, validatingAdmissionWebhook } from './webhook/validating.js';
 
 /** kube-apiserver's admission flags. */
 export interface AdmissionOptions {
@@ -58,6 +68,7 @@ const IMPLEMENTED: ReadonlyMap<string, Factory> = new Map<string, Factory>([
   ['AlwaysAdmit', () => alwaysAdmit()],
   [NAMESPACE_LIFECYCLE, (_, deps) => namespaceLifecycle(new ClusterReader(deps.registry))],
   [SERVICE_ACCOUNT, (_, deps) => serviceAccount(new ClusterReader(deps.registry))],
+  [RESOURCE_QUOTA, (_, deps) => resourceQuota(new ClusterReader(deps.registry))],
   [TAINT_NODES_BY_CONDITION, () => taintNodesByCondition()],
   [PRIORITY, (_, deps) => priority(deps.priorityClasses)],
   [DEFAULT_STORAGE_CLASS, (_, deps) => defaultStorageClassPlugin(deps.storageClasses)],
@@ -78,6 +89,14 @@ const IMPLEMENTED: ReadonlyMap<string, Factory> = new Map<string, Factory>([
     (opts, deps) =>
       podSecurityForRegistry(deps.registry, readAdmissionConfiguration(opts.configFile).configFor(POD_SECURITY)),
   ],
+  [MUTATING_ADMISSION_WEBHOOK, (_, deps) => mutatingAdmissionWebhook(deps.registry, celMatchConditions(deps.registry))],
+  [
+    VALIDATING_ADMISSION_WEBHOOK,
+    (_, deps) => validatingAdmissionWebhook(deps.registry, celMatchConditions(deps.registry)),
+  ],
+  [CERTIFICATE_APPROVAL, (_, deps) => certificateApproval(deps.registry)],
+  [CERTIFICATE_SIGNING, (_, deps) => certificateSigning(deps.registry)],
+  [CERTIFICATE_SUBJECT_RESTRICTION, () => certificateSubjectRestriction()],
   ['AlwaysDeny', () => alwaysDeny()],
 ]);
 

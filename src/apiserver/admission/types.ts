@@ -48,6 +48,25 @@ export interface AdmissionAttributes {
   dryRun: boolean;
   /** Where the request's warnings and audit annotations go; absent for the apiserver's own writes. */
   sink?: AdmissionSink | undefined;
+  /**
+   * The request's options as upstream's CreateOptions / UpdateOptions / DeleteOptions object (what admission webhooks
+   * receive as `request.options`); absent where the request has none (subresources with their own body).
+   */
+  options?: Record<string, unknown> | undefined;
+  /** Set by the chain: the state of the mutating phase's rounds (upstream's ReinvocationContext). */
+  reinvocation?: ReinvocationContext;
+}
+
+/**
+ * Upstream's admission.ReinvocationContext: the mutating phase runs a second round when a plugin asks for one (a
+ * mutating webhook changed the object); plugins keep their own state between rounds under their name.
+ */
+export interface ReinvocationContext {
+  /** Whether the chain is running its second round. */
+  isReinvoke: boolean;
+  /** Set by a plugin during the first round to ask for a second one. */
+  shouldReinvoke: boolean;
+  readonly values: Map<string, unknown>;
 }
 
 /**

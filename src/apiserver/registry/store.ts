@@ -3,7 +3,7 @@ import { schemaForKind } from '../../api/schema.js';
 import { statusErrors } from '../../api/status-error.js';
 import { isStorageError, type Store } from '../../storage/types.js';
 import { type Clock, realClock } from '../../util/clock.js';
-import { admitObject, attributesFor } from '../admission/attributes.js';
+import { admitObject, attributesFor, requestOptions } from '../admission/attributes.js';
 import type { AdmissionChain } from '../admission/chain.js';
 import type { AdmissionSink, Operation } from '../admission/types.js';
 import type { Cacher } from '../cacher/cacher.js';
@@ -125,6 +125,7 @@ export class GenericStore {
       user: opts.user,
       dryRun: opts.dryRun === true,
       sink: opts.sink,
+      options: requestOptions(operation, opts),
     });
   }
 

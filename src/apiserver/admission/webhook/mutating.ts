@@ -1,0 +1,148 @@
+/**
+ * MutatingAdmissionWebhook: the request's object is sent to each matching mutating webhook in turn (configurations
+ * by name, webhooks in order), and each JSONPatch answer is applied before the next webhook is asked. A webhook
+ * with reinvocationPolicy IfNeeded is called once more when the object changed after it was called (by a later
+ * webhook, or by a built-in plugin in the chain's second round). Failures to call follow each webhook's
+ * failurePolicy; with Ignore the request goes on and the audit event says the webhook failed open.
+ */
+import { applyJsonPatch } from '../../../api/patch/json-patch.js';
+import { statusErrors } from '../../../api/status-error.js';
+import type { APIRegistry } from '../../api-registry.js';
+import { deepClone, jsonEqual, type KubeObject } from '../../registry/object.js';
+import { type AdmissionAttributes, type AdmissionPlugin, admissionAnnotation } from '../types.js';
+import { callWebhook } from './call.js';
+import { WebhookSource } from './configuration.js';
+import { failedClosed, WebhookCallError } from './errors.js';
+import { type MatchConditionEvaluator, matchConditionsAllow } from './match-conditions.js';
+import { isExemptFromWebhooks, namespaceLabelsFrom, webhookInvocation } from './matching.js';
+import { backToRequestVersion, invocationDefinition, objectsFor } from './versions.js';
+
+export const MUTATING_ADMISSION_WEBHOOK = 'MutatingAdmissionWebhook';
+
+/** What the plugin remembers between the chain's two rounds (upstream's webhookReinvokeContext). */
+interface ReinvokeState {
+  lastOutput: KubeObject | undefined;
+  /** IfNeeded webhooks called since the object last changed. */
+  previouslyInvoked: Set<string>;
+  /** Webhooks to call again in the second round. */
+  reinvoke: Set<string>;
+}
+
+function requireReinvokingPreviouslyInvoked(state: ReinvokeState): void {
+  for (const uid of state.previouslyInvoked) state.reinvoke.add(uid);
+  state.previouslyInvoked.clear();
+}
+
+function stateOf(attrs: AdmissionAttributes): ReinvokeState {
+  const values = attrs.reinvocation?.values;
+  const existing = values?.get(MUTATING_ADMISSION_WEBHOOK) as ReinvokeState | undefined;
+  if (existing) return existing;
+  const fresh: ReinvokeState = { lastOutput: undefined, previouslyInvoked: new Set(), reinvoke: new Set() };
+  values?.set(MUTATING_ADMISSION_WEBHOOK, fresh);
+  return fresh;
+}
+
+/** Applies a webhook's patch to the invocation's object; returns the patched object, or undefined for no change. */
+function applyPatch(
+  webhookName: string,
+  patchText: string,
+  patchType: string | undefined,
+  object: KubeObject | undefined,
+): KubeObject | undefined {
+  let patch: unknown;
+  try {
+    patch = JSON.parse(patchText);
+  } catch (err) {
+    throw new WebhookCallError(
+      webhookName,
+      `received undecodable patch in webhook response: ${(err as Error).message}`,
+    );
+  }
+  if (Array.isArray(patch) && patch.length === 0) return undefined;
+  if (!object) {
+    throw statusErrors.internal(
+      `admission webhook ${JSON.stringify(webhookName)} attempted to modify the object, which is not supported for this operation`,
+    );
+  }
+  if (patchType !== 'JSONPatch') {
+    throw new WebhookCallError(webhookName, `unsupported patch type ${JSON.stringify(patchType ?? '')}`);
+  }
+  try {
+    return applyJsonPatch(object, patch) as KubeObject;
+  } catch (err) {
+    throw statusErrors.internal(err);
+  }
+}
+
+export function mutatingAdmissionWebhook(
+  registry: APIRegistry,
+  matchConditions?: MatchConditionEvaluator,
+): AdmissionPlugin {
+  const source = new WebhookSource(registry, 'mutatingwebhookconfigurations');
+  const namespaceLabels = namespaceLabelsFrom(registry);
+  return {
+    name: MUTATING_ADMISSION_WEBHOOK,
+    async admit(attrs) {
+      if (isExemptFromWebhooks(attrs)) return;
+      const hooks = await source.webhooks();
+      if (hooks.length === 0) return;
+      const reinvoking = attrs.reinvocation?.isReinvoke === true;
+      const round = reinvoking ? 1 : 0;
+      const state = stateOf(attrs);
+      if (reinvoking && state.lastOutput !== undefined && !jsonEqual(state.lastOutput, attrs.object)) {
+        // A built-in plugin changed the object in this round: every IfNeeded webhook called so far runs again.
+        requireReinvokingPreviouslyInvoked(state);
+      }
+      try {
+        for (const hook of hooks) {
+          const invocation = await webhookInvocation(hook, attrs, registry, namespaceLabels);
+          if (!invocation) continue;
+          if (!(await matchConditionsAllow(registry, matchConditions, hook, invocation, attrs))) continue;
+          // A webhook is never called for the first time in the second round.
+          if (reinvoking && !state.reinvoke.has(hook.uid)) continue;
+          let changed = false;
+          let error: unknown;
+          try {
+            const objects = objectsFor(registry, attrs, invocation);
+            const response = await callWebhook(registry, hook, invocation, attrs, objects, true);
+            if (response.patch !== undefined) {
+              const patched = applyPatch(hook.name, response.patch, response.patchType, objects.object);
+              if (patched) {
+                invocationDefinition(registry, attrs, invocation)?.strategy.default?.(patched);
+                changed = !jsonEqual(patched, objects.object);
+                if (changed) attrs.object = backToRequestVersion(registry, attrs, invocation, patched);
+              }
+            }
+          } catch (err) {
+            error = err;
+          }
+          admissionAnnotation(
+            attrs,
+            `mutation.webhook.admission.k8s.io/round_${round}_index_${hook.index}`,
+            JSON.stringify({ configuration: hook.configurationName, webhook: hook.name, mutated: changed }),
+          );
+          if (changed) {
+            requireReinvokingPreviouslyInvoked(state);
+            if (attrs.reinvocation) attrs.reinvocation.shouldReinvoke = true;
+          }
+          if (hook.reinvocationPolicy === 'IfNeeded') state.previouslyInvoked.add(hook.uid);
+          if (error === undefined) continue;
+          if (error instanceof WebhookCallError) {
+            if (hook.failurePolicy === 'Ignore') {
+              admissionAnnotation(
+                attrs,
+                `failed-open.mutation.webhook.admission.k8s.io/round_${round}_index_${hook.index}`,
+                hook.name,
+              );
+              continue;
+            }
+            throw failedClosed(error);
+          }
+          throw error;
+        }
+      } finally {
+        state.lastOutput = attrs.object ? deepClone(attrs.object) : undefined;
+      }
+    },
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * ValidatingAdmissionWebhook: the object as it will be stored is sent to every matching validating webhook at once;
+ * the request goes on only if all of them allow it. The first refusal (in the webhooks' order) is the answer;
+ * failures to call follow each webhook's failurePolicy.
+ */
+import type { APIRegistry } from '../../api-registry.js';
+import { type AdmissionPlugin, admissionAnnotation } from '../types.js';
+import { callWebhook } from './call.js';
+import { WebhookSource } from './configuration.js';
+import { failedClosed, WebhookCallError } from './errors.js';
+import { type MatchConditionEvaluator, matchConditionsAllow } from './match-conditions.js';
+import { isExemptFromWebhooks, namespaceLabelsFrom, type WebhookInvocation, webhookInvocation } from './matching.js';
+import { objectsFor } from './versions.js';
+
+export const VALIDATING_ADMISSION_WEBHOOK = 'ValidatingAdmissionWebhook';
+
+export function validatingAdmissionWebhook(
+  registry: APIRegistry,
+  matchConditions?: MatchConditionEvaluator,
+): AdmissionPlugin {
+  const source = new WebhookSource(registry, 'validatingwebhookconfigurations');
+  const namespaceLabels = namespaceLabelsFrom(registry);
+  return {
+    name: VALIDATING_ADMISSION_WEBHOOK,
+    async validate(attrs) {
+      if (isExemptFromWebhooks(attrs)) return;
+      const hooks = await source.webhooks();
+      if (hooks.length === 0) return;
+      const relevant: WebhookInvocation[] = [];
+      for (const hook of hooks) {
+        const invocation = await webhookInvocation(hook, attrs, registry, namespaceLabels);
+        if (!invocation) continue;
+        if (await matchConditionsAllow(registry, matchConditions, hook, invocation, attrs)) relevant.push(invocation);
+      }
+      if (relevant.length === 0) return;
+      const outcomes = await Promise.allSettled(
+        relevant.map((invocation) =>
+          callWebhook(registry, invocation.webhook, invocation, attrs, objectsFor(registry, attrs, invocation), false),
+        ),
+      );
+      let first: unknown;
+      outcomes.forEach((outcome, i) => {
+        if (outcome.status === 'fulfilled') return;
+        const hook = (relevant[i] as WebhookInvocation).webhook;
+        let err = outcome.reason;
+        if (err instanceof WebhookCallError) {
+          if (hook.failurePolicy === 'Ignore') {
+            admissionAnnotation(
+              attrs,
+              `failed-open.validating.webhook.admission.k8s.io/round_0_index_${hook.index}`,
+              hook.name,
+            );
+            return;
+          }
+          err = failedClosed(err);
+        }
+        first ??= err;
+      });
+      if (first !== undefined) throw first;
+    },
+  };
+}
