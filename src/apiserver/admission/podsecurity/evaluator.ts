@@ -5,7 +5,7 @@
  * newest. Results come in upstream's order — baseline checks by ID, then restricted checks by ID — so messages
  * read the same as upstream's.
  */
-import type { Check, CheckFn, CheckResult, PodView } from './checks/check.js';
+import type { Check, CheckFn, CheckResult, PodView, VersionedCheck } from './checks/check.js';
 import { DEFAULT_CHECKS } from './checks/index.js';
 import type { LevelVersion } from './levels.js';
 
@@ -70,6 +70,18 @@ function validateChecks(checks: readonly Check[]): void {
   }
 }
 
+/** The revision of a check that applies at v1.minor, or undefined when the check starts later. */
+export function revisionAt(check: Check, minor: number): VersionedCheck | undefined {
+  return check.versions.filter((v) => !v.minimumVersion.latest && v.minimumVersion.minor <= minor).at(-1);
+}
+
+/** Runs one check, by ID, as policy v1.minor runs it (undefined when it does not run at that version). */
+export function runCheck(id: string, minor: number, pod: PodView, checks: readonly Check[] = DEFAULT_CHECKS) {
+  const check = checks.find((c) => c.id === id);
+  const revision = check && revisionAt(check, minor);
+  return revision?.check(pod);
+}
+
 export class Evaluator {
   private readonly ordered: readonly Check[];
   /** The newest minor version any check has a revision for. */
@@ -99,8 +111,7 @@ export class Evaluator {
     const key = `${level}:${minor}`;
     const cached = this.cache.get(key);
     if (cached) return cached;
-    const active = (c: Check) =>
-      c.versions.filter((v) => !v.minimumVersion.latest && v.minimumVersion.minor <= minor).at(-1);
+    const active = (c: Check) => revisionAt(c, minor);
     const overridden = new Set<string>();
     if (level === 'restricted') {
       for (const c of this.ordered) {
