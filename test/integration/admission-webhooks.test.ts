@@ -390,6 +390,125 @@ describe('admission webhooks: Mutating/ValidatingWebhookConfigurations called ov
     assert.equal(last.request.object.metadata.labels.second, 'done');
   });
 
+  it('matchPolicy Equivalent sends a v2 HorizontalPodAutoscaler as autoscaling/v1 to a v1 rule; Exact does not', async () => {
+    const ns = await namespace();
+    const v1Rule = [
+      {
+        operations: ['CREATE'],
+        apiGroups: ['autoscaling'],
+        apiVersions: ['v1'],
+        resources: ['horizontalpodautoscalers'],
+      },
+    ];
+    hook.on('/hpa-equivalent', () => ({
+      allowed: true,
+      ...jsonPatch([{ op: 'replace', path: '/spec/maxReplicas', value: 9 }]),
+    }));
+    hook.on('/hpa-exact', () => ({ allowed: false, status: { message: 'exact matched' } }));
+    await configure(MWC, `hpa-${ns}`, [
+      { ...webhook('equivalent.example.com', '/hpa-equivalent', ns), rules: v1Rule },
+      { ...webhook('exact.example.com', '/hpa-exact', ns), rules: v1Rule, matchPolicy: 'Exact' },
+    ]);
+    const res = await apiRequest(cp, 'POST', `/apis/autoscaling/v2/namespaces/${ns}/horizontalpodautoscalers`, {
+      body: {
+        metadata: { name: 'web' },
+        spec: {
+          scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
+          maxReplicas: 5,
+          metrics: [
+            { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } } },
+          ],
+        },
+      },
+    });
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.body.apiVersion, 'autoscaling/v2');
+    assert.equal(res.body.spec.maxReplicas, 9);
+    assert.equal(res.body.spec.metrics[0].resource.target.averageUtilization, 60);
+    const sent = hook.received.filter((r) => r.path === '/hpa-equivalent').at(-1)?.review;
+    assert.deepEqual(sent.request.kind, { group: 'autoscaling', version: 'v1', kind: 'HorizontalPodAutoscaler' });
+    assert.deepEqual(sent.request.resource, {
+      group: 'autoscaling',
+      version: 'v1',
+      resource: 'horizontalpodautoscalers',
+    });
+    assert.deepEqual(sent.request.requestKind, {
+      group: 'autoscaling',
+      version: 'v2',
+      kind: 'HorizontalPodAutoscaler',
+    });
+    assert.equal(sent.request.object.apiVersion, 'autoscaling/v1');
+    assert.equal(sent.request.object.spec.targetCPUUtilizationPercentage, 60);
+    assert.ok(!hook.received.some((r) => r.path === '/hpa-exact'));
+  });
+
+  it('rules name subresources: deployments/scale is checked, the deployment itself is not', async () => {
+    const ns = await namespace();
+    hook.on('/scale', (review) =>
+      review.request.object.spec.replicas > 3
+        ? { allowed: false, status: { message: `at most 3 replicas, not ${review.request.object.spec.replicas}` } }
+        : { allowed: true },
+    );
+    await configure(VWC, `scale-${ns}`, [
+      {
+        ...webhook('scale.example.com', '/scale', ns),
+        rules: [{ operations: ['UPDATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments/scale'] }],
+      },
+    ]);
+    const deployments = `/apis/apps/v1/namespaces/${ns}/deployments`;
+    const created = await apiRequest(cp, 'POST', deployments, {
+      body: {
+        metadata: { name: 'web' },
+        spec: {
+          replicas: 5,
+          selector: { matchLabels: { app: 'web' } },
+          template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+        },
+      },
+    });
+    assert.equal(created.status, 201, created.text);
+    const scaled = await apiRequest(cp, 'PATCH', `${deployments}/web/scale`, {
+      body: { spec: { replicas: 8 } },
+      contentType: 'application/merge-patch+json',
+    });
+    assert.equal(scaled.status, 400, scaled.text);
+    assert.equal(
+      scaled.body.message,
+      'admission webhook "scale.example.com" denied the request: at most 3 replicas, not 8',
+    );
+    const sent = hook.received.filter((r) => r.path === '/scale').at(-1)?.review;
+    assert.equal(sent.request.subResource, 'scale');
+    assert.deepEqual(sent.request.kind, { group: 'autoscaling', version: 'v1', kind: 'Scale' });
+    assert.deepEqual(sent.request.resource, { group: 'apps', version: 'v1', resource: 'deployments' });
+  });
+
+  it("a Namespace is matched by namespaceSelector on its own labels, and its name is the request's namespace", async () => {
+    hook.on('/namespaces', () => ({ allowed: false, status: { message: 'frozen namespaces stay' } }));
+    await configure(VWC, 'frozen-namespaces', [
+      {
+        name: 'frozen.example.com',
+        clientConfig: { url: `${hook.url}/namespaces`, caBundle: hook.caBundle },
+        rules: [
+          { operations: ['DELETE'], apiGroups: [''], apiVersions: ['v1'], resources: ['namespaces'], scope: 'Cluster' },
+        ],
+        namespaceSelector: { matchLabels: { frozen: 'true' } },
+        sideEffects: 'None',
+        admissionReviewVersions: ['v1'],
+      },
+    ]);
+    const frozen = await namespace({ frozen: 'true' });
+    const thawed = await namespace();
+    const refused = await apiRequest(cp, 'DELETE', `/api/v1/namespaces/${frozen}`);
+    assert.equal(refused.status, 400, refused.text);
+    assert.match(refused.body.message, /frozen namespaces stay/);
+    const sent = hook.received.filter((r) => r.path === '/namespaces').at(-1)?.review;
+    assert.equal(sent.request.namespace, frozen);
+    assert.equal(sent.request.name, frozen);
+    const deleted = await apiRequest(cp, 'DELETE', `/api/v1/namespaces/${thawed}`);
+    assert.equal(deleted.status, 200, deleted.text);
+    await apiRequest(cp, 'DELETE', `${VWC}/frozen-namespaces`);
+  });
+
   it('an invalid answer is a failure to call, with upstream words', async () => {
     const ns = await namespace();
     hook.on('/bad-uid', () => ({ uid: 'not-the-request', allowed: true }));
