@@ -12,7 +12,7 @@ import { silentLogger } from '../util/logger.js';
 
 export interface AdmissionTestCluster {
   registry: APIRegistry;
-  /** Stores obj as the apiserver's own write would (no admission, no validation); returns it as stored. */
+  /** Stores obj (status included) as the apiserver's own writes would (no admission, no validation). */
   put(group: string, version: string, resource: string, obj: KubeObject): Promise<KubeObject>;
   /** Reads an object from storage (undefined when missing). */
   get(
@@ -53,7 +53,20 @@ export function admissionTestCluster(): AdmissionTestCluster {
   return {
     registry,
     async put(group, version, resource, obj) {
-      return served(group, version, resource).store.create(obj.metadata.namespace ?? '', obj, { internal: true });
+      const { store } = served(group, version, resource);
+      const namespace = obj.metadata.namespace ?? '';
+      const created = await store.create(namespace, obj, { internal: true });
+      if (obj.status === undefined) return created;
+      // Creates reset status, as upstream's strategies do; a status write puts it back.
+      return store.guaranteedUpdate(
+        namespace,
+        created.metadata.name ?? '',
+        (current) => ({ ...current, status: obj.status }),
+        {
+          internal: true,
+          subresource: 'status',
+        },
+      );
     },
     async get(group, version, resource, namespace, name) {
       try {

@@ -73,3 +73,14 @@ export function listsEqual(a: ResourceList, b: ResourceList): boolean {
   }
   return true;
 }
+
+/** a − b for each of a's names, never below zero (quota.SubtractWithNonNegativeResult). */
+export function subtractNonNegative(a: ResourceList, b: ResourceList): ResourceList {
+  const out: ResourceList = new Map();
+  for (const [name, q] of a) {
+    const other = b.get(name);
+    const nanos = other ? q.nanos - other.nanos : q.nanos;
+    out.set(name, { nanos: nanos > 0n ? nanos : 0n, format: q.format });
+  }
+  return out;
+}

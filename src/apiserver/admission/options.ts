@@ -20,6 +20,7 @@ import { DEFAULT_TOLERATION_SECONDS, defaultTolerationSeconds } from './plugins/
 import { NAMESPACE_LIFECYCLE, namespaceLifecycle } from './plugins/namespace-lifecycle.js';
 import { PRIORITY, type PriorityClassSource, priority } from './plugins/priority.js';
 import { RESOURCE_QUOTA, resourceQuota } from './plugins/resource-quota.js';
+import { RESOURCE_QUOTA, resourceQuota } from './plugins/resource-quota.js';
 import { SERVICE_ACCOUNT, serviceAccount } from './plugins/service-account.js';
 import { TAINT_NODES_BY_CONDITION, taintNodesByCondition } from './plugins/taint-nodes-by-condition.js';
 import { POD_SECURITY, podSecurityForRegistry } from './podsecurity/plugin.js';
@@ -68,6 +69,7 @@ const IMPLEMENTED: ReadonlyMap<string, Factory> = new Map<string, Factory>([
   ['AlwaysAdmit', () => alwaysAdmit()],
   [NAMESPACE_LIFECYCLE, (_, deps) => namespaceLifecycle(new ClusterReader(deps.registry))],
   [SERVICE_ACCOUNT, (_, deps) => serviceAccount(new ClusterReader(deps.registry))],
+  [RESOURCE_QUOTA, (_, deps) => resourceQuota(new ClusterReader(deps.registry))],
   [RESOURCE_QUOTA, (_, deps) => resourceQuota(new ClusterReader(deps.registry))],
   [TAINT_NODES_BY_CONDITION, () => taintNodesByCondition()],
   [PRIORITY, (_, deps) => priority(deps.priorityClasses)],

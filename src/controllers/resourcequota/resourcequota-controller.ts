@@ -5,8 +5,9 @@
  *
  * Quotas are synced when their spec changes (those whose status lacks usage first, through a priority queue), when
  * an object a quota tracks is added, changed in a way that matters to quota, or deleted in their namespace, and all
- * of them every --resource-quota-sync-period. Upstream counts new objects at admission; wheelhouse has no quota
- * admission plugin, so additions replenish here too. `count/<resource>.<group>` works for any resource the server
+ * of them every --resource-quota-sync-period. The ResourceQuota admission plugin charges new objects as they are
+ * admitted; additions are recounted here too, which corrects charges of requests that failed after admission.
+ * `count/<resource>.<group>` works for any resource the server
  * lists: its evaluator and informer are made when a quota first names it.
  */
 
