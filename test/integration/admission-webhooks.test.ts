@@ -9,7 +9,6 @@ import { jsonPatch, startWebhookServer, type WebhookServer } from '../../src/tes
 const GROUP_PATH = '/apis/admissionregistration.k8s.io/v1';
 const VWC = `${GROUP_PATH}/validatingwebhookconfigurations`;
 const MWC = `${GROUP_PATH}/mutatingwebhookconfigurations`;
-const PODS = (ns: string) => `/api/v1/namespaces/${ns}/pods`;
 const CONFIGMAPS = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
 
 function configMap(name: string, labels: Record<string, string> = {}) {
@@ -205,8 +204,20 @@ describe('admission webhooks: Mutating/ValidatingWebhookConfigurations called ov
     const elsewhere = await apiRequest(cp, 'POST', CONFIGMAPS(other), { body: configMap('c', { checked: 'yes' }) });
     assert.equal(elsewhere.status, 201, elsewhere.text);
     // The old object matches: an update that removes the label is still sent to the webhook.
-    await apiRequest(cp, 'DELETE', `${VWC}/nssel-${selected}`);
     hook.on('/ns-deny', () => ({ allowed: true }));
+    const labelled = await apiRequest(cp, 'POST', CONFIGMAPS(selected), { body: configMap('d', { checked: 'yes' }) });
+    assert.equal(labelled.status, 201, labelled.text);
+    hook.on('/ns-deny', () => ({ allowed: false, status: { message: 'blue team only' } }));
+    const unlabel = await apiRequest(cp, 'PATCH', `${CONFIGMAPS(selected)}/d`, {
+      body: { metadata: { labels: { checked: null } } },
+      contentType: 'application/merge-patch+json',
+    });
+    assert.equal(unlabel.status, 400, unlabel.text);
+    const sent = hook.received.filter((r) => r.path === '/ns-deny').at(-1)?.review;
+    assert.equal(sent.request.operation, 'UPDATE');
+    assert.equal(sent.request.object.metadata.labels, undefined);
+    assert.equal(sent.request.oldObject.metadata.labels.checked, 'yes');
+    await apiRequest(cp, 'DELETE', `${VWC}/nssel-${selected}`);
   });
 
   it('matchConditions in CEL decide whether the webhook is called; an error fails closed under Fail', async () => {
