@@ -13,6 +13,7 @@ import { bootstrapCluster, buildRegistry } from './apiserver/assemble.js';
 import type { AuthenticationOptions } from './apiserver/authn/options.js';
 import { ensureServiceAccountKeyPair } from './apiserver/authn/serviceaccount/keys.js';
 import { authorizationModesOf } from './apiserver/authz/modes.js';
+import type { WebhookAuthorizerOptions } from './apiserver/authz/webhook/webhook-authorizer.js';
 import { ensurePki } from './apiserver/bootstrap/pki.js';
 import { APIServer } from './apiserver/server.js';
 import {
@@ -108,11 +109,12 @@ export interface ControlPlaneOptions {
    */
   authentication?: AuthenticationOptions;
   /**
-   * kube-apiserver's --authorization-mode: a list of AlwaysAllow, AlwaysDeny, RBAC (Node and Webhook are not
-   * built yet and are refused). Undefined: every authenticated user may do anything (wheelhouse's default until
-   * every component has its own identity). system:masters is always allowed, ahead of the modes.
+   * kube-apiserver's --authorization-mode: a list of AlwaysAllow, AlwaysDeny, RBAC, Webhook (with `webhook`, the
+   * --authorization-webhook-* flags; Node is not built yet and is refused). Undefined: every authenticated user
+   * may do anything (wheelhouse's default until every component has its own identity). system:masters is always
+   * allowed, ahead of the modes.
    */
-  authorization?: { modes: string[] };
+  authorization?: { modes: string[]; webhook?: WebhookAuthorizerOptions };
   /** How often to compact storage history and how much to keep (undefined: never compact). */
   compaction?: CompactionPolicy;
   /**
@@ -191,6 +193,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       registry,
       authentication,
       ...(opts.authorization ? { authorizationModes: authorizationModesOf(opts.authorization) } : {}),
+      ...(opts.authorization?.webhook ? { authorizationWebhook: opts.authorization.webhook } : {}),
       tls: { certPem: pki.apiserver.certPem, keyPem: pki.apiserver.keyPem, clientCaPem: pki.ca.certPem },
       bindAddress,
       securePort: opts.securePort ?? 0,

@@ -8,7 +8,9 @@ import type { APIRegistry } from './api-registry.js';
 import { type Authentication, type AuthenticationOptions, buildAuthentication } from './authn/options.js';
 import { isSelfSubjectReview, serveSelfSubjectReview } from './authn/self-subject-review.js';
 import { serveTokenRequest } from './authn/serviceaccount/token-request.js';
+import { addAuthenticationReviews } from './authn/token-review.js';
 import { type Authorization, setUpAuthorization } from './authz/authorization.js';
+import { WebhookAuthorizer, type WebhookAuthorizerOptions } from './authz/webhook/webhook-authorizer.js';
 import type { Handler } from './context.js';
 import { APIServerMetrics } from './filters/metrics.js';
 import { buildHandlerChain } from './handler-chain.js';
@@ -40,6 +42,8 @@ export interface APIServerOptions {
    * every authenticated user allowed (RBAC becomes the default once every component has its own identity).
    */
   authorizationModes?: string[];
+  /** The Webhook mode's --authorization-webhook-* flags (required when authorizationModes names Webhook). */
+  authorizationWebhook?: WebhookAuthorizerOptions;
   logger?: Logger;
   /** kube-apiserver's authentication flags (--anonymous-auth, --token-auth-file, --service-account-*…). */
   authentication?: AuthenticationOptions;
@@ -61,6 +65,7 @@ export class APIServer {
   private stopping = false;
   private authorization: Authorization | undefined;
   private readonly authn: Authentication;
+  private webhookAuthorizer: WebhookAuthorizer | undefined;
 
   constructor(private readonly opts: APIServerOptions) {
     this.log = opts.logger ?? silentLogger;
@@ -68,6 +73,7 @@ export class APIServer {
     this.metrics = new APIServerMetrics(opts.registry);
     this.openapi = new OpenAPIService(opts.registry);
     this.authn = buildAuthentication(opts.authentication ?? {}, opts.registry);
+    addAuthenticationReviews(opts.registry, this.authn);
     this.health.add(['healthz', 'livez', 'readyz'], { name: 'ping', check: () => {} });
     this.health.add(['healthz', 'livez', 'readyz'], { name: 'log', check: () => {} });
     this.health.add(['healthz', 'livez', 'readyz'], {
@@ -89,7 +95,15 @@ export class APIServer {
 
   async start(): Promise<string> {
     await Promise.all(this.opts.registry.all().map((s) => s.store.cacher.start()));
-    this.authorization = await setUpAuthorization(this.opts.registry, this.opts.authorizationModes);
+    if (this.opts.authorizationModes?.includes('Webhook')) {
+      if (!this.opts.authorizationWebhook) {
+        throw new Error('authorization-mode Webhook requires --authorization-webhook-config-file');
+      }
+      this.webhookAuthorizer = new WebhookAuthorizer(this.opts.authorizationWebhook);
+    }
+    this.authorization = await setUpAuthorization(this.opts.registry, this.opts.authorizationModes, {
+      ...(this.webhookAuthorizer ? { webhook: this.webhookAuthorizer } : {}),
+    });
     const handler = buildHandlerChain(this.route, {
       authenticators: this.authn.authenticators,
       anonymous: this.authn.anonymous,
@@ -146,6 +160,8 @@ export class APIServer {
 
   async stop(): Promise<void> {
     this.authorization?.stop();
+    this.webhookAuthorizer?.stop();
+    this.authn.stop();
     for (const s of this.opts.registry.all()) s.store.cacher.stop();
     const server = this.server;
     if (!server) return;
@@ -165,7 +181,12 @@ export class APIServer {
     const issuer = this.authn.issuer;
     if (issuer && ctx.info.isResourceRequest && ctx.info.apiGroup === '' && ctx.info.resource === 'serviceaccounts') {
       if (ctx.info.subresource === 'token') {
-        return serveTokenRequest(ctx, { issuer, audiences: this.authn.apiAudiences, getObject: this.authn.getObject });
+        return serveTokenRequest(ctx, {
+          issuer,
+          audiences: this.authn.apiAudiences,
+          getObject: this.authn.getObject,
+          expiration: this.authn.tokenExpiration,
+        });
       }
     }
     if (isSelfSubjectReview(ctx)) return serveSelfSubjectReview(ctx);

@@ -1,11 +1,58 @@
+import { aggregateErrors } from '../authz/modes.js';
 import type { RequestContext, UserInfo } from '../context.js';
 import { AuthenticationError, type Authenticator } from '../filters/authentication.js';
 
+/** A user a token names, with the audiences (of those asked for) the token is good for. */
+export interface TokenUser extends UserInfo {
+  audiences?: string[];
+}
+
 /**
  * Recognises a bearer token, or not: a user, undefined when the token is not one it knows (the next one is asked),
- * or a thrown AuthenticationError when the token is its kind but refused (expired, forged, revoked).
+ * or a thrown AuthenticationError when the token is its kind but refused (expired, forged, revoked). audiences: what
+ * the token must be good for (the API audiences for a request, a TokenReview's spec.audiences); undefined or empty
+ * leaves it to the authenticator's own (the API audiences).
  */
-export type TokenAuthenticator = (token: string) => UserInfo | undefined | Promise<UserInfo | undefined>;
+export type TokenAuthenticator = (
+  token: string,
+  audiences?: string[],
+) => TokenUser | undefined | Promise<TokenUser | undefined>;
+
+/**
+ * Upstream's WrapAudienceAgnosticToken, for authenticators whose tokens name no audience (static tokens, OIDC):
+ * their tokens are good for the API audiences only, so a request for other audiences is not theirs.
+ */
+export function audienceAgnostic(authn: TokenAuthenticator, implicit: string[]): TokenAuthenticator {
+  return async (token, audiences = []) => {
+    const good = audiences.filter((a) => implicit.includes(a));
+    if (audiences.length > 0 && good.length === 0) return undefined;
+    const user = await authn(token, audiences);
+    return user && audiences.length > 0 ? { ...user, audiences: good } : user;
+  };
+}
+
+/**
+ * Asks each token authenticator in turn, as upstream's union does: the first user wins; the refusals of the others
+ * are kept, and when none recognises the token it is refused with them (or "invalid bearer token" when none had
+ * anything to say).
+ */
+export async function authenticateToken(
+  tokenAuthenticators: TokenAuthenticator[],
+  token: string,
+  audiences: string[],
+): Promise<TokenUser> {
+  const refusals: string[] = [];
+  for (const authn of tokenAuthenticators) {
+    try {
+      const user = await authn(token, audiences);
+      if (user) return user;
+    } catch (err) {
+      if (!(err instanceof AuthenticationError)) throw err;
+      refusals.push(err.message);
+    }
+  }
+  throw new AuthenticationError(refusals.length > 0 ? aggregateErrors(refusals) : 'invalid bearer token');
+}
 
 /** The token of an `Authorization: Bearer <token>` header, or undefined. */
 export function bearerTokenOf(ctx: RequestContext): string | undefined {
@@ -17,17 +64,17 @@ export function bearerTokenOf(ctx: RequestContext): string | undefined {
 }
 
 /**
- * The bearer-token authenticator: asks each token authenticator in turn; a token that none recognises is refused
- * ("invalid bearer token", a 401), as upstream's bearertoken authenticator refuses it.
+ * The bearer-token authenticator: a request's token must be good for the API audiences; a token that no token
+ * authenticator recognises is refused (a 401), as upstream's bearertoken authenticator refuses it.
  */
-export function bearerTokenAuthenticator(tokenAuthenticators: TokenAuthenticator[]): Authenticator {
+export function bearerTokenAuthenticator(
+  tokenAuthenticators: TokenAuthenticator[],
+  apiAudiences: string[],
+): Authenticator {
   return async (ctx) => {
     const token = bearerTokenOf(ctx);
     if (token === undefined) return undefined;
-    for (const authn of tokenAuthenticators) {
-      const user = await authn(token);
-      if (user) return user;
-    }
-    throw new AuthenticationError('invalid bearer token');
+    const { audiences: _audiences, ...user } = await authenticateToken(tokenAuthenticators, token, apiAudiences);
+    return user;
   };
 }

@@ -3,12 +3,14 @@ import type { Clock } from '../../util/clock.js';
 import type { APIRegistry } from '../api-registry.js';
 import { type Authenticator, x509Authenticator } from '../filters/authentication.js';
 import type { KubeObject } from '../registry/object.js';
-import { bearerTokenAuthenticator, type TokenAuthenticator } from './bearer.js';
+import { audienceAgnostic, bearerTokenAuthenticator, type TokenAuthenticator } from './bearer.js';
+import { type OIDCOptions, oidcAuthenticator } from './oidc/authenticator.js';
 import { type ObjectGetter, serviceAccountTokenAuthenticator } from './serviceaccount/authenticator.js';
 import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from './serviceaccount/claims.js';
 import { ServiceAccountTokenIssuer } from './serviceaccount/issuer.js';
 import { readPublicKeys, readSigningKey } from './serviceaccount/keys.js';
 import { loadTokenFile, staticTokenAuthenticator } from './token-file.js';
+import { tokenWebhookAuthenticator } from './webhook/token-webhook.js';
 
 /** kube-apiserver's authentication flags. */
 export interface AuthenticationOptions {
@@ -24,6 +26,17 @@ export interface AuthenticationOptions {
   serviceAccountIssuers?: string[];
   /** --api-audiences (default: the issuers). */
   apiAudiences?: string[];
+  /** --service-account-max-token-expiration in seconds (undefined or 0: no cap beyond TokenRequest's own). */
+  serviceAccountMaxTokenExpirationSeconds?: number;
+  /** --service-account-extend-token-expiration (default true). */
+  serviceAccountExtendTokenExpiration?: boolean;
+  /** The --oidc-* flags (an OpenID Connect issuer whose ID tokens are accepted). */
+  oidc?: OIDCOptions;
+  /**
+   * --authentication-token-webhook-config-file, --authentication-token-webhook-version (v1 or v1beta1, default
+   * v1beta1 as upstream), --authentication-token-webhook-cache-ttl (default 2m).
+   */
+  tokenWebhook?: { configFile: string; version?: string; cacheTTLMs?: number };
 }
 
 /** What the apiserver runs from the authentication options. */
@@ -36,6 +49,10 @@ export interface Authentication {
   getObject: ObjectGetter;
   /** The bearer-token authenticators alone (TokenReview asks them). */
   tokenAuthenticators: TokenAuthenticator[];
+  /** TokenRequest's limits: --service-account-max-token-expiration, --service-account-extend-token-expiration. */
+  tokenExpiration: { maxSeconds?: number; extend: boolean };
+  /** Closes the connections to an OIDC issuer and a token webhook. */
+  stop(): void;
 }
 
 /** Live reads of core/v1 objects from the registry's stores (undefined when not found). */
@@ -54,14 +71,18 @@ export function registryObjectGetter(registry: APIRegistry): ObjectGetter {
 
 /**
  * Builds the authenticators in upstream's order — client certificates, then bearer tokens (static tokens,
- * ServiceAccount JWTs) — from the flags. Throws on unreadable files, as kube-apiserver refuses to start.
+ * ServiceAccount JWTs, OIDC ID tokens, the token webhook last) — from the flags. Throws on unreadable files, as kube-apiserver refuses to start.
  */
 export function buildAuthentication(opts: AuthenticationOptions, registry: APIRegistry, clock?: Clock): Authentication {
   const getObject = registryObjectGetter(registry);
   const tokenAuthenticators: TokenAuthenticator[] = [];
-  if (opts.tokenAuthFile) tokenAuthenticators.push(staticTokenAuthenticator(loadTokenFile(opts.tokenAuthFile)));
   const issuers = opts.serviceAccountIssuers?.length ? opts.serviceAccountIssuers : [DEFAULT_SERVICE_ACCOUNT_ISSUER];
   const apiAudiences = opts.apiAudiences?.length ? opts.apiAudiences : issuers;
+  if (opts.tokenAuthFile) {
+    tokenAuthenticators.push(
+      audienceAgnostic(staticTokenAuthenticator(loadTokenFile(opts.tokenAuthFile)), apiAudiences),
+    );
+  }
   const keyFiles = opts.serviceAccountKeyFiles?.length
     ? opts.serviceAccountKeyFiles
     : opts.serviceAccountSigningKeyFile
@@ -79,11 +100,32 @@ export function buildAuthentication(opts: AuthenticationOptions, registry: APIRe
       }),
     );
   }
+  const max = opts.serviceAccountMaxTokenExpirationSeconds;
+  if (max && (max < 3600 || max > 2 ** 32)) {
+    throw new Error('the service-account-max-token-expiration must be between 1 hour and 2^32 seconds');
+  }
+  const stops: (() => void)[] = [];
+  if (opts.oidc) {
+    const oidc = oidcAuthenticator(opts.oidc, clock);
+    tokenAuthenticators.push(audienceAgnostic(oidc.authenticate, apiAudiences));
+    // Discovery and keys are fetched now, so that the first token does not wait; a failure is retried later.
+    oidc.prefetch().catch(() => {});
+    stops.push(oidc.stop);
+  }
+  if (opts.tokenWebhook) {
+    const webhook = tokenWebhookAuthenticator({
+      ...opts.tokenWebhook,
+      implicitAudiences: apiAudiences,
+      ...(clock ? { clock } : {}),
+    });
+    tokenAuthenticators.push(webhook.authenticate);
+    stops.push(webhook.stop);
+  }
   const issuer = opts.serviceAccountSigningKeyFile
     ? new ServiceAccountTokenIssuer(issuers[0] as string, readSigningKey(opts.serviceAccountSigningKeyFile), keys)
     : undefined;
   const authenticators: Authenticator[] = [x509Authenticator];
-  if (tokenAuthenticators.length > 0) authenticators.push(bearerTokenAuthenticator(tokenAuthenticators));
+  if (tokenAuthenticators.length > 0) authenticators.push(bearerTokenAuthenticator(tokenAuthenticators, apiAudiences));
   return {
     authenticators,
     anonymous: opts.anonymousAuth ?? true,
@@ -91,5 +133,14 @@ export function buildAuthentication(opts: AuthenticationOptions, registry: APIRe
     ...(issuer ? { issuer } : {}),
     getObject,
     tokenAuthenticators,
+    tokenExpiration: {
+      ...(opts.serviceAccountMaxTokenExpirationSeconds
+        ? { maxSeconds: opts.serviceAccountMaxTokenExpirationSeconds }
+        : {}),
+      extend: opts.serviceAccountExtendTokenExpiration ?? true,
+    },
+    stop: () => {
+      for (const stop of stops) stop();
+    },
   };
 }

@@ -45,6 +45,7 @@ describe('ServiceAccount token authenticator', () => {
     const claims = serviceAccountClaims(sa, {}, 3600, [ISSUER], T0);
     const user = await authn(await issuer.sign(claims));
     assert.deepEqual(user, {
+      audiences: [ISSUER],
       name: 'system:serviceaccount:team:builder',
       uid: 'sa-uid-1',
       groups: ['system:serviceaccounts', 'system:serviceaccounts:team'],

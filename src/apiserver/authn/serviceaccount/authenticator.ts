@@ -1,10 +1,9 @@
 import type { KeyObject } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
 import { type Clock, realClock } from '../../../util/clock.js';
-import type { UserInfo } from '../../context.js';
 import { AuthenticationError } from '../../filters/authentication.js';
 import type { KubeObject } from '../../registry/object.js';
-import type { TokenAuthenticator } from '../bearer.js';
+import type { TokenAuthenticator, TokenUser } from '../bearer.js';
 import {
   EXTRA_CREDENTIAL_ID,
   EXTRA_NODE_NAME,
@@ -50,7 +49,8 @@ function refuse(message: string): never {
  */
 export function serviceAccountTokenAuthenticator(opts: ServiceAccountAuthenticatorOptions): TokenAuthenticator {
   const clock = opts.clock ?? realClock;
-  return async (token) => {
+  return async (token, wanted) => {
+    const targets = wanted?.length ? wanted : opts.audiences;
     let iss: unknown;
     try {
       if (token.split('.').length !== 3) return undefined;
@@ -84,10 +84,9 @@ export function serviceAccountTokenAuthenticator(opts: ServiceAccountAuthenticat
       refuse('invalid signature');
     }
     const aud = typeof payload.aud === 'string' ? [payload.aud] : Array.isArray(payload.aud) ? payload.aud : [];
-    if (!aud.some((a) => opts.audiences.includes(a))) {
-      refuse(
-        `token audiences ${JSON.stringify(aud)} is invalid for the target audiences ${JSON.stringify(opts.audiences)}`,
-      );
+    const audiences = targets.filter((a) => aud.includes(a));
+    if (audiences.length === 0) {
+      refuse(`token audiences ${JSON.stringify(aud)} is invalid for the target audiences ${JSON.stringify(targets)}`);
     }
     if (typeof payload.exp !== 'number') refuse('service account token has no expiry');
     const k8s = payload['kubernetes.io'] as KubernetesClaim | undefined;
@@ -129,7 +128,8 @@ export function serviceAccountTokenAuthenticator(opts: ServiceAccountAuthenticat
       extra[EXTRA_NODE_UID] = [k8s.node.uid];
     }
     if (typeof payload.jti === 'string' && payload.jti) extra[EXTRA_CREDENTIAL_ID] = [`JTI=${payload.jti}`];
-    const info: UserInfo = {
+    const info: TokenUser = {
+      audiences,
       name: user,
       uid: sa.uid,
       groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`],

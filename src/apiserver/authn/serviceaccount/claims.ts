@@ -26,6 +26,8 @@ export interface KubernetesClaim {
   pod?: ObjectRef;
   secret?: ObjectRef;
   node?: ObjectRef;
+  /** When a token given an extended lifetime should have expired (a warning after it, not a refusal). */
+  warnafter?: number;
 }
 
 export interface ServiceAccountClaims {
@@ -65,6 +67,7 @@ export function serviceAccountClaims(
   expirationSeconds: number,
   audiences: string[],
   nowMs: number,
+  warnAfterSeconds = 0,
 ): ServiceAccountClaims {
   const now = Math.floor(nowMs / 1000);
   const namespace = sa.metadata.namespace ?? '';
@@ -72,6 +75,7 @@ export function serviceAccountClaims(
   if (bound.pod) k8s.pod = ref(bound.pod);
   if (bound.secret) k8s.secret = ref(bound.secret);
   if (bound.node) k8s.node = ref(bound.node);
+  if (warnAfterSeconds > 0) k8s.warnafter = now + warnAfterSeconds;
   return {
     sub: serviceAccountUserName(namespace, sa.metadata.name ?? ''),
     aud: audiences,

@@ -2,6 +2,7 @@ import { invalid, invalidStatus, path } from '../../../api/field-errors.js';
 import { StatusError, statusErrors } from '../../../api/status-error.js';
 import type { RequestContext } from '../../context.js';
 import { contentTypeOf, decodeBody, readBody } from '../../handlers/body.js';
+import { addWarnings } from '../../registry/field-validation.js';
 import { isObject, type KubeObject, nowTimestamp } from '../../registry/object.js';
 import { writeJson } from '../../respond.js';
 import type { ObjectGetter } from './authenticator.js';
@@ -10,6 +11,13 @@ import type { ServiceAccountTokenIssuer } from './issuer.js';
 
 /** TokenRequest's defaults and limits (upstream's defaulting and ValidateTokenRequest). */
 export const DEFAULT_TOKEN_EXPIRATION_SECONDS = 3600;
+/**
+ * The lifetime the ServiceAccount admission plugin asks for in projected volumes, and what such a pod-bound token
+ * gets instead while --service-account-extend-token-expiration is on (upstream's WarnOnlyBoundTokenExpirationSeconds
+ * and ExpirationExtensionSeconds): a year, with a warning after the hour asked for.
+ */
+export const WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS = 3607;
+export const EXPIRATION_EXTENSION_SECONDS = 365 * 24 * 60 * 60;
 const MIN_TOKEN_EXPIRATION_SECONDS = 600;
 const MAX_TOKEN_EXPIRATION_SECONDS = 2 ** 32;
 
@@ -19,6 +27,11 @@ export interface TokenRequestOptions {
   audiences: string[];
   getObject: ObjectGetter;
   now?: () => number;
+  /**
+   * maxSeconds: --service-account-max-token-expiration (longer requests are shortened to it, with a warning);
+   * extend: --service-account-extend-token-expiration (default true).
+   */
+  expiration?: { maxSeconds?: number; extend: boolean };
 }
 
 type Rec = Record<string, unknown>;
@@ -119,14 +132,34 @@ export async function serveTokenRequest(ctx: RequestContext, opts: TokenRequestO
   }
   const audiences =
     Array.isArray(spec.audiences) && spec.audiences.length > 0 ? (spec.audiences as string[]) : opts.audiences;
+  let granted = expirationSeconds;
+  const max = opts.expiration?.maxSeconds ?? 0;
+  if (max > 0 && granted > max) {
+    addWarnings(ctx.res, [`requested expiration of ${granted} seconds shortened to ${max} seconds`]);
+    granted = max;
+  }
+  // A projected token of a pod for the API itself lives a year, warning after the hour it asked for, so that
+  // clients that never re-read their token keep working (upstream's safe transition to bound tokens).
+  let lifetime = granted;
+  let warnAfter = 0;
+  const forTheAPI = audiences.every((a) => opts.audiences.includes(a));
+  if (
+    (opts.expiration?.extend ?? true) &&
+    bound.pod &&
+    granted === WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS &&
+    forTheAPI
+  ) {
+    warnAfter = granted;
+    lifetime = EXPIRATION_EXTENSION_SECONDS;
+  }
   const now = (opts.now ?? Date.now)();
-  const claims = serviceAccountClaims(sa, bound, expirationSeconds, audiences, now);
+  const claims = serviceAccountClaims(sa, bound, lifetime, audiences, now, warnAfter);
   const token = await opts.issuer.sign(claims);
   writeJson(ctx, 201, {
     kind: 'TokenRequest',
     apiVersion: 'authentication.k8s.io/v1',
     metadata: { name: info.name, namespace: ns, creationTimestamp: nowTimestamp(now) },
-    spec: { audiences, expirationSeconds, boundObjectRef: ref ?? null },
-    status: { token, expirationTimestamp: nowTimestamp(claims.exp * 1000) },
+    spec: { audiences, expirationSeconds: granted, boundObjectRef: ref ?? null },
+    status: { token, expirationTimestamp: nowTimestamp(now + granted * 1000) },
   });
 }

@@ -1,0 +1,131 @@
+/**
+ * JSON over HTTPS for the apiserver's own outgoing calls (an OIDC issuer's discovery document and keys, token and
+ * authorization webhooks): one request, the server verified against the given CA (or the system roots), an
+ * optional client certificate or bearer token, a timeout, and the answer parsed as JSON.
+ */
+import { Agent, request } from 'node:https';
+
+export interface TLSClientConfig {
+  /** PEM CA bundle the server's certificate must chain to; the system roots when absent. */
+  ca?: string | Buffer;
+  /** PEM client certificate and key (the apiserver's credentials at a webhook). */
+  cert?: string | Buffer;
+  key?: string | Buffer;
+  /** The name the server's certificate must carry, when not the URL's host. */
+  serverName?: string;
+  insecureSkipVerify?: boolean;
+}
+
+export interface JSONClientOptions {
+  tls?: TLSClientConfig;
+  /** Authorization: Bearer <token> on every request. */
+  bearerToken?: string;
+  /** Basic authentication, as a kubeconfig's username and password give it. */
+  basicAuth?: { username: string; password: string };
+  timeoutMs?: number;
+}
+
+/** A JSON call that failed: the server could not be reached, timed out, or answered other than 2xx JSON. */
+export class HTTPSJSONError extends Error {
+  constructor(
+    message: string,
+    readonly statusCode?: number,
+  ) {
+    super(message);
+    this.name = 'HTTPSJSONError';
+  }
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const MAX_BODY_BYTES = 4 << 20;
+
+/** A keep-alive client for one configuration of TLS and credentials. */
+export class HTTPSJSONClient {
+  private readonly agent: Agent;
+
+  constructor(private readonly opts: JSONClientOptions = {}) {
+    const tls = opts.tls ?? {};
+    this.agent = new Agent({
+      keepAlive: true,
+      ...(tls.ca ? { ca: tls.ca } : {}),
+      ...(tls.cert ? { cert: tls.cert } : {}),
+      ...(tls.key ? { key: tls.key } : {}),
+      ...(tls.serverName ? { servername: tls.serverName } : {}),
+      rejectUnauthorized: !tls.insecureSkipVerify,
+    });
+  }
+
+  get(url: string): Promise<unknown> {
+    return this.send('GET', url, undefined);
+  }
+
+  post(url: string, body: unknown): Promise<unknown> {
+    return this.send('POST', url, JSON.stringify(body));
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+
+  private send(method: string, url: string, body: string | undefined): Promise<unknown> {
+    const target = new URL(url);
+    if (target.protocol !== 'https:') return Promise.reject(new HTTPSJSONError(`${url}: only https is supported`));
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (body !== undefined) {
+      headers['content-type'] = 'application/json';
+      headers['content-length'] = String(Buffer.byteLength(body));
+    }
+    if (this.opts.bearerToken) headers.authorization = `Bearer ${this.opts.bearerToken}`;
+    else if (this.opts.basicAuth) {
+      const { username, password } = this.opts.basicAuth;
+      headers.authorization = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+    }
+    const timeoutMs = this.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    return new Promise((resolve, reject) => {
+      const req = request(target, { method, headers, agent: this.agent, timeout: timeoutMs }, (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > MAX_BODY_BYTES) {
+            req.destroy(new HTTPSJSONError(`${method} ${url}: response larger than ${MAX_BODY_BYTES} bytes`));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        res.on('error', reject);
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const code = res.statusCode ?? 0;
+          if (code < 200 || code > 299) {
+            reject(new HTTPSJSONError(statusText(code, text), code));
+            return;
+          }
+          try {
+            resolve(JSON.parse(text));
+          } catch (err) {
+            reject(new HTTPSJSONError(`${method} ${url}: the response is not JSON: ${(err as Error).message}`));
+          }
+        });
+      });
+      req.on('timeout', () => req.destroy(new HTTPSJSONError(`${method} ${url}: timed out after ${timeoutMs} ms`)));
+      req.on('error', (err) =>
+        reject(err instanceof HTTPSJSONError ? err : new HTTPSJSONError(`${method} ${url}: ${err.message}`)),
+      );
+      req.end(body);
+    });
+  }
+}
+
+/** The message of a non-2xx answer: a Status's message when the server sent one, as client-go reports it. */
+function statusText(code: number, body: string): string {
+  try {
+    const parsed = JSON.parse(body) as { kind?: unknown; message?: unknown };
+    if (parsed && parsed.kind === 'Status' && typeof parsed.message === 'string' && parsed.message) {
+      return parsed.message;
+    }
+  } catch {
+    // Not JSON: fall through to the generic text.
+  }
+  return `the server responded with the status code ${code} but did not return more information`;
+}

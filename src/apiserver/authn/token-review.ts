@@ -1,0 +1,87 @@
+/**
+ * authentication.k8s.io/v1 TokenReview (create only, stored nowhere): is this bearer token good, and for whom? It is
+ * answered from the apiserver's own token authenticators, as upstream's TokenREST answers it — for the audiences the
+ * review names, or the API audiences when it names none. Also lists SelfSubjectReview (served by the pipeline) in
+ * discovery, beside it.
+ */
+import { statusErrors } from '../../api/status-error.js';
+import type { APIRegistry } from '../api-registry.js';
+import type { RequestContext } from '../context.js';
+import { AuthenticationError } from '../filters/authentication.js';
+import { contentTypeOf, decodeBody, readBody } from '../handlers/body.js';
+import { isObject } from '../registry/object.js';
+import { writeJson } from '../respond.js';
+import { authenticateToken, type TokenAuthenticator, type TokenUser } from './bearer.js';
+import { AUTHENTICATION_GROUP, serveSelfSubjectReview } from './self-subject-review.js';
+
+export interface TokenReviewer {
+  tokenAuthenticators: TokenAuthenticator[];
+  apiAudiences: string[];
+}
+
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : []);
+
+/** Serves tokenreviews (and lists selfsubjectreviews) under authentication.k8s.io/v1. */
+export function addAuthenticationReviews(registry: APIRegistry, reviewer: TokenReviewer): void {
+  registry.addVirtual({
+    group: AUTHENTICATION_GROUP,
+    version: 'v1',
+    resource: 'tokenreviews',
+    serve: (ctx) => serveTokenReview(ctx, reviewer),
+  });
+  registry.addVirtual({
+    group: AUTHENTICATION_GROUP,
+    version: 'v1',
+    resource: 'selfsubjectreviews',
+    serve: serveSelfSubjectReview,
+  });
+}
+
+async function serveTokenReview(ctx: RequestContext, reviewer: TokenReviewer): Promise<void> {
+  const info = ctx.info;
+  if (info.verb !== 'create' || info.name || info.subresource) {
+    throw statusErrors.methodNotSupported(
+      { group: AUTHENTICATION_GROUP, resource: 'tokenreviews' },
+      info.verb || ctx.method.toLowerCase(),
+    );
+  }
+  if (info.namespace) throw statusErrors.badRequest(`namespace is not allowed on this type: ${info.namespace}`);
+  const body = decodeBody(await readBody(ctx), contentTypeOf(ctx));
+  if (!isObject(body)) throw statusErrors.badRequest('the body of the request must be a JSON or YAML object');
+  const metadata = isObject(body.metadata) ? body.metadata : {};
+  const spec = isObject(body.spec) ? body.spec : {};
+  const token = typeof spec.token === 'string' ? spec.token : '';
+  if (!token) throw statusErrors.badRequest('token is required for TokenReview in authentication');
+  const requested = strings(spec.audiences);
+  const audiences = requested.length > 0 ? requested : reviewer.apiAudiences;
+  let user: TokenUser | undefined;
+  let error = '';
+  try {
+    user = await authenticateToken(reviewer.tokenAuthenticators, token, audiences);
+  } catch (err) {
+    if (!(err instanceof AuthenticationError)) throw err;
+    error = err.message;
+  }
+  if (user && audiences.length > 0 && !(user.audiences ?? []).some((a) => audiences.includes(a))) {
+    throw statusErrors.internal(new Error('error validating audiences'));
+  }
+  const status: Record<string, unknown> = user
+    ? {
+        authenticated: true,
+        user: {
+          username: user.name,
+          ...(user.uid ? { uid: user.uid } : {}),
+          ...(user.groups.length > 0 ? { groups: user.groups } : {}),
+          ...(user.extra && Object.keys(user.extra).length > 0 ? { extra: user.extra } : {}),
+        },
+        ...(user.audiences?.length ? { audiences: user.audiences } : {}),
+      }
+    : { user: {}, error };
+  writeJson(ctx, 201, {
+    kind: 'TokenReview',
+    apiVersion: `${AUTHENTICATION_GROUP}/v1`,
+    metadata: { creationTimestamp: null, ...metadata },
+    spec,
+    status,
+  });
+}
