@@ -12,6 +12,16 @@
  */
 
 import { quantityFromInt } from '../../api/quantity.js';
+import { type Evaluator, objectCountEvaluator, objectCountName, staticEvaluators } from '../../api/quota/evaluators.js';
+import {
+  addInto,
+  formatResourceList,
+  listsEqual,
+  mask,
+  parseResourceList,
+  type ResourceList,
+} from '../../api/quota/resource-list.js';
+import { quotaScopes, type ScopeRequirement } from '../../api/quota/scopes.js';
 import { Lister, NamespaceLister } from '../../client/cache/listers.js';
 import type { SharedIndexInformer } from '../../client/cache/shared-informer.js';
 import { DeletedFinalStateUnknown, metaNamespaceKeyFunc, splitMetaNamespaceKey } from '../../client/cache/store.js';
@@ -26,16 +36,6 @@ import type { RateLimitingQueue } from '../../client/workqueue/rate-limiting.js'
 import { createRateLimitingQueue } from '../../client/workqueue/rate-limiting.js';
 import type { Controller, ControllerContext } from '../context.js';
 import { runWorkers } from '../worker.js';
-import { type Evaluator, objectCountEvaluator, objectCountName, staticEvaluators } from '../../api/quota/evaluators.js';
-import {
-  addInto,
-  formatResourceList,
-  listsEqual,
-  mask,
-  parseResourceList,
-  type ResourceList,
-} from '../../api/quota/resource-list.js';
-import { quotaScopes, type ScopeRequirement } from '../../api/quota/scopes.js';
 
 const RESOURCE_QUOTAS = { group: '', version: 'v1', resource: 'resourcequotas' };
 /** How stale discovery may be before an unknown `count/` name makes the controller ask again (upstream: 30 s). */

@@ -64,8 +64,9 @@ describe('ServiceAccount admission', () => {
     assert.equal(volumes.length, 1);
     const name = volumes[0]?.name as string;
     assert.match(name, /^kube-api-access-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
-    assert.deepEqual(volumes[0]?.projected, tokenVolumeSource());
-    assert.deepEqual((volumes[0]?.projected as Rec).sources, [
+    const projected = volumes[0]?.projected as Rec;
+    assert.deepEqual(projected, tokenVolumeSource());
+    assert.deepEqual(projected.sources, [
       { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
       { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
       {
@@ -74,7 +75,7 @@ describe('ServiceAccount admission', () => {
         },
       },
     ]);
-    assert.equal((volumes[0]?.projected as Rec).defaultMode, 420);
+    assert.equal(projected.defaultMode, 420);
     for (const field of ['containers', 'initContainers']) {
       assert.deepEqual((spec[field] as Rec[])[0]?.volumeMounts, [
         { name, readOnly: true, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' },
