@@ -11,6 +11,7 @@ import { parseAuthorizationModes } from '../apiserver/authz/modes.js';
 import { startControlPlane } from '../index.js';
 import { loadConfigurationFile } from '../scheduler/config/load.js';
 import { createLogger } from '../util/logger.js';
+import { admissionConfigFlagSpec, admissionConfigFlagsHelp, admissionConfigOptionsOf } from './admission-config-flags.js';
 import { authenticationFlagSpec, authenticationFlagsHelp, authenticationOptionsOf } from './authentication-flags.js';
 import { controllerManagerFlagSpec, controllerManagerOptionsOf } from './controller-manager.js';
 import { kubeletFlagSpec, simKubeletOptionsOf } from './kubelet.js';
@@ -34,6 +35,7 @@ Flags:
   --storage-retain-duration D      history always kept (default 5m)
   --enable-admission-plugins LIST  admission plugins besides the default ones (upstream's names)
   --disable-admission-plugins LIST admission plugins not to run, default ones included
+${admissionConfigFlagsHelp}
   --default-not-ready-toleration-seconds N    toleration added to every pod for not-ready:NoExecute (300)
   --default-unreachable-toleration-seconds N  toleration added to every pod for unreachable:NoExecute (300)
   --authorization-mode LIST        AlwaysAllow, AlwaysDeny, RBAC (default: authenticated users may do anything)
@@ -59,7 +61,9 @@ kube-apiserver alone, with upstream's flag names: --secure-port (6443), --bind-a
 --service-cluster-ip-range, --service-node-port-range, --enable-admission-plugins, --disable-admission-plugins,
 --default-not-ready-toleration-seconds, --default-unreachable-toleration-seconds, --authorization-mode
 (AlwaysAllow, AlwaysDeny, RBAC; default: authenticated users may do anything); plus --data-dir and --storage
-as for wheelhouse up. Authentication:
+as for wheelhouse up.
+${admissionConfigFlagsHelp}
+Authentication:
 ${authenticationFlagsHelp}`;
 
 const admissionFlagSpec = {
@@ -124,6 +128,7 @@ async function serve(
     options: {
       ...storageFlagSpec,
       ...admissionFlagSpec,
+      ...admissionConfigFlagSpec,
       ...authenticationFlagSpec,
       ...(mode.controllers ? controllerManagerFlagSpec : {}),
       ...(mode.controllers ? { 'scheduler-config': { type: 'string' }, ...kubeletFlagSpec } : {}),
@@ -146,7 +151,10 @@ async function serve(
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new UsageError(`--secure-port must be a port number, not ${values['secure-port']}`);
   const dataDir = dataDirOf(values);
-  const admission = admissionOptionsOf(values as Record<string, string | boolean | undefined>);
+  const admission = {
+    ...admissionOptionsOf(values as Record<string, string | boolean | undefined>),
+    ...admissionConfigOptionsOf(values),
+  };
   const authorization = authorizationOf(values['authorization-mode'] as string | undefined);
   const nodeOptions = mode.controllers ? await simKubeletOptionsOf(values) : undefined;
   // Several clusters may run on one machine: the kubelet endpoint takes a free port unless one is asked for.
