@@ -1,0 +1,58 @@
+/**
+ * Structural defaulting, as apiextensions applies a schema's `default`s to a custom resource after pruning: a
+ * missing field with a default gets a copy of it, and so does a null field that is not nullable. Null fields that
+ * are neither nullable nor defaulted are dropped with pruning, before defaulting.
+ */
+import { additionalProperties, deepCopy, fieldSchema, isNullable, isObject, properties, type Schema } from './node.js';
+
+const isNonNullableNull = (x: unknown, s: Schema | undefined) => x === null && s !== undefined && !isNullable(s);
+
+function applyDefaultsTo(x: unknown, s: Schema | undefined): void {
+  if (!s) return;
+  if (Array.isArray(x)) {
+    const itemSchema = isObject(s.items) ? s.items : undefined;
+    for (let i = 0; i < x.length; i++) {
+      if (itemSchema && isNonNullableNull(x[i], itemSchema) && itemSchema.default !== undefined) {
+        x[i] = deepCopy(itemSchema.default);
+      }
+      applyDefaultsTo(x[i], itemSchema);
+    }
+    return;
+  }
+  if (!isObject(x)) return;
+  const props = properties(s) ?? {};
+  for (const [k, prop] of Object.entries(props)) {
+    if (!isObject(prop) || prop.default === undefined) continue;
+    if (!Object.hasOwn(x, k) || isNonNullableNull(x[k], prop)) x[k] = deepCopy(prop.default);
+  }
+  const additional = additionalProperties(s)?.schema;
+  for (const k of Object.keys(x)) {
+    const prop = props[k];
+    if (isObject(prop)) {
+      applyDefaultsTo(x[k], prop);
+    } else if (additional) {
+      if (isNonNullableNull(x[k], additional) && additional.default !== undefined) x[k] = deepCopy(additional.default);
+      applyDefaultsTo(x[k], additional);
+    }
+  }
+}
+
+/** Drops null fields whose schema is neither nullable nor defaulted (what pruning does after dropping fields). */
+export function pruneNonNullableNullsWithoutDefaults(x: unknown, s: Schema | undefined): void {
+  if (Array.isArray(x)) {
+    const itemSchema = s && isObject(s.items) ? s.items : undefined;
+    for (const v of x) pruneNonNullableNullsWithoutDefaults(v, itemSchema);
+    return;
+  }
+  if (!isObject(x)) return;
+  for (const k of Object.keys(x)) {
+    const sub = fieldSchema(s, k);
+    if (x[k] === null && sub !== undefined && !isNullable(sub) && sub.default === undefined) delete x[k];
+    else pruneNonNullableNullsWithoutDefaults(x[k], sub);
+  }
+}
+
+/** Applies the schema's defaults to a (pruned) custom resource in place. */
+export function applyDefaults(obj: Record<string, unknown>, schema: Schema): void {
+  applyDefaultsTo(obj, schema);
+}
