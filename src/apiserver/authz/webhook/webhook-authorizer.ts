@@ -54,8 +54,10 @@ export function checkAuthorizationWebhookVersion(version: string): void {
 function reviewSpec(attrs: AuthorizationAttributes, version: string): Rec {
   const user = attrs.user;
   const spec: Rec = {};
+  // Empty attributes are left out, as upstream's JSON (omitempty) leaves them.
+  const present = (fields: Record<string, string>) => Object.fromEntries(Object.entries(fields).filter(([, v]) => v));
   if (attrs.isResourceRequest) {
-    spec.resourceAttributes = {
+    spec.resourceAttributes = present({
       namespace: attrs.namespace,
       verb: attrs.verb,
       group: attrs.apiGroup,
@@ -63,9 +65,9 @@ function reviewSpec(attrs: AuthorizationAttributes, version: string): Rec {
       resource: attrs.resource,
       subresource: attrs.subresource,
       name: attrs.name,
-    };
+    });
   } else {
-    spec.nonResourceAttributes = { path: attrs.path, verb: attrs.verb };
+    spec.nonResourceAttributes = present({ path: attrs.path, verb: attrs.verb });
   }
   spec.user = user.name;
   spec[version === 'v1beta1' ? 'group' : 'groups'] = user.groups;
