@@ -1,3 +1,4 @@
+import type { ResourceInfo } from '../api/catalog.js';
 import type { ModeAuthorizer } from './authz/attributes.js';
 import type { RequestContext } from './context.js';
 import type { Printer } from './printers/table.js';
@@ -9,6 +10,10 @@ export interface ServedResource {
   def: ResourceDefinition;
   store: GenericStore;
   printer: Printer;
+  /** Discovery facts of a resource the built-in catalog does not know (a custom resource). */
+  discovery?: ResourceInfo;
+  /** The OpenAPI v3 schema of a custom resource's kind, and a token that changes when it does. */
+  openapi?: { schema: Record<string, unknown>; signature: string };
 }
 
 /**
@@ -47,6 +52,11 @@ export class APIRegistry {
 
   add(served: ServedResource): void {
     this.byPath.set(this.path(served.def.group, served.def.version, served.def.resource), served);
+  }
+
+  /** Stops serving a resource (a custom resource whose CRD went away or changed). */
+  remove(group: string, version: string, resource: string): void {
+    this.byPath.delete(this.path(group, version, resource));
   }
 
   lookup(group: string, version: string, resource: string): ServedResource | undefined {

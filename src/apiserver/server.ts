@@ -12,6 +12,7 @@ import { addAuthenticationReviews } from './authn/token-review.js';
 import { type Authorization, setUpAuthorization } from './authz/authorization.js';
 import { WebhookAuthorizer, type WebhookAuthorizerOptions } from './authz/webhook/webhook-authorizer.js';
 import type { Handler } from './context.js';
+import { CustomResourceController } from './crd/controller.js';
 import { APIServerMetrics } from './filters/metrics.js';
 import { buildHandlerChain } from './handler-chain.js';
 import { Discovery } from './handlers/discovery.js';
@@ -65,6 +66,7 @@ export class APIServer {
   private stopping = false;
   private authorization: Authorization | undefined;
   private readonly authn: Authentication;
+  private readonly customResources: CustomResourceController;
   private webhookAuthorizer: WebhookAuthorizer | undefined;
 
   constructor(private readonly opts: APIServerOptions) {
@@ -72,6 +74,7 @@ export class APIServer {
     this.discovery = new Discovery(opts.registry, () => `${this.host}:${this.port}`);
     this.metrics = new APIServerMetrics(opts.registry);
     this.openapi = new OpenAPIService(opts.registry);
+    this.customResources = new CustomResourceController(opts.registry, this.log.child('apiextensions'));
     this.authn = buildAuthentication(opts.authentication ?? {}, opts.registry);
     addAuthenticationReviews(opts.registry, this.authn);
     this.health.add(['healthz', 'livez', 'readyz'], { name: 'ping', check: () => {} });
@@ -95,6 +98,7 @@ export class APIServer {
 
   async start(): Promise<string> {
     await Promise.all(this.opts.registry.all().map((s) => s.store.cacher.start()));
+    await this.customResources.start();
     if (this.opts.authorizationModes?.includes('Webhook')) {
       if (!this.opts.authorizationWebhook) {
         throw new Error('authorization-mode Webhook requires --authorization-webhook-config-file');
@@ -160,6 +164,7 @@ export class APIServer {
 
   async stop(): Promise<void> {
     this.authorization?.stop();
+    this.customResources.stop();
     this.webhookAuthorizer?.stop();
     this.authn.stop();
     for (const s of this.opts.registry.all()) s.store.cacher.stop();

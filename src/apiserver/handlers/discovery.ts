@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { lookupResource, type ResourceInfo, servedGroupVersions } from '../../api/catalog.js';
 import type { APIRegistry } from '../api-registry.js';
 import type { RequestContext } from '../context.js';
+import { customGroupVersions } from '../crd/discovery-groups.js';
 import { writeJson } from '../respond.js';
 import { POD_CONNECT_SUBRESOURCES } from './pod-proxy.js';
 
@@ -55,6 +56,7 @@ export class Discovery {
         if (resources.length > 0) out.push({ group: g.group, version, resources });
       }
     }
+    out.push(...customGroupVersions(this.registry, new Set(servedGroupVersions().map((g) => g.group))));
     return out;
   }
 

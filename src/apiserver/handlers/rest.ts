@@ -7,6 +7,7 @@ import type { AdmissionSink } from '../admission/types.js';
 import type { APIRegistry, ServedResource } from '../api-registry.js';
 import type { WatchEventType } from '../cacher/cacher.js';
 import type { RequestContext } from '../context.js';
+import { CUSTOM_RESOURCE_PATCH_TYPES, pruneCustomResource } from '../crd/request.js';
 import { contentTypeFor, negotiateOutput, type OutputForm } from '../negotiate.js';
 import { parseIncludeObject, partialObjectMetadata, toTable } from '../printers/table.js';
 import { invalidError } from '../registry/codec.js';
@@ -47,6 +48,7 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
     throw statusErrors.pathNotFound();
   }
   const { def } = served;
+  if (def.custom) addWarnings(ctx.res, def.custom.warnings);
   if (!def.namespaced && info.namespace && info.resource !== 'namespaces') throw statusErrors.pathNotFound();
   const q = ctx.url.searchParams;
   const dryRun = parseDryRun(q);
@@ -94,7 +96,8 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
     }
     case 'patch': {
       const type = contentTypeOf(ctx);
-      if (!PATCH_TYPES.includes(type)) throw statusErrors.unsupportedMediaType(PATCH_TYPES);
+      const patchTypes = def.custom ? CUSTOM_RESOURCE_PATCH_TYPES : PATCH_TYPES;
+      if (!patchTypes.includes(type)) throw statusErrors.unsupportedMediaType(patchTypes);
       const directive = fieldValidationDirective(q, 'PatchOptions');
       const raw = await readBody(ctx);
       const body = decodeBody(raw, type);
@@ -104,6 +107,11 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
         info.name,
         (current) => {
           const next = applyPatchBody(type, current, body, def);
+          if (def.custom) {
+            pruneCustomResource(def.custom, next, directive, ctx.res, (errors) =>
+              patchStrictDecodingError(type, body, next, errors),
+            );
+          }
           if (schema) {
             if (directive !== 'Ignore') {
               const errors = patchStrictErrors(type, raw.toString('utf8'), next, schema, body);
@@ -186,7 +194,9 @@ async function serveScale(ctx: RequestContext, served: ServedResource, ns: strin
   const { def } = served;
   const name = ctx.info.name;
   const scaleResource: ResourceDefinition = { ...def, group: 'autoscaling', version: 'v1', kind: 'Scale' };
-  if (ctx.info.verb === 'get') return writeJson(ctx, 200, scaleOf(await served.store.get(ns, name)));
+  const custom = def.custom?.scale;
+  const view = (obj: KubeObject): Scale => (custom ? (custom.of(obj) as Scale) : scaleOf(obj));
+  if (ctx.info.verb === 'get') return writeJson(ctx, 200, view(await served.store.get(ns, name)));
   if (ctx.info.verb !== 'update' && ctx.info.verb !== 'patch') {
     throw statusErrors.methodNotSupported(groupResource(def), ctx.info.verb);
   }
@@ -205,7 +215,7 @@ async function serveScale(ctx: RequestContext, served: ServedResource, ns: strin
     ns,
     name,
     async (current) => {
-      const currentScale = scaleOf(current);
+      const currentScale = view(current);
       let wanted = patch
         ? (applyPatchBody(patch.type, currentScale, patch.body, scaleResource) as Scale)
         : (deepClone(input) as Scale);
@@ -232,7 +242,8 @@ async function serveScale(ctx: RequestContext, served: ServedResource, ns: strin
         ]);
       }
       await served.store.admission?.validate(attrs);
-      return served.store.prepareUpdate(applyScale(deepClone(current), wanted), current, false);
+      const next = custom ? custom.apply(deepClone(current), replicas) : applyScale(deepClone(current), wanted);
+      return served.store.prepareUpdate(next, current, false);
     },
     {
       dryRun,
@@ -242,7 +253,7 @@ async function serveScale(ctx: RequestContext, served: ServedResource, ns: strin
       validate: (next, old) => served.store.validateUpdate(next, old, false),
     },
   );
-  return writeJson(ctx, 200, scaleOf(updated));
+  return writeJson(ctx, 200, view(updated));
 }
 
 /**
@@ -398,6 +409,8 @@ async function readObject(
   const body = decodeBody(raw, type);
   if (!isObject(body)) throw statusErrors.badRequest('the body of the request must be a JSON or YAML object');
   const { def } = served;
+  if (def.custom)
+    pruneCustomResource(def.custom, body as KubeObject, directive, ctx.res, (e) => strictDecodingError(body, def, e));
   const schema = schemaForKind({ group: def.group, version: def.version, kind: def.kind });
   if (schema) {
     if (directive !== 'Ignore') {

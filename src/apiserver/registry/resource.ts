@@ -124,6 +124,21 @@ export interface ResourceDefinition {
    * this version and the stored one.
    */
   conversion?: Conversion;
+  /** For custom resources (crd/): what their CRD's schema and settings decide instead of the built-in tables. */
+  custom?: CustomResourceHooks;
+}
+
+/** How a custom resource differs from a built-in one in the request handlers. */
+export interface CustomResourceHooks {
+  /** Drops the fields the CRD's schema does not know from a decoded body; returns their paths (`spec.foo`). */
+  prune(obj: KubeObject): string[];
+  /** Warnings every request to this version answers with (a deprecated version's warning). */
+  warnings: readonly string[];
+  /** The scale subresource over the CRD's replica paths (when the version has one). */
+  scale?: {
+    of(obj: KubeObject): KubeObject;
+    apply(obj: KubeObject, replicas: number): KubeObject;
+  };
 }
 
 export interface Conversion {

@@ -1,3 +1,4 @@
+import { customresourcedefinitions } from '../../crd/crd-resource.js';
 import { mutatingwebhookconfigurations, validatingwebhookconfigurations } from './admissionregistration-webhooks.js';
 import { controllerrevisions } from './apps-controllerrevisions.js';
 import { daemonsets } from './apps-daemonsets.js';
@@ -50,5 +51,6 @@ export function appsAndOtherGroupResources(): Builtin[] {
     clusterrolebindings,
     mutatingwebhookconfigurations,
     validatingwebhookconfigurations,
+    customresourcedefinitions,
   ];
 }

@@ -1,0 +1,132 @@
+/**
+ * What a CustomResourceDefinition serves: one ServedResource per served version, all over one storage prefix
+ * (`/registry/<group>/<plural>`) and one watch cache, objects stored in the storage version and served in the
+ * requested one (conversion None rewrites apiVersion). Names come from status.acceptedNames, as upstream serves
+ * them.
+ */
+import type { ResourceInfo } from '../../api/catalog.js';
+import type { ServedResource } from '../api-registry.js';
+import type { Cacher } from '../cacher/cacher.js';
+import type { KubeObject } from '../registry/object.js';
+import type { ResourceDefinition } from '../registry/resource.js';
+import type { GenericStore } from '../registry/store.js';
+import { customResourceScale } from './cr-scale.js';
+import { customResourceStrategies } from './cr-strategy.js';
+import { customResourcePrinter } from './printer.js';
+import { pruneObject } from './schema-adapter.js';
+import { type CRDVersion, type CustomResourceDefinition, storageVersion } from './types.js';
+import { compareKubeAwareVersions } from './version-priority.js';
+
+/** The verbs of every custom resource, in upstream's discovery order. */
+const VERBS = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
+const SUBRESOURCE_VERBS = ['get', 'patch', 'update'];
+
+export function storagePrefixOf(crd: CustomResourceDefinition): string {
+  return `/registry/${crd.spec.group ?? ''}/${crd.status?.acceptedNames?.plural ?? crd.spec.names?.plural ?? ''}`;
+}
+
+/** Upstream's default warning for a deprecated version, pointing to the newest served version that is not. */
+function deprecationWarning(crd: CustomResourceDefinition, version: CRDVersion): string {
+  if (typeof version.deprecationWarning === 'string') return version.deprecationWarning;
+  const group = crd.spec.group ?? '';
+  const kind = crd.spec.names?.kind ?? '';
+  const name = version.name ?? '';
+  const newer = (crd.spec.versions ?? [])
+    .filter((v) => v.served && !v.deprecated && compareKubeAwareVersions(name, v.name ?? '') < 0)
+    .map((v) => v.name ?? '')
+    .sort((a, b) => compareKubeAwareVersions(b, a));
+  const msg = `${group}/${name} ${kind} is deprecated`;
+  return newer.length > 0 ? `${msg}; use ${group}/${newer[0]} ${kind}` : msg;
+}
+
+function discoveryInfo(def: ResourceDefinition, crd: CustomResourceDefinition, version: CRDVersion): ResourceInfo {
+  const names = crd.status?.acceptedNames ?? {};
+  const subresources = [];
+  if (def.status) {
+    subresources.push({
+      name: 'status',
+      kind: def.kind,
+      group: def.group,
+      version: def.version,
+      verbs: SUBRESOURCE_VERBS,
+    });
+  }
+  if (version.subresources?.scale) {
+    subresources.push({ name: 'scale', kind: 'Scale', group: 'autoscaling', version: 'v1', verbs: SUBRESOURCE_VERBS });
+  }
+  return {
+    group: def.group,
+    version: def.version,
+    resource: def.resource,
+    kind: def.kind,
+    namespaced: def.namespaced,
+    verbs: VERBS,
+    singularName: names.singular ?? '',
+    shortNames: names.shortNames ?? [],
+    categories: names.categories ?? [],
+    subresources,
+    storagePrefix: def.storagePrefix.replace(/^\/registry\//, ''),
+  };
+}
+
+/**
+ * The served versions of a CRD as registry entries over the given cache; `makeStore` builds each version's store
+ * (the caller supplies the admission chain).
+ */
+export function servedVersions(
+  crd: CustomResourceDefinition,
+  cacher: Cacher,
+  makeStore: (def: ResourceDefinition, cacher: Cacher) => GenericStore,
+): ServedResource[] {
+  const group = crd.spec.group ?? '';
+  const names = crd.status?.acceptedNames ?? {};
+  const kind = names.kind ?? '';
+  const stored = storageVersion(crd) ?? '';
+  const versions = crd.spec.versions ?? [];
+  const several = versions.length > 1;
+  const out: ServedResource[] = [];
+  for (const version of versions) {
+    if (!version.served) continue;
+    const v = version.name ?? '';
+    const schema = version.schema?.openAPIV3Schema;
+    const namespaced = crd.spec.scope === 'Namespaced';
+    const { strategy, status } = customResourceStrategies(version, schema, namespaced);
+    const scale = version.subresources?.scale;
+    const servedApiVersion = `${group}/${v}`;
+    const storedApiVersion = `${group}/${stored}`;
+    const def: ResourceDefinition = {
+      group,
+      version: v,
+      resource: names.plural ?? '',
+      kind,
+      listKind: names.listKind ?? `${kind}List`,
+      namespaced,
+      storagePrefix: storagePrefixOf(crd),
+      strategy,
+      ...(status ? { status } : {}),
+      ...(scale ? { scale: true } : {}),
+      ...(several
+        ? {
+            conversion: {
+              toStorage: (obj: KubeObject) => ({ ...obj, apiVersion: storedApiVersion }),
+              fromStorage: (obj: KubeObject) => ({ ...obj, apiVersion: servedApiVersion }),
+            },
+          }
+        : {}),
+      custom: {
+        prune: (obj) => (schema ? pruneObject(obj, schema) : []),
+        warnings: version.deprecated ? [deprecationWarning(crd, version)] : [],
+        ...(scale ? { scale: customResourceScale(scale) } : {}),
+      },
+    };
+    const served: ServedResource = {
+      def,
+      store: makeStore(def, cacher),
+      printer: customResourcePrinter(version.additionalPrinterColumns),
+    };
+    served.discovery = discoveryInfo(def, crd, version);
+    if (schema) served.openapi = { schema, signature: `${crd.metadata.uid ?? ''}/${crd.metadata.generation ?? 0}` };
+    out.push(served);
+  }
+  return out;
+}

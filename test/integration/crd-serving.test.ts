@@ -1,0 +1,207 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { type ControlPlane, startControlPlane } from '../../src/index.js';
+import { apiRequest } from '../../src/testing/api-client.js';
+import { eventually } from '../../src/testing/controllers.js';
+
+const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+const WIDGETS = '/apis/example.com/v1/namespaces/default/widgets';
+
+export function widgetCRD(extra: Record<string, unknown> = {}) {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'widgets.example.com' },
+    spec: {
+      group: 'example.com',
+      scope: 'Namespaced',
+      names: { plural: 'widgets', singular: 'widget', kind: 'Widget', shortNames: ['wd'], categories: ['all'] },
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          subresources: {
+            status: {},
+            scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' },
+          },
+          additionalPrinterColumns: [
+            { name: 'Size', type: 'integer', jsonPath: '.spec.size' },
+            { name: 'Color', type: 'string', jsonPath: '.spec.color' },
+          ],
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: {
+                spec: {
+                  type: 'object',
+                  required: ['size'],
+                  properties: {
+                    size: { type: 'integer' },
+                    color: { type: 'string', enum: ['red', 'blue'], default: 'red' },
+                    replicas: { type: 'integer' },
+                  },
+                },
+                status: { type: 'object', properties: { replicas: { type: 'integer' } } },
+              },
+            },
+          },
+        },
+      ],
+      ...extra,
+    },
+  };
+}
+
+async function established(cp: ControlPlane, name: string) {
+  return eventually(async () => {
+    const res = await apiRequest(cp, 'GET', `${CRDS}/${name}`);
+    const cond = (res.body.status?.conditions ?? []).find((c: { type: string }) => c.type === 'Established');
+    assert.equal(cond?.status, 'True');
+    return res.body;
+  });
+}
+
+describe('CustomResourceDefinitions: serving custom resources', () => {
+  let cp: ControlPlane;
+  before(async () => {
+    cp = await startControlPlane();
+  });
+  after(async () => {
+    await cp?.stop();
+  });
+
+  it('establishes a CRD with accepted names and stored versions', async () => {
+    const res = await apiRequest(cp, 'POST', CRDS, { body: widgetCRD() });
+    assert.equal(res.status, 201, res.text);
+    assert.deepEqual(res.body.status.storedVersions, ['v1']);
+    assert.equal(res.body.spec.names.listKind, 'WidgetList');
+    assert.deepEqual(res.body.spec.conversion, { strategy: 'None' });
+    const crd = await established(cp, 'widgets.example.com');
+    assert.deepEqual(crd.status.acceptedNames, {
+      plural: 'widgets',
+      singular: 'widget',
+      kind: 'Widget',
+      listKind: 'WidgetList',
+      shortNames: ['wd'],
+      categories: ['all'],
+    });
+    const names = crd.status.conditions.find((c: { type: string }) => c.type === 'NamesAccepted');
+    assert.equal(names.reason, 'NoConflicts');
+    assert.equal(names.message, 'no conflicts found');
+  });
+
+  it('creates, defaults, prunes and validates custom resources', async () => {
+    const created = await apiRequest(cp, 'POST', WIDGETS, {
+      body: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1' }, spec: { size: 3, extra: 1 } },
+    });
+    assert.equal(created.status, 201, created.text);
+    assert.deepEqual(created.body.spec, { size: 3, color: 'red' });
+    assert.equal(created.body.metadata.generation, 1);
+    assert.match(String(created.headers.warning), /unknown field \\"spec.extra\\"/);
+    const got = await apiRequest(cp, 'GET', `${WIDGETS}/w1`);
+    assert.equal(got.body.kind, 'Widget');
+    assert.equal(got.body.apiVersion, 'example.com/v1');
+
+    const bad = await apiRequest(cp, 'POST', WIDGETS, {
+      body: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w2' }, spec: { size: 'big' } },
+    });
+    assert.equal(bad.status, 422, bad.text);
+    assert.equal(bad.body.reason, 'Invalid');
+    assert.equal(bad.body.details.kind, 'Widget');
+    assert.equal(bad.body.details.causes[0].field, 'spec.size');
+
+    const strict = await apiRequest(cp, 'POST', `${WIDGETS}?fieldValidation=Strict`, {
+      body: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w3' }, spec: { size: 1, foo: 2 } },
+    });
+    assert.equal(strict.status, 400);
+    assert.equal(
+      strict.body.message,
+      'Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "spec.foo"',
+    );
+  });
+
+  it('lists with selectors, and answers Tables with the printer columns', async () => {
+    const list = await apiRequest(cp, 'GET', `${WIDGETS}?fieldSelector=metadata.name=w1`);
+    assert.equal(list.body.kind, 'WidgetList');
+    assert.deepEqual(
+      list.body.items.map((i: { metadata: { name: string } }) => i.metadata.name),
+      ['w1'],
+    );
+    const table = await apiRequest(cp, 'GET', WIDGETS, {
+      headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' },
+    });
+    assert.deepEqual(
+      table.body.columnDefinitions.map((c: { name: string }) => c.name),
+      ['Name', 'Size', 'Color'],
+    );
+    assert.deepEqual(table.body.rows[0].cells, ['w1', 3, 'red']);
+  });
+
+  it('splits spec and status, and bumps generation on spec changes only', async () => {
+    const status = await apiRequest(cp, 'PATCH', `${WIDGETS}/w1/status`, {
+      body: { status: { replicas: 2 }, spec: { size: 9 } },
+      contentType: 'application/merge-patch+json',
+    });
+    assert.equal(status.status, 200, status.text);
+    assert.equal(status.body.status.replicas, 2);
+    assert.equal(status.body.spec.size, 3);
+    assert.equal(status.body.metadata.generation, 1);
+    const spec = await apiRequest(cp, 'PATCH', `${WIDGETS}/w1`, {
+      body: { spec: { size: 4 }, status: { replicas: 7 } },
+      contentType: 'application/merge-patch+json',
+    });
+    assert.equal(spec.body.spec.size, 4);
+    assert.equal(spec.body.status.replicas, 2);
+    assert.equal(spec.body.metadata.generation, 2);
+    const smp = await apiRequest(cp, 'PATCH', `${WIDGETS}/w1`, {
+      body: { spec: { size: 5 } },
+      contentType: 'application/strategic-merge-patch+json',
+    });
+    assert.equal(smp.status, 415);
+    assert.equal(smp.body.reason, 'UnsupportedMediaType');
+  });
+
+  it('serves the scale subresource over the CRD paths', async () => {
+    const scale = await apiRequest(cp, 'GET', `${WIDGETS}/w1/scale`);
+    assert.equal(scale.body.kind, 'Scale');
+    assert.equal(scale.body.apiVersion, 'autoscaling/v1');
+    assert.deepEqual(scale.body.status, { replicas: 2 });
+    const put = await apiRequest(cp, 'PATCH', `${WIDGETS}/w1/scale`, {
+      body: { spec: { replicas: 5 } },
+      contentType: 'application/merge-patch+json',
+    });
+    assert.equal(put.status, 200, put.text);
+    assert.equal(put.body.spec.replicas, 5);
+    const got = await apiRequest(cp, 'GET', `${WIDGETS}/w1`);
+    assert.equal(got.body.spec.replicas, 5);
+  });
+
+  it('lists the resource in discovery', async () => {
+    const list = await apiRequest(cp, 'GET', '/apis/example.com/v1');
+    assert.equal(list.status, 200);
+    const widgets = list.body.resources.find((r: { name: string }) => r.name === 'widgets');
+    assert.deepEqual(widgets.shortNames, ['wd']);
+    assert.deepEqual(widgets.categories, ['all']);
+    assert.equal(widgets.singularName, 'widget');
+    assert.deepEqual(
+      list.body.resources.map((r: { name: string }) => r.name),
+      ['widgets', 'widgets/status', 'widgets/scale'],
+    );
+    const groups = await apiRequest(cp, 'GET', '/apis');
+    const group = groups.body.groups.find((g: { name: string }) => g.name === 'example.com');
+    assert.deepEqual(group.preferredVersion, { groupVersion: 'example.com/v1', version: 'v1' });
+  });
+
+  it('deletes the custom resources before the CRD goes', async () => {
+    const del = await apiRequest(cp, 'DELETE', `${CRDS}/widgets.example.com`);
+    assert.equal(del.status, 200, del.text);
+    await eventually(async () => {
+      const gone = await apiRequest(cp, 'GET', `${CRDS}/widgets.example.com`);
+      assert.equal(gone.status, 404);
+    });
+    const list = await apiRequest(cp, 'GET', WIDGETS);
+    assert.equal(list.status, 404);
+    assert.equal(await cp.storage.count('/registry/example.com/widgets/'), 0);
+  });
+});
