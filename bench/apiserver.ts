@@ -1,13 +1,14 @@
 // apiserver benchmark: real HTTPS (HTTP/2) against `wheelhouse up` (compiled) in a child process.
 // Prints one JSON object as its last line. `--quick` runs in under a minute (no 100k-pod list).
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { parse as parseYaml } from 'yaml';
+import { DEFAULT_ON_PLUGINS } from '../src/apiserver/admission/order.js';
 import { freePort } from '../src/testing/etcd.js';
 import { credentialsFromKubeconfig, Http2Client } from './http2-client.js';
 import { benchPod } from './pod.js';
@@ -15,6 +16,8 @@ import { median, percentile, round } from './stats.js';
 
 const run = promisify(execFile);
 const quick = process.argv.includes('--quick');
+/** `--gate-only`: just the cost-of-the-gate figures. */
+const gateOnly = process.argv.includes('--gate-only');
 const storage = process.argv.find((a) => a.startsWith('--storage='))?.slice('--storage='.length) ?? 'sqlite';
 const root = join(import.meta.dirname, '..');
 const bin = join(root, 'bin', 'wheelhouse.mjs');
@@ -33,7 +36,11 @@ interface Server {
  * it. `up` starts the whole cluster (controllers, scheduler, 3 simulated nodes) and is what start-up is measured
  * on; the load figures use `apiserver` alone, so that no scheduler or kubelet works on the benchmark's pods.
  */
-async function startServer(dataDir: string, command: 'up' | 'apiserver'): Promise<Server & { readyMs: number }> {
+async function startServer(
+  dataDir: string,
+  command: 'up' | 'apiserver',
+  extraArgs: readonly string[] = [],
+): Promise<Server & { readyMs: number }> {
   const port = await freePort();
   const t0 = performance.now();
   const child = spawn(
@@ -48,6 +55,7 @@ async function startServer(dataDir: string, command: 'up' | 'apiserver'): Promis
       '--bind-address',
       '127.0.0.1',
       `--storage=${storage}`,
+      ...extraArgs,
     ],
     {
       env: { ...process.env, WHEELHOUSE_COMPILED: '1' },
@@ -170,6 +178,155 @@ async function fanout(clients: Http2Client[], writer: Http2Client, watchers: num
   return percentile(latencies, 99);
 }
 
+/** Sends `count` requests from `concurrency` workers; the latency of each. */
+async function timedRequests(
+  clients: Http2Client[],
+  concurrency: number,
+  count: number,
+  send: (c: Http2Client, n: number) => Promise<{ status: number; text: string }>,
+  want: number,
+): Promise<number[]> {
+  const latencies: number[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, i) => {
+      const c = clients[i % clients.length] as Http2Client;
+      while (next < count) {
+        const n = next++;
+        const t = performance.now();
+        const res = await send(c, n);
+        latencies.push(performance.now() - t);
+        if (res.status !== want) throw new Error(`request failed: ${res.status} ${res.text.slice(0, 300)}`);
+      }
+    }),
+  );
+  return latencies;
+}
+
+const GATE_BINDINGS = 1000;
+
+/**
+ * The cost of the gate (issue 6): the same requests from an ordinary user (a static token) against two apiservers
+ * started side by side, one with RBAC and the default admission chain and 1000 RBAC bindings in the cluster (half
+ * ClusterRoleBindings, half RoleBindings in the user's namespace, the user's own binding made last), one with
+ * AlwaysAllow and every admission plugin off. The rounds alternate between the two servers so that machine noise
+ * falls on both; each figure is the median over the rounds of the per-round p99.
+ */
+async function gateCost(): Promise<Record<string, number>> {
+  const tokens = join(work, 'tokens.csv');
+  writeFileSync(tokens, 'gate-bench-token,jane,jane-uid,"developers"\n');
+  const servers = {
+    gated: await startServer(join(work, 'gated'), 'apiserver', [
+      '--authorization-mode=RBAC',
+      `--token-auth-file=${tokens}`,
+    ]),
+    open: await startServer(join(work, 'open'), 'apiserver', [
+      '--authorization-mode=AlwaysAllow',
+      `--disable-admission-plugins=${[...DEFAULT_ON_PLUGINS].join(',')}`,
+      `--token-auth-file=${tokens}`,
+    ]),
+  };
+  const users: Record<string, Http2Client[]> = {};
+  const admins: Http2Client[] = [];
+  for (const [name, server] of Object.entries(servers)) {
+    const kubeconfig = parseYaml(readFileSync(server.kubeconfig, 'utf8'), { version: '1.1' });
+    const creds = credentialsFromKubeconfig(kubeconfig);
+    const admin = new Http2Client(server.url, creds);
+    admins.push(admin);
+    await admin.request('POST', '/api/v1/namespaces', { metadata: { name: 'gate' } });
+    const binding = (kind: string, i: number, namespace?: string) => ({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind,
+      metadata: { name: `filler-${i}`, ...(namespace ? { namespace } : {}) },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: `user-${i}` }],
+    });
+    await timedRequests(
+      [admin],
+      16,
+      GATE_BINDINGS / 2,
+      (c, i) =>
+        c.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', binding('ClusterRoleBinding', i)),
+      201,
+    );
+    await timedRequests(
+      [admin],
+      16,
+      GATE_BINDINGS / 2,
+      (c, i) =>
+        c.request(
+          'POST',
+          '/apis/rbac.authorization.k8s.io/v1/namespaces/gate/rolebindings',
+          binding('RoleBinding', i, 'gate'),
+        ),
+      201,
+    );
+    // A Role of its own: the aggregated ClusterRoles (edit, admin, view) get their rules from the controller
+    // manager's clusterrole-aggregation controller, which does not run beside a lone apiserver.
+    const role = {
+      metadata: { name: 'pod-worker' },
+      rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'create'] }],
+    };
+    const made = await admin.request('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/gate/roles', role);
+    const bound = await admin.request('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/gate/rolebindings', {
+      metadata: { name: 'jane-pod-worker' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'pod-worker' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'jane' }],
+    });
+    if (made.status !== 201 || bound.status !== 201) throw new Error(`jane's role: ${made.text} ${bound.text}`);
+    users[name] = Array.from(
+      { length: 4 },
+      () => new Http2Client(server.url, { ca: creds.ca, token: 'gate-bench-token' }),
+    );
+  }
+  // The binding reaches the authorizer through its watch; wait until jane may create pods on the gated server.
+  const gatedUser = (users.gated as Http2Client[])[0] as Http2Client;
+  for (let tries = 0; (await gatedUser.request('GET', '/api/v1/namespaces/gate/pods')).status !== 200; tries++) {
+    if (tries > 500) throw new Error('jane is still forbidden to list pods after 10 s');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const rounds = quick ? 3 : 5;
+  const perRound = quick ? 600 : 2000;
+  const p99: Record<string, { create: number[]; get: number[] }> = {
+    gated: { create: [], get: [] },
+    open: { create: [], get: [] },
+  };
+  for (let r = 0; r < rounds; r++) {
+    for (const name of r % 2 ? ['open', 'gated'] : ['gated', 'open']) {
+      const clients = users[name] as Http2Client[];
+      const created = await timedRequests(
+        clients,
+        CLIENTS,
+        perRound,
+        (c, n) => c.request('POST', '/api/v1/namespaces/gate/pods', benchPod(`g${r}-${n}`)),
+        201,
+      );
+      const got = await timedRequests(
+        clients,
+        8,
+        perRound,
+        (c) => c.request('GET', `/api/v1/namespaces/gate/pods/g${r}-${Math.floor(Math.random() * perRound)}`),
+        200,
+      );
+      const figures = p99[name] as { create: number[]; get: number[] };
+      figures.create.push(percentile(created, 99));
+      figures.get.push(percentile(got, 99));
+    }
+  }
+  for (const c of [...admins, ...Object.values(users).flat()]) c.close();
+  await Promise.all(Object.values(servers).map(stopServer));
+  const pct = (gated: number, open: number) => round(((gated - open) / open) * 100, 1);
+  const m = (name: string, what: 'create' | 'get') => median((p99[name] as { create: number[]; get: number[] })[what]);
+  return {
+    gateGetP99Ms: round(m('gated', 'get'), 2),
+    openGetP99Ms: round(m('open', 'get'), 2),
+    gateCreateP99Ms: round(m('gated', 'create'), 2),
+    openCreateP99Ms: round(m('open', 'create'), 2),
+    gateGetP99AddedPct: pct(m('gated', 'get'), m('open', 'get')),
+    gateCreateP99AddedPct: pct(m('gated', 'create'), m('open', 'create')),
+  };
+}
+
 async function inProcessStart(): Promise<{ first: number; median: number }> {
   const { startControlPlane } = (await import(join(root, 'dist', 'index.js'))) as typeof import('../src/index.js');
   const samples: number[] = [];
@@ -186,91 +343,95 @@ async function inProcessStart(): Promise<{ first: number; median: number }> {
 const work = mkdtempSync(join(tmpdir(), 'wheelhouse-bench-api-'));
 const out: Record<string, unknown> = { quick, storage, date: new Date().toISOString() };
 try {
-  log('start-up of the compiled wheelhouse up on fresh data dirs');
-  const readies: number[] = [];
-  for (let i = 0; i < 3; i++) {
-    const s = await startServer(join(work, `fresh-${i}`), 'up');
-    readies.push(s.readyMs);
-    await stopServer(s);
-  }
-  out.upReadyMs = round(median(readies), 1);
-  const inproc = await inProcessStart();
-  out.inProcessStartMs = round(inproc.median, 1);
-  out.inProcessFirstStartMs = round(inproc.first, 1);
+  if (!gateOnly) {
+    log('start-up of the compiled wheelhouse up on fresh data dirs');
+    const readies: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const s = await startServer(join(work, `fresh-${i}`), 'up');
+      readies.push(s.readyMs);
+      await stopServer(s);
+    }
+    out.upReadyMs = round(median(readies), 1);
+    const inproc = await inProcessStart();
+    out.inProcessStartMs = round(inproc.median, 1);
+    out.inProcessFirstStartMs = round(inproc.first, 1);
 
-  const server = await startServer(join(work, 'main'), 'apiserver');
-  const kubeconfig = parseYaml(readFileSync(server.kubeconfig, 'utf8'), { version: '1.1' });
-  const creds = credentialsFromKubeconfig(kubeconfig);
-  const clients = Array.from({ length: 4 }, () => new Http2Client(server.url, creds));
-  const admin = clients[0] as Http2Client;
-  await admin.request('POST', '/api/v1/namespaces', { metadata: { name: 'bench' } });
-  const rssEmpty = rssBytes(server.child.pid as number);
+    const server = await startServer(join(work, 'main'), 'apiserver');
+    const kubeconfig = parseYaml(readFileSync(server.kubeconfig, 'utf8'), { version: '1.1' });
+    const creds = credentialsFromKubeconfig(kubeconfig);
+    const clients = Array.from({ length: 4 }, () => new Http2Client(server.url, creds));
+    const admin = clients[0] as Http2Client;
+    await admin.request('POST', '/api/v1/namespaces', { metadata: { name: 'bench' } });
+    const rssEmpty = rssBytes(server.child.pid as number);
 
-  log(`creates with ${CLIENTS} concurrent clients`);
-  const createCount = quick ? 4000 : 10_000;
-  const t = performance.now();
-  const createLat = await createPods(clients, 'bench', 'p', createCount);
-  out.createsPerSec = round(createCount / ((performance.now() - t) / 1000), 0);
-  out.createP50Ms = round(percentile(createLat, 50), 2);
-  out.createP99Ms = round(percentile(createLat, 99), 2);
-  if (createCount < 10_000) await createPods(clients, 'bench', 'q', 10_000 - createCount);
-  await new Promise((r) => setTimeout(r, 500));
-  const rss10k = rssBytes(server.child.pid as number);
-  out.rssBytesPerPodFromEmpty = round((rss10k - rssEmpty) / 10_000, 0);
-
-  // What each further stored pod costs once the process has warmed up: the first 10,000 creates also pay for
-  // fixed growth (V8's young generation, allocator arenas, TLS and HTTP/2 buffers, sqlite's page cache).
-  log('RSS per stored pod (slope over further pods)');
-  const slopeCount = quick ? 20_000 : 40_000;
-  await admin.request('POST', '/api/v1/namespaces', { metadata: { name: 'mass' } });
-  await createPods(clients, 'mass', 'm', slopeCount);
-  await new Promise((r) => setTimeout(r, 500));
-  const rssMass = rssBytes(server.child.pid as number);
-  out.rssBytesPerPod = round((rssMass - rss10k) / slopeCount, 0);
-  if (!quick) {
-    await admin.request('POST', '/api/v1/namespaces', { metadata: { name: 'big' } });
-    await createPods(clients, 'big', 'b', 10_000, 2500);
+    log(`creates with ${CLIENTS} concurrent clients`);
+    const createCount = quick ? 4000 : 10_000;
+    const t = performance.now();
+    const createLat = await createPods(clients, 'bench', 'p', createCount);
+    out.createsPerSec = round(createCount / ((performance.now() - t) / 1000), 0);
+    out.createP50Ms = round(percentile(createLat, 50), 2);
+    out.createP99Ms = round(percentile(createLat, 99), 2);
+    if (createCount < 10_000) await createPods(clients, 'bench', 'q', 10_000 - createCount);
     await new Promise((r) => setTimeout(r, 500));
-    out.rssBytesPer4kPod = round((rssBytes(server.child.pid as number) - rssMass) / 10_000, 0);
+    const rss10k = rssBytes(server.child.pid as number);
+    out.rssBytesPerPodFromEmpty = round((rss10k - rssEmpty) / 10_000, 0);
+
+    // What each further stored pod costs once the process has warmed up: the first 10,000 creates also pay for
+    // fixed growth (V8's young generation, allocator arenas, TLS and HTTP/2 buffers, sqlite's page cache).
+    log('RSS per stored pod (slope over further pods)');
+    const slopeCount = quick ? 20_000 : 40_000;
+    await admin.request('POST', '/api/v1/namespaces', { metadata: { name: 'mass' } });
+    await createPods(clients, 'mass', 'm', slopeCount);
+    await new Promise((r) => setTimeout(r, 500));
+    const rssMass = rssBytes(server.child.pid as number);
+    out.rssBytesPerPod = round((rssMass - rss10k) / slopeCount, 0);
+    if (!quick) {
+      await admin.request('POST', '/api/v1/namespaces', { metadata: { name: 'big' } });
+      await createPods(clients, 'big', 'b', 10_000, 2500);
+      await new Promise((r) => setTimeout(r, 500));
+      out.rssBytesPer4kPod = round((rssBytes(server.child.pid as number) - rssMass) / 10_000, 0);
+    }
+
+    log('gets');
+    const getLat: number[] = [];
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, i) => {
+        for (let n = 0; n < (quick ? 250 : 1000); n++) {
+          const name = `p-${Math.floor(Math.random() * createCount)}`;
+          const t0 = performance.now();
+          await (clients[i % clients.length] as Http2Client).request('GET', `/api/v1/namespaces/bench/pods/${name}`);
+          getLat.push(performance.now() - t0);
+        }
+      }),
+    );
+    out.getP50Ms = round(percentile(getLat, 50), 2);
+    out.getP99Ms = round(percentile(getLat, 99), 2);
+
+    log('list 10k pods from the cache');
+    out.list10kMs = round(await timedList(admin, '/api/v1/namespaces/bench/pods?resourceVersion=0', 10_000), 1);
+
+    log('watch fan-out');
+    out.watchFanout1000P99Ms = round(await fanout(clients, admin, 1000, quick ? 5 : 20), 1);
+
+    if (!quick) {
+      log('100k pods');
+      await createPods(clients, 'bench', 'r', 90_000);
+      out.list100kMs = round(await timedList(admin, '/api/v1/namespaces/bench/pods?resourceVersion=0', 100_000), 1);
+    } else {
+      out.list100kMs = null;
+    }
+    for (const c of clients) c.close();
+    await stopServer(server);
   }
-
-  log('gets');
-  const getLat: number[] = [];
-  await Promise.all(
-    Array.from({ length: 8 }, async (_, i) => {
-      for (let n = 0; n < (quick ? 250 : 1000); n++) {
-        const name = `p-${Math.floor(Math.random() * createCount)}`;
-        const t0 = performance.now();
-        await (clients[i % clients.length] as Http2Client).request('GET', `/api/v1/namespaces/bench/pods/${name}`);
-        getLat.push(performance.now() - t0);
-      }
-    }),
-  );
-  out.getP50Ms = round(percentile(getLat, 50), 2);
-  out.getP99Ms = round(percentile(getLat, 99), 2);
-
-  log('list 10k pods from the cache');
-  out.list10kMs = round(await timedList(admin, '/api/v1/namespaces/bench/pods?resourceVersion=0', 10_000), 1);
-
-  log('watch fan-out');
-  out.watchFanout1000P99Ms = round(await fanout(clients, admin, 1000, quick ? 5 : 20), 1);
-
-  if (!quick) {
-    log('100k pods');
-    await createPods(clients, 'bench', 'r', 90_000);
-    out.list100kMs = round(await timedList(admin, '/api/v1/namespaces/bench/pods?resourceVersion=0', 100_000), 1);
-  } else {
-    out.list100kMs = null;
-  }
-  for (const c of clients) c.close();
-  await stopServer(server);
+  log(`cost of the gate: RBAC with ${GATE_BINDINGS} bindings and the default admission chain vs neither`);
+  Object.assign(out, await gateCost());
 
   log('heap kept per pod (in-process, after a full GC)');
   for (const [key, pad] of [
     ['', 0],
     ['4k', 2500],
   ] as const) {
-    if (quick && key) continue;
+    if ((quick && key) || gateOnly) continue;
     const { stdout } = await run(
       process.execPath,
       ['--expose-gc', '--import', 'tsx', join(root, 'bench', 'heap-per-pod.ts'), String(pad)],

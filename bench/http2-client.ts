@@ -1,10 +1,13 @@
-// A small HTTP/2 client for the benchmarks: one TLS session, many concurrent streams, client-certificate auth.
+// A small HTTP/2 client for the benchmarks: one TLS session, many concurrent streams, client-certificate or bearer
+// token auth.
 import { type ClientHttp2Session, connect } from 'node:http2';
 
 export interface Credentials {
   ca: Buffer;
-  cert: Buffer;
-  key: Buffer;
+  cert?: Buffer;
+  key?: Buffer;
+  /** A bearer token sent on every request (instead of, or besides, the client certificate). */
+  token?: string;
 }
 
 export function credentialsFromKubeconfig(config: {
@@ -21,9 +24,14 @@ export function credentialsFromKubeconfig(config: {
 
 export class Http2Client {
   private readonly session: ClientHttp2Session;
+  private readonly auth: Record<string, string>;
 
   constructor(url: string, creds: Credentials) {
-    this.session = connect(url, { ca: creds.ca, cert: creds.cert, key: creds.key });
+    this.session = connect(url, {
+      ca: creds.ca,
+      ...(creds.cert && creds.key ? { cert: creds.cert, key: creds.key } : {}),
+    });
+    this.auth = creds.token ? { authorization: `Bearer ${creds.token}` } : {};
     this.session.on('error', () => {});
   }
 
@@ -39,6 +47,7 @@ export class Http2Client {
         ':method': method,
         ':path': path,
         ...(payload ? { 'content-type': 'application/json' } : {}),
+        ...this.auth,
         ...headers,
       });
       let status = 0;
@@ -56,7 +65,7 @@ export class Http2Client {
 
   /** Opens a watch; onLine is called with each event line. Returns a function that closes it. */
   watch(path: string, onLine: (line: string) => void): () => void {
-    const stream = this.session.request({ ':method': 'GET', ':path': path });
+    const stream = this.session.request({ ':method': 'GET', ':path': path, ...this.auth });
     let buffer = '';
     stream.setEncoding('utf8');
     stream.on('data', (chunk: string) => {
