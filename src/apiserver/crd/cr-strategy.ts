@@ -14,7 +14,7 @@ import type { StatusStrategy, Strategy } from '../registry/resource.js';
 import { statusStrategy } from '../registry/resources/common.js';
 import { specChanged } from '../registry/store.js';
 import { findResults, parseJSONPath, printValue } from './jsonpath.js';
-import { applyDefaults, validateObject } from './schema-adapter.js';
+import { applyDefaults, validateObject } from './schema/index.js';
 import type { CRDVersion, JSONSchemaProps } from './types.js';
 
 export interface CustomResourceStrategies {

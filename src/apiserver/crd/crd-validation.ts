@@ -19,7 +19,7 @@ import { isDNS1035Label, isDNS1123Subdomain } from '../../api/validation/names.j
 import type { ObjectMetaInput } from '../../api/validation/object-meta-types.js';
 import { validateImmutableField, validateObjectMetaUpdate } from '../../api/validation/object-meta-update.js';
 import { isObject } from '../registry/object.js';
-import { structuralSchemaErrors } from './schema-adapter.js';
+import { structuralSchemaErrors } from './schema/index.js';
 import {
   type CRDNames,
   type CRDSpec,
@@ -246,8 +246,6 @@ function validateSchema(version: CRDVersion, p: FieldPath): FieldError[] {
       }
     }
   }
-  if (schema.nullable === true)
-    errs.push(forbidden(p.child('openAPIV3Schema.nullable'), 'nullable cannot be true at the root'));
   errs.push(...structuralSchemaErrors(schema, fp));
   return errs;
 }

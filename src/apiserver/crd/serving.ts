@@ -13,7 +13,7 @@ import type { GenericStore } from '../registry/store.js';
 import { customResourceScale } from './cr-scale.js';
 import { customResourceStrategies } from './cr-strategy.js';
 import { customResourcePrinter } from './printer.js';
-import { pruneObject } from './schema-adapter.js';
+import { pruneObject } from './schema/index.js';
 import { type CRDVersion, type CustomResourceDefinition, storageVersion } from './types.js';
 import { compareKubeAwareVersions } from './version-priority.js';
 
