@@ -19,6 +19,14 @@ const recs = (v: unknown): Rec[] => (Array.isArray(v) ? v.map(rec) : []);
 
 type Which = 'requests' | 'limits';
 
+/** What to count besides the containers' spec (LimitRanger counts the spec alone). */
+export interface PodResourcesOptions {
+  /** Add spec.overhead (default true). */
+  overhead?: boolean;
+  /** Raise containers to the resources their status reports (default true). */
+  status?: boolean;
+}
+
 /** A container's spec requests or limits, raised to what its status reports when that is larger. */
 function containerResources(container: Rec, statuses: Map<string, Rec>, which: Which): ResourceList {
   const list = parseResourceList(rec(container.resources)[which]);
@@ -34,9 +42,9 @@ function statusesByName(list: unknown): Map<string, Rec> {
   return new Map(recs(list).map((s) => [String(s.name ?? ''), s] as const));
 }
 
-function aggregate(pod: QuotaObject, which: Which): ResourceList {
+function aggregate(pod: QuotaObject, which: Which, useStatus: boolean): ResourceList {
   const spec = rec(pod.spec);
-  const status = rec(pod.status);
+  const status = useStatus ? rec(pod.status) : {};
   const containerStatuses = statusesByName(status.containerStatuses);
   const initStatuses = statusesByName(status.initContainerStatuses);
   const total: ResourceList = new Map();
@@ -61,15 +69,16 @@ function aggregate(pod: QuotaObject, which: Which): ResourceList {
 }
 
 /** The pod's effective requests (PodRequests). */
-export function podRequests(pod: QuotaObject): ResourceList {
-  const total = aggregate(pod, 'requests');
-  addInto(total, parseResourceList(rec(pod.spec).overhead));
+export function podRequests(pod: QuotaObject, opts: PodResourcesOptions = {}): ResourceList {
+  const total = aggregate(pod, 'requests', opts.status !== false);
+  if (opts.overhead !== false) addInto(total, parseResourceList(rec(pod.spec).overhead));
   return total;
 }
 
 /** The pod's effective limits (PodLimits). */
-export function podLimits(pod: QuotaObject): ResourceList {
-  const total = aggregate(pod, 'limits');
+export function podLimits(pod: QuotaObject, opts: PodResourcesOptions = {}): ResourceList {
+  const total = aggregate(pod, 'limits', opts.status !== false);
+  if (opts.overhead === false) return total;
   for (const [name, q] of parseResourceList(rec(pod.spec).overhead)) {
     if (total.has(name)) addInto(total, new Map([[name, q]]));
   }

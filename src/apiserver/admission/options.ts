@@ -17,6 +17,7 @@ import {
   type StorageClassSource,
 } from './plugins/default-storage-class.js';
 import { DEFAULT_TOLERATION_SECONDS, defaultTolerationSeconds } from './plugins/default-toleration-seconds.js';
+import { LIMIT_RANGER, limitRanger } from './plugins/limit-ranger.js';
 import { NAMESPACE_LIFECYCLE, namespaceLifecycle } from './plugins/namespace-lifecycle.js';
 import { PRIORITY, type PriorityClassSource, priority } from './plugins/priority.js';
 import { RESOURCE_QUOTA, resourceQuota } from './plugins/resource-quota.js';
@@ -68,6 +69,7 @@ type Factory = (opts: AdmissionOptions, deps: AdmissionDependencies) => Admissio
 const IMPLEMENTED: ReadonlyMap<string, Factory> = new Map<string, Factory>([
   ['AlwaysAdmit', () => alwaysAdmit()],
   [NAMESPACE_LIFECYCLE, (_, deps) => namespaceLifecycle(new ClusterReader(deps.registry))],
+  [LIMIT_RANGER, (_, deps) => limitRanger(new ClusterReader(deps.registry))],
   [SERVICE_ACCOUNT, (_, deps) => serviceAccount(new ClusterReader(deps.registry))],
   [RESOURCE_QUOTA, (_, deps) => resourceQuota(new ClusterReader(deps.registry))],
   [RESOURCE_QUOTA, (_, deps) => resourceQuota(new ClusterReader(deps.registry))],
