@@ -104,6 +104,23 @@ describe('admission webhooks: Mutating/ValidatingWebhookConfigurations called ov
     assert.match(sent.request.uid, /^[0-9a-f-]{36}$/);
   });
 
+  it('/metrics counts webhook calls and rejections with upstream names and labels', async () => {
+    const res = await apiRequest(cp, 'GET', '/metrics');
+    assert.equal(res.status, 200);
+    assert.match(
+      res.text,
+      /apiserver_admission_webhook_rejection_count\{name="deny.example.com",type="validating",operation="CREATE",error_type="no_error",rejection_code="403"\} 1/,
+    );
+    assert.match(
+      res.text,
+      /apiserver_admission_webhook_request_total\{name="deny.example.com",type="validating",operation="CREATE",code="200",rejected="false"\} 1/,
+    );
+    assert.match(
+      res.text,
+      /apiserver_admission_webhook_admission_duration_seconds_bucket\{le="25",name="deny.example.com"/,
+    );
+  });
+
   it('a denial without a code is a 400 and without a message says so', async () => {
     const ns = await namespace();
     hook.on('/deny-bare', () => ({ allowed: false }));
@@ -149,6 +166,11 @@ describe('admission webhooks: Mutating/ValidatingWebhookConfigurations called ov
     await configure(VWC, `ignore-${ns}`, [unreachable('ignore.example.com', 'Ignore')]);
     const ignored = await apiRequest(cp, 'POST', CONFIGMAPS(ns), { body: configMap('i') });
     assert.equal(ignored.status, 201, ignored.text);
+    const metrics = await apiRequest(cp, 'GET', '/metrics');
+    assert.match(
+      metrics.text,
+      /apiserver_admission_webhook_fail_open_count\{name="ignore.example.com",type="validating"\} 1/,
+    );
     await configure(VWC, `fail-${ns}`, [unreachable('fail.example.com', 'Fail')]);
     const failed = await apiRequest(cp, 'POST', CONFIGMAPS(ns), { body: configMap('f') });
     assert.equal(failed.status, 500, failed.text);

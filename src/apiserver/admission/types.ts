@@ -4,6 +4,7 @@
  * A refusal is thrown, normally as admissionForbidden(attrs, message) — the `Forbidden` status upstream's
  * admission.NewForbidden builds.
  */
+import type { Registry } from 'prom-client';
 import { type StatusError, statusErrors } from '../../api/status-error.js';
 import type { UserInfo } from '../context.js';
 import type { KubeObject } from '../registry/object.js';
@@ -95,6 +96,8 @@ export function admissionAnnotation(attrs: AdmissionAttributes, key: string, val
  */
 export interface AdmissionPlugin {
   readonly name: string;
+  /** The plugin's own Prometheus metrics, served on the apiserver's /metrics with its own. */
+  readonly metrics?: Registry;
   handles?(operation: Operation): boolean;
   admit?(attrs: AdmissionAttributes): void | Promise<void>;
   validate?(attrs: AdmissionAttributes): void | Promise<void>;

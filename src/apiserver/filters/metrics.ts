@@ -38,7 +38,7 @@ export class APIServerMetrics {
   private readonly duration: Histogram;
   private readonly longRunning: Gauge;
 
-  constructor(resources: APIRegistry) {
+  constructor(private readonly resources: APIRegistry) {
     const labelNames = ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'];
     this.requests = new Counter({
       name: 'apiserver_request_total',
@@ -97,6 +97,12 @@ export class APIServerMetrics {
   }
 
   async text(): Promise<{ contentType: string; body: string }> {
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+    // Admission plugins with metrics of their own (the webhooks') are served here too.
+    const own = new Set<Registry>();
+    for (const served of this.resources.all()) {
+      for (const plugin of served.store.admission?.plugins ?? []) if (plugin.metrics) own.add(plugin.metrics);
+    }
+    const registry = own.size === 0 ? this.registry : Registry.merge([this.registry, ...own]);
+    return { contentType: registry.contentType, body: await registry.metrics() };
   }
 }

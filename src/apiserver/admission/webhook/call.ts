@@ -46,10 +46,10 @@ export async function callWebhook(
   mutating: boolean,
 ): Promise<AdmissionResponse> {
   if (attrs.dryRun && !NO_SIDE_EFFECTS.includes(webhook.sideEffects)) throw dryRunUnsupported(webhook.name);
-  const fail = (reason: string) => new WebhookCallError(webhook.name, reason);
+  const fail = (reason: string, code?: number) => new WebhookCallError(webhook.name, reason, code);
   const version = reviewVersionFor(webhook.admissionReviewVersions);
   if (!version) {
-    throw fail('could not create admission objects: webhook does not accept known AdmissionReview versions');
+    throw fail('could not create admission objects: webhook does not accept known AdmissionReview versions', 400);
   }
   const review = admissionReview(version, attrs, invocation, objects);
   let target: Awaited<ReturnType<typeof resolveTarget>>;
@@ -57,7 +57,7 @@ export async function callWebhook(
     target = await resolveTarget(registry, webhook);
   } catch (err) {
     if (err instanceof LoopbackOnlyError) throw fail(`failed to call webhook: ${err.message}`);
-    if (err instanceof TargetError) throw fail(`could not get REST client: ${err.message}`);
+    if (err instanceof TargetError) throw fail(`could not get REST client: ${err.message}`, 500);
     throw err;
   }
   let reply: Awaited<ReturnType<typeof postReview>>;
@@ -68,7 +68,7 @@ export async function callWebhook(
     throw err;
   }
   if (reply.statusCode < 200 || reply.statusCode > 299) {
-    throw fail(`failed to call webhook: ${httpFailure(reply.statusCode, reply.body)}`);
+    throw fail(`failed to call webhook: ${httpFailure(reply.statusCode, reply.body)}`, reply.statusCode);
   }
   let parsed: unknown;
   try {

@@ -11,6 +11,8 @@ export class WebhookCallError extends Error {
   constructor(
     readonly webhookName: string,
     readonly reason: string,
+    /** The status code of the failure as upstream records it in metrics (503 when the call itself failed). */
+    readonly code = 503,
   ) {
     super(`failed calling webhook ${JSON.stringify(webhookName)}: ${reason}`);
     this.name = 'WebhookCallError';
@@ -21,6 +23,9 @@ export class WebhookCallError extends Error {
 export function failedClosed(err: WebhookCallError): StatusError {
   return statusErrors.internal(err);
 }
+
+/** A webhook's refusal of a request. */
+export class WebhookRejection extends StatusError {}
 
 /**
  * Upstream's ToStatusErr: the webhook's Status, its message prefixed with who denied the request; a code below 400
@@ -38,7 +43,7 @@ export function webhookDenial(webhookName: string, result: unknown): StatusError
       : `${deniedBy} without explanation`;
   const code = typeof status.code === 'number' && status.code >= 400 ? status.code : 400;
   const details = status.details && typeof status.details === 'object' ? status.details : undefined;
-  const err = new StatusError(code, reason, text, details);
+  const err = new WebhookRejection(code, reason, text, details);
   // An empty reason is left out, as Go's omitempty leaves it out (kubectl then prints `Error from server: …`).
   if (!reason) delete err.status.reason;
   return err;

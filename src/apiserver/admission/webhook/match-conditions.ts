@@ -32,13 +32,17 @@ function aggregate(errors: readonly Error[]): string {
   return errors.length === 1 ? (errors[0] as Error).message : `[${errors.map((e) => e.message).join(', ')}]`;
 }
 
-/** Whether the webhook is to be called; throws the Forbidden error of a failing condition under failurePolicy Fail. */
+/**
+ * Whether the webhook is to be called (onExcluded is told when a condition was false); throws the Forbidden error of
+ * a failing condition under failurePolicy Fail.
+ */
 export async function matchConditionsAllow(
   registry: APIRegistry,
   evaluator: MatchConditionEvaluator | undefined,
   webhook: Webhook,
   invocation: WebhookInvocation,
   attrs: AdmissionAttributes,
+  onExcluded?: () => void,
 ): Promise<boolean> {
   if (webhook.matchConditions.length === 0) return true;
   let results: Array<boolean | Error>;
@@ -53,7 +57,10 @@ export async function matchConditionsAllow(
       results = [err instanceof Error ? err : new Error(String(err))];
     }
   }
-  if (results.some((r) => r === false)) return false;
+  if (results.some((r) => r === false)) {
+    onExcluded?.();
+    return false;
+  }
   const errors = results.filter((r): r is Error => r instanceof Error);
   if (errors.length === 0) return true;
   if (webhook.failurePolicy === 'Ignore') return false;

@@ -15,6 +15,7 @@ import { WebhookSource } from './configuration.js';
 import { failedClosed, WebhookCallError } from './errors.js';
 import { type MatchConditionEvaluator, matchConditionsAllow } from './match-conditions.js';
 import { isExemptFromWebhooks, namespaceLabelsFrom, webhookInvocation } from './matching.js';
+import { recordCall, webhookMetricsFor } from './metrics.js';
 import { backToRequestVersion, invocationDefinition, objectsFor } from './versions.js';
 
 export const MUTATING_ADMISSION_WEBHOOK = 'MutatingAdmissionWebhook';
@@ -65,7 +66,7 @@ function applyPatch(
     );
   }
   if (patchType !== 'JSONPatch') {
-    throw new WebhookCallError(webhookName, `unsupported patch type ${JSON.stringify(patchType ?? '')}`);
+    throw new WebhookCallError(webhookName, `unsupported patch type ${JSON.stringify(patchType ?? '')}`, 400);
   }
   try {
     return applyJsonPatch(object, patch) as KubeObject;
@@ -80,8 +81,10 @@ export function mutatingAdmissionWebhook(
 ): AdmissionPlugin {
   const source = new WebhookSource(registry, 'mutatingwebhookconfigurations');
   const namespaceLabels = namespaceLabelsFrom(registry);
+  const metrics = webhookMetricsFor(registry);
   return {
     name: MUTATING_ADMISSION_WEBHOOK,
+    metrics: metrics.registry,
     async admit(attrs) {
       if (isExemptFromWebhooks(attrs)) return;
       const hooks = await source.webhooks();
@@ -97,11 +100,13 @@ export function mutatingAdmissionWebhook(
         for (const hook of hooks) {
           const invocation = await webhookInvocation(hook, attrs, registry, namespaceLabels);
           if (!invocation) continue;
-          if (!(await matchConditionsAllow(registry, matchConditions, hook, invocation, attrs))) continue;
+          const excluded = () => metrics.matchConditionExclusion(hook.name, 'admit', attrs.operation);
+          if (!(await matchConditionsAllow(registry, matchConditions, hook, invocation, attrs, excluded))) continue;
           // A webhook is never called for the first time in the second round.
           if (reinvoking && !state.reinvoke.has(hook.uid)) continue;
           let changed = false;
           let error: unknown;
+          const started = performance.now();
           try {
             const objects = objectsFor(registry, attrs, invocation);
             const response = await callWebhook(registry, hook, invocation, attrs, objects, true);
@@ -116,6 +121,7 @@ export function mutatingAdmissionWebhook(
           } catch (err) {
             error = err;
           }
+          recordCall(metrics, hook, 'admit', attrs.operation, (performance.now() - started) / 1000, error);
           admissionAnnotation(
             attrs,
             `mutation.webhook.admission.k8s.io/round_${round}_index_${hook.index}`,

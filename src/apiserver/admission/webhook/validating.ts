@@ -10,6 +10,7 @@ import { WebhookSource } from './configuration.js';
 import { failedClosed, WebhookCallError } from './errors.js';
 import { type MatchConditionEvaluator, matchConditionsAllow } from './match-conditions.js';
 import { isExemptFromWebhooks, namespaceLabelsFrom, type WebhookInvocation, webhookInvocation } from './matching.js';
+import { recordCall, webhookMetricsFor } from './metrics.js';
 import { objectsFor } from './versions.js';
 
 export const VALIDATING_ADMISSION_WEBHOOK = 'ValidatingAdmissionWebhook';
@@ -20,8 +21,10 @@ export function validatingAdmissionWebhook(
 ): AdmissionPlugin {
   const source = new WebhookSource(registry, 'validatingwebhookconfigurations');
   const namespaceLabels = namespaceLabelsFrom(registry);
+  const metrics = webhookMetricsFor(registry);
   return {
     name: VALIDATING_ADMISSION_WEBHOOK,
+    metrics: metrics.registry,
     async validate(attrs) {
       if (isExemptFromWebhooks(attrs)) return;
       const hooks = await source.webhooks();
@@ -30,13 +33,24 @@ export function validatingAdmissionWebhook(
       for (const hook of hooks) {
         const invocation = await webhookInvocation(hook, attrs, registry, namespaceLabels);
         if (!invocation) continue;
-        if (await matchConditionsAllow(registry, matchConditions, hook, invocation, attrs)) relevant.push(invocation);
+        const excluded = () => metrics.matchConditionExclusion(hook.name, 'validating', attrs.operation);
+        if (await matchConditionsAllow(registry, matchConditions, hook, invocation, attrs, excluded)) {
+          relevant.push(invocation);
+        }
       }
       if (relevant.length === 0) return;
       const outcomes = await Promise.allSettled(
-        relevant.map((invocation) =>
-          callWebhook(registry, invocation.webhook, invocation, attrs, objectsFor(registry, attrs, invocation), false),
-        ),
+        relevant.map(async (invocation) => {
+          const started = performance.now();
+          const hook = invocation.webhook;
+          try {
+            await callWebhook(registry, hook, invocation, attrs, objectsFor(registry, attrs, invocation), false);
+            recordCall(metrics, hook, 'validating', attrs.operation, (performance.now() - started) / 1000, undefined);
+          } catch (err) {
+            recordCall(metrics, hook, 'validating', attrs.operation, (performance.now() - started) / 1000, err);
+            throw err;
+          }
+        }),
       );
       let first: unknown;
       outcomes.forEach((outcome, i) => {
