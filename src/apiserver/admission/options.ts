@@ -31,6 +31,7 @@ import {
   CERTIFICATE_SUBJECT_RESTRICTION,
   certificateSubjectRestriction,
 } from './plugins/certificate-subject-restriction.js';
+import { VALIDATING_ADMISSION_POLICY, validatingAdmissionPolicy } from './policy/plugin.js';
 import type { AdmissionPlugin } from './types.js';
 import { celMatchConditions } from './webhook/match-conditions-cel.js';
 import { MUTATING_ADMISSION_WEBHOOK, mutatingAdmissionWebhook } from './webhook/mutating.js';
@@ -101,6 +102,7 @@ const IMPLEMENTED: ReadonlyMap<string, Factory> = new Map<string, Factory>([
   [CERTIFICATE_APPROVAL, (_, deps) => certificateApproval(deps.registry)],
   [CERTIFICATE_SIGNING, (_, deps) => certificateSigning(deps.registry)],
   [CERTIFICATE_SUBJECT_RESTRICTION, () => certificateSubjectRestriction()],
+  [VALIDATING_ADMISSION_POLICY, (_, deps) => validatingAdmissionPolicy(deps.registry)],
   ['AlwaysDeny', () => alwaysDeny()],
 ]);
 

@@ -126,7 +126,8 @@ function validateResources(resources: string[], p: FieldPath): FieldError[] {
   return errs;
 }
 
-function validateRuleWithOperations(rule: Rec, p: FieldPath): FieldError[] {
+/** A rule's operations, groups, versions, resources and scope (shared with ValidatingAdmissionPolicy's rules). */
+export function validateRuleWithOperations(rule: Rec, p: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
   const operations = strings(rule.operations);
   if (operations.length === 0) errs.push(required(p.child('operations')));

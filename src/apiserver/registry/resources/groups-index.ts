@@ -1,4 +1,8 @@
 import { customresourcedefinitions } from '../../crd/crd-resource.js';
+import {
+  validatingadmissionpolicies,
+  validatingadmissionpolicybindings,
+} from './admissionregistration-policies.js';
 import { mutatingwebhookconfigurations, validatingwebhookconfigurations } from './admissionregistration-webhooks.js';
 import { controllerrevisions } from './apps-controllerrevisions.js';
 import { daemonsets } from './apps-daemonsets.js';
@@ -51,6 +55,8 @@ export function appsAndOtherGroupResources(): Builtin[] {
     clusterrolebindings,
     mutatingwebhookconfigurations,
     validatingwebhookconfigurations,
+    validatingadmissionpolicies,
+    validatingadmissionpolicybindings,
     customresourcedefinitions,
   ];
 }

@@ -1,0 +1,73 @@
+/**
+ * Compiling a ValidatingAdmissionPolicy's expressions in the project's CEL environment, with upstream's
+ * variables: `object`, `oldObject`, `request`, `namespaceObject`, `params` (only when the policy has a paramKind),
+ * `authorizer` (not in messageExpression), and `variables` (the policy's own, composed). Each expression kind has
+ * the result type upstream requires: validations bool, messageExpression string, auditAnnotations string or null,
+ * matchConditions bool, variables anything. Compiled expressions are kept by text, so a policy read again from the
+ * watch cache costs nothing to compile.
+ */
+import {
+  CelCompileError,
+  type CelVariableDeclaration,
+  type CompiledCelExpression,
+  compileCel,
+} from '../../../api/cel/index.js';
+
+export interface PolicyEnvironment {
+  hasParams: boolean;
+  hasAuthorizer: boolean;
+}
+
+/** The result types an expression may have; `any` takes whatever it gives. */
+export type ReturnTypes = 'bool' | 'string' | 'string-or-null' | 'any';
+
+function declarations(env: PolicyEnvironment): CelVariableDeclaration[] {
+  const vars: CelVariableDeclaration[] = [
+    { name: 'object' },
+    { name: 'oldObject' },
+    { name: 'request' },
+    { name: 'namespaceObject' },
+    { name: 'variables', native: true },
+  ];
+  if (env.hasParams) vars.push({ name: 'params' });
+  if (env.hasAuthorizer) vars.push({ name: 'authorizer', type: 'kubernetes.authorization.Authorizer', native: true });
+  return vars;
+}
+
+function typeAccepted(outputType: string, want: ReturnTypes): boolean {
+  if (want === 'any' || outputType === 'dyn') return true;
+  if (want === 'string-or-null') return outputType === 'string' || outputType === 'null_type' || outputType === 'null';
+  return outputType === want;
+}
+
+function typeError(outputType: string, want: ReturnTypes): string {
+  if (want === 'string-or-null') return `must evaluate to one of [string null_type] but got ${outputType}`;
+  return `must evaluate to ${want} but got ${outputType}`;
+}
+
+const cache = new Map<string, CompiledCelExpression | string>();
+const MAX_CACHED = 4096;
+
+/**
+ * The compiled expression, or upstream's detail text of why it does not compile
+ * (`compilation failed: ERROR: <input>:…`, `must evaluate to bool but got int`).
+ */
+export function compilePolicyExpression(
+  expression: string,
+  env: PolicyEnvironment,
+  want: ReturnTypes,
+): CompiledCelExpression | string {
+  const key = `${env.hasParams ? 1 : 0}${env.hasAuthorizer ? 1 : 0}${want}:${expression}`;
+  const known = cache.get(key);
+  if (known !== undefined) return known;
+  let result: CompiledCelExpression | string;
+  try {
+    const program = compileCel(expression, declarations(env));
+    result = typeAccepted(program.outputType, want) ? program : typeError(program.outputType, want);
+  } catch (err) {
+    result = err instanceof CelCompileError ? err.compilationFailed : String((err as Error).message);
+  }
+  if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value as string);
+  cache.set(key, result);
+  return result;
+}

@@ -1,0 +1,224 @@
+/**
+ * The ValidatingAdmissionPolicy admission plugin (validating phase), as upstream's dispatcher: for every policy
+ * whose matchConstraints cover the request, every binding of it whose matchResources do, and every param the
+ * binding's paramRef finds, the policy is evaluated; each failed validation is acted on by the binding's
+ * validationActions — Deny refuses the request (`ValidatingAdmissionPolicy 'p' with binding 'b' denied request:
+ * …`, reason Invalid (422) unless the validation names another), Warn adds a Warning header, Audit records the
+ * `validation.policy.admission.k8s.io/validation_failure` audit annotation. Audit annotations of the policy are
+ * recorded as `<policy>/<key>`. Configuration problems (a param not found with parameterNotFoundAction Deny, an
+ * unknown paramKind, a broken selector) deny under failurePolicy Fail and are skipped under Ignore. The policies'
+ * own kinds and the webhook configurations are never subject to policies.
+ */
+import { LabelSelector, type LabelSelectorObject } from '../../../api/labels.js';
+import { StatusError } from '../../../api/status-error.js';
+import type { APIRegistry } from '../../api-registry.js';
+import type { KubeObject } from '../../registry/object.js';
+import { type AdmissionAttributes, type AdmissionPlugin, admissionForbidden } from '../types.js';
+import { isExemptFromWebhooks } from '../webhook/matching.js';
+import { type PolicyDecision, validatePolicy } from './evaluate.js';
+import { matchResourcesCover, type NamespaceReader, namespaceReaderFrom } from './matching.js';
+import { PolicySource } from './source.js';
+
+export const VALIDATING_ADMISSION_POLICY = 'ValidatingAdmissionPolicy';
+export const VALIDATION_FAILURE_ANNOTATION = 'validation.policy.admission.k8s.io/validation_failure';
+const MAX_AUDIT_ANNOTATION_VALUE_LENGTH = 10 * 1024;
+
+type Rec = Record<string, unknown>;
+const rec = (v: unknown): Rec => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : {});
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+const strs = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : []);
+
+const REASON_CODES: Record<string, number> = {
+  Unauthorized: 401,
+  Forbidden: 403,
+  Invalid: 422,
+  RequestEntityTooLarge: 413,
+};
+
+interface Denial {
+  policy: string;
+  binding?: string;
+  message: string;
+  reason?: string;
+}
+
+class ConfigurationError extends Error {}
+
+/** The params a binding's paramRef selects ([null] when the policy or binding has none). */
+async function collectParams(
+  registry: APIRegistry,
+  policy: KubeObject,
+  binding: KubeObject,
+  namespace: string,
+): Promise<Array<KubeObject | null>> {
+  const paramKind = rec(policy.spec).paramKind;
+  const paramRef = rec(binding.spec).paramRef;
+  if (paramKind == null || paramRef == null) return [null];
+  const pk = rec(paramKind);
+  const ref = rec(paramRef);
+  const apiVersion = str(pk.apiVersion);
+  const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
+  const served = registry
+    .all()
+    .find((s) => s.def.group === group && s.def.version === version && s.def.kind === str(pk.kind));
+  if (!served) {
+    throw new ConfigurationError(
+      `failed to find resource referenced by paramKind: '${group ? `${group}/` : ''}${version}, Kind=${str(pk.kind)}'`,
+    );
+  }
+  let ns = '';
+  if (served.def.namespaced) {
+    ns = str(ref.namespace) || namespace;
+    if (ns === '') {
+      throw new ConfigurationError(
+        'cannot use namespaced paramRef in policy binding that matches cluster-scoped resources',
+      );
+    }
+  } else if (str(ref.namespace) !== '') {
+    throw new ConfigurationError('paramRef.namespace must not be provided for a cluster-scoped `paramKind`');
+  }
+  const store = served.store;
+  await store.cacher.start();
+  let params: KubeObject[];
+  if (str(ref.name) !== '') {
+    const found = await store.cacher.get(store.key(ns, str(ref.name)));
+    params = found ? [found] : [];
+  } else {
+    let selector: LabelSelector;
+    try {
+      selector = LabelSelector.fromObject(rec(ref.selector) as LabelSelectorObject);
+    } catch (err) {
+      throw new ConfigurationError((err as Error).message);
+    }
+    const prefix = ns ? `${served.def.storagePrefix}/${ns}/` : `${served.def.storagePrefix}/`;
+    const { items } = await store.cacher.list(prefix, (o) => selector.matches(o.metadata.labels ?? {}));
+    params = items;
+  }
+  if (params.length === 0 && ref.parameterNotFoundAction === 'Deny') {
+    throw new ConfigurationError('no params found for policy binding with `Deny` parameterNotFoundAction');
+  }
+  return params.map((p) => ({ ...p, apiVersion: apiVersion, kind: str(pk.kind) }));
+}
+
+function denialError(attrs: AdmissionAttributes, d: Denial): StatusError {
+  const message = d.binding
+    ? `ValidatingAdmissionPolicy '${d.policy}' with binding '${d.binding}' denied request: ${d.message}`
+    : `ValidatingAdmissionPolicy '${d.policy}' denied request: ${d.message}`;
+  const base = admissionForbidden(attrs, message);
+  const reason = d.reason || 'Invalid';
+  const details = base.status.details ?? {};
+  return new StatusError(REASON_CODES[reason] ?? 422, reason, base.message, {
+    ...details,
+    causes: [...(details.causes ?? []), { message }],
+  });
+}
+
+export function validatingAdmissionPolicy(registry: APIRegistry, readNamespace?: NamespaceReader): AdmissionPlugin {
+  const source = new PolicySource(registry);
+  const namespaces = readNamespace ?? namespaceReaderFrom(registry);
+  return {
+    name: VALIDATING_ADMISSION_POLICY,
+    handles: (op) => op !== 'CONNECT',
+    async validate(attrs) {
+      if (isExemptFromWebhooks(attrs)) return;
+      const hooks = await source.policies();
+      if (hooks.length === 0) return;
+      const denials: Denial[] = [];
+      const configError = (policy: KubeObject, binding: KubeObject | undefined, err: Error) => {
+        if (rec(policy.spec).failurePolicy === 'Ignore') return;
+        const what = binding ? 'binding' : 'policy';
+        denials.push({
+          policy: policy.metadata.name ?? '',
+          ...(binding ? { binding: binding.metadata.name ?? '' } : {}),
+          message: `failed to configure ${what}: ${err.message}`,
+        });
+      };
+      let namespaceObject: KubeObject | null | undefined;
+      const namespaceOf = async () => {
+        if (namespaceObject !== undefined) return namespaceObject;
+        const isNamespace = attrs.kind.group === '' && attrs.kind.kind === 'Namespace';
+        namespaceObject = attrs.namespace === '' || isNamespace ? null : ((await namespaces(attrs.namespace)) ?? null);
+        return namespaceObject;
+      };
+      for (const { policy, bindings } of hooks) {
+        const policyName = policy.metadata.name ?? '';
+        let matches: boolean;
+        try {
+          matches = await matchResourcesCover(rec(policy.spec).matchConstraints, attrs, registry, namespaces);
+        } catch (err) {
+          configError(policy, undefined, err as Error);
+          continue;
+        }
+        if (!matches) continue;
+        const annotations = new Map<string, string[]>();
+        for (const binding of bindings) {
+          const bspec = rec(binding.spec);
+          const bindingName = binding.metadata.name ?? '';
+          try {
+            if (bspec.matchResources != null) {
+              if (!(await matchResourcesCover(bspec.matchResources, attrs, registry, namespaces))) continue;
+            }
+          } catch (err) {
+            configError(policy, binding, err as Error);
+            continue;
+          }
+          let params: Array<KubeObject | null>;
+          try {
+            params = await collectParams(registry, policy, binding, attrs.namespace);
+          } catch (err) {
+            configError(policy, binding, err as Error);
+            continue;
+          }
+          const ns = await namespaceOf();
+          const actions = strs(bspec.validationActions);
+          for (const param of params) {
+            const result = validatePolicy({ policy, attrs, registry, param, namespaceObject: ns });
+            for (const decision of result.decisions) {
+              if (decision.action !== 'deny') continue;
+              act(attrs, actions, policyName, bindingName, decision, denials);
+            }
+            for (const a of result.auditAnnotations) {
+              const list = annotations.get(a.key) ?? [];
+              const value = a.value.slice(0, MAX_AUDIT_ANNOTATION_VALUE_LENGTH);
+              if (!list.includes(value)) list.push(value);
+              annotations.set(a.key, list);
+            }
+          }
+        }
+        for (const [key, values] of annotations) attrs.sink?.annotate(`${policyName}/${key}`, values.join(', '));
+      }
+      const first = denials[0];
+      if (first) throw denialError(attrs, first);
+    },
+  };
+}
+
+/** What a binding's validationActions do with one failed validation. */
+function act(
+  attrs: AdmissionAttributes,
+  actions: string[],
+  policy: string,
+  binding: string,
+  decision: PolicyDecision,
+  denials: Denial[],
+): void {
+  for (const action of actions) {
+    if (action === 'Deny') {
+      denials.push({
+        policy,
+        binding,
+        message: decision.message,
+        ...(decision.reason ? { reason: decision.reason } : {}),
+      });
+    } else if (action === 'Warn') {
+      attrs.sink?.warn(
+        `Validation failed for ValidatingAdmissionPolicy '${policy}' with binding '${binding}': ${decision.message}`,
+      );
+    } else if (action === 'Audit') {
+      const value = JSON.stringify([
+        { message: decision.message, policy, binding, expressionIndex: decision.index, validationActions: actions },
+      ]);
+      attrs.sink?.annotate(VALIDATION_FAILURE_ANNOTATION, value);
+    }
+  }
+}

@@ -1,0 +1,335 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { type ControlPlane, startControlPlane } from '../../src/index.js';
+import { apiRequest } from '../../src/testing/api-client.js';
+import { eventually } from '../../src/testing/controllers.js';
+
+const GROUP = '/apis/admissionregistration.k8s.io/v1';
+const POLICIES = `${GROUP}/validatingadmissionpolicies`;
+const BINDINGS = `${GROUP}/validatingadmissionpolicybindings`;
+const CONFIGMAPS = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
+
+describe('ValidatingAdmissionPolicy', () => {
+  let cp: ControlPlane;
+  let seq = 0;
+  before(async () => {
+    cp = await startControlPlane();
+  });
+  after(async () => {
+    await cp?.stop();
+  });
+
+  async function namespace(labels: Record<string, string> = {}): Promise<string> {
+    const name = `vap-${++seq}`;
+    const res = await apiRequest(cp, 'POST', '/api/v1/namespaces', { body: { metadata: { name, labels } } });
+    assert.equal(res.status, 201, res.text);
+    return name;
+  }
+
+  /** Configmaps in one namespace: each test's policies see only its own requests. */
+  function onConfigMapsIn(ns: string) {
+    return {
+      resourceRules: [
+        { operations: ['CREATE', 'UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] },
+      ],
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ns } },
+    };
+  }
+
+  async function waitCached(collection: string, name: string) {
+    await eventually(async () => {
+      const list = await apiRequest(cp, 'GET', `${collection}?resourceVersion=0`);
+      assert.ok(list.body.items.some((i: { metadata: { name: string } }) => i.metadata.name === name));
+    });
+  }
+
+  /** Creates a policy and a binding of it, and waits until admission (the watch caches) has both. */
+  async function bind(name: string, policySpec: Record<string, unknown>, bindingSpec: Record<string, unknown> = {}) {
+    const p = await apiRequest(cp, 'POST', POLICIES, { body: { metadata: { name }, spec: policySpec } });
+    assert.equal(p.status, 201, p.text);
+    const b = await apiRequest(cp, 'POST', BINDINGS, {
+      body: {
+        metadata: { name: `${name}-binding` },
+        spec: { policyName: name, validationActions: ['Deny'], ...bindingSpec },
+      },
+    });
+    assert.equal(b.status, 201, b.text);
+    await waitCached(POLICIES, name);
+    await waitCached(BINDINGS, `${name}-binding`);
+  }
+
+  const configMap = (name: string, data: Record<string, string> = {}, labels: Record<string, string> = {}) => ({
+    metadata: { name, labels },
+    data,
+  });
+
+  it('denies with its message (422 Invalid, upstream text), admits what passes', async () => {
+    const ns = await namespace();
+    await bind('replica-limit', {
+      matchConstraints: {
+        resourceRules: [
+          { operations: ['CREATE', 'UPDATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments'] },
+        ],
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ns } },
+      },
+      validations: [{ expression: 'object.spec.replicas <= 5' }],
+    });
+    const deployment = (name: string, replicas: number) => ({
+      metadata: { name },
+      spec: {
+        replicas,
+        selector: { matchLabels: { app: name } },
+        template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+      },
+    });
+    const denied = await apiRequest(cp, 'POST', `/apis/apps/v1/namespaces/${ns}/deployments`, {
+      body: deployment('big', 6),
+    });
+    assert.equal(denied.status, 422, denied.text);
+    assert.equal(denied.body.reason, 'Invalid');
+    const message =
+      "ValidatingAdmissionPolicy 'replica-limit' with binding 'replica-limit-binding' denied request: failed expression: object.spec.replicas <= 5";
+    assert.equal(denied.body.message, `deployments.apps "big" is forbidden: ${message}`);
+    assert.deepEqual(denied.body.details.causes, [{ message }]);
+    const ok = await apiRequest(cp, 'POST', `/apis/apps/v1/namespaces/${ns}/deployments`, {
+      body: deployment('small', 3),
+    });
+    assert.equal(ok.status, 201, ok.text);
+  });
+
+  it('is defaulted and validated as upstream: expressions compile at create', async () => {
+    const created = await apiRequest(cp, 'POST', POLICIES, {
+      body: {
+        metadata: { name: 'defaults' },
+        spec: {
+          matchConstraints: {
+            resourceRules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }],
+          },
+          validations: [{ expression: 'true' }],
+        },
+      },
+    });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.body.spec.failurePolicy, 'Fail');
+    assert.equal(created.body.spec.matchConstraints.matchPolicy, 'Equivalent');
+    assert.deepEqual(created.body.spec.matchConstraints.namespaceSelector, {});
+    assert.equal(created.body.spec.matchConstraints.resourceRules[0].scope, '*');
+
+    const bad = await apiRequest(cp, 'POST', POLICIES, {
+      body: {
+        metadata: { name: 'bad' },
+        spec: {
+          matchConstraints: { resourceRules: [] },
+          validations: [{ expression: 'object.spec.replicas > x' }, { expression: '1' }, { expression: 'params.x' }],
+        },
+      },
+    });
+    assert.equal(bad.status, 422, bad.text);
+    const causes = bad.body.details.causes.map((c: { field: string; message: string }) => `${c.field}: ${c.message}`);
+    assert.ok(causes.includes('spec.matchConstraints.resourceRules: Required value'), causes.join('\n'));
+    assert.ok(
+      causes.includes(
+        "spec.validations[0].expression: Invalid value: \"object.spec.replicas > x\": compilation failed: ERROR: <input>:1:24: undeclared reference to 'x' (in container '')\n | object.spec.replicas > x\n | .......................^",
+      ),
+      causes.join('\n'),
+    );
+    assert.ok(
+      causes.includes('spec.validations[1].expression: Invalid value: "1": must evaluate to bool but got int'),
+      causes.join('\n'),
+    );
+    assert.ok(
+      causes.some((c: string) =>
+        c.startsWith(
+          'spec.validations[2].expression: Invalid value: "params.x": compilation failed: ERROR: <input>:1:1: undeclared reference to \'params\'',
+        ),
+      ),
+      causes.join('\n'),
+    );
+
+    const binding = await apiRequest(cp, 'POST', BINDINGS, {
+      body: {
+        metadata: { name: 'bad-binding' },
+        spec: { policyName: 'defaults', validationActions: ['Deny', 'Warn'], paramRef: { name: 'x', selector: {} } },
+      },
+    });
+    assert.equal(binding.status, 422, binding.text);
+    const bcauses = binding.body.details.causes.map(
+      (c: { field: string; message: string }) => `${c.field}: ${c.message}`,
+    );
+    assert.ok(
+      bcauses.includes(
+        'spec.validationActions: Invalid value: []admissionregistration.ValidationAction{"Deny", "Warn"}: must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)',
+      ),
+      bcauses.join('\n'),
+    );
+    assert.ok(
+      bcauses.includes('spec.paramRef.name: Forbidden: name and selector are mutually exclusive'),
+      bcauses.join('\n'),
+    );
+    assert.ok(bcauses.includes('spec.paramRef.parameterNotFoundAction: Required value'), bcauses.join('\n'));
+  });
+
+  it('reads params through paramKind and paramRef, with parameterNotFoundAction', async () => {
+    const ns = await namespace();
+    const limits = await apiRequest(cp, 'POST', CONFIGMAPS(ns), { body: configMap('limits', { maxKeys: '2' }) });
+    assert.equal(limits.status, 201, limits.text);
+    await bind(
+      `params-${ns}`,
+      {
+        paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
+        matchConstraints: {
+          ...onConfigMapsIn(ns),
+          excludeResourceRules: [
+            {
+              operations: ['*'],
+              apiGroups: [''],
+              apiVersions: ['v1'],
+              resources: ['configmaps'],
+              resourceNames: ['limits'],
+            },
+          ],
+        },
+        validations: [
+          {
+            expression: 'size(object.data) <= int(params.data.maxKeys)',
+            messageExpression: '"at most " + params.data.maxKeys + " keys, got " + string(size(object.data))',
+          },
+        ],
+      },
+      { paramRef: { name: 'limits', namespace: ns, parameterNotFoundAction: 'Deny' } },
+    );
+    const denied = await apiRequest(cp, 'POST', CONFIGMAPS(ns), {
+      body: configMap('three', { a: '1', b: '2', c: '3' }),
+    });
+    assert.equal(denied.status, 422, denied.text);
+    assert.match(denied.body.message, /denied request: at most 2 keys, got 3$/);
+    assert.equal(
+      (await apiRequest(cp, 'POST', CONFIGMAPS(ns), { body: configMap('two', { a: '1', b: '2' }) })).status,
+      201,
+    );
+
+    // The param goes away: Deny refuses everything, Allow lets everything through.
+    assert.equal((await apiRequest(cp, 'DELETE', `${CONFIGMAPS(ns)}/limits`)).status, 200);
+    await eventually(async () => {
+      const res = await apiRequest(cp, 'POST', CONFIGMAPS(ns), { body: configMap(`x${Date.now()}`) });
+      assert.equal(res.status, 422, res.text);
+      assert.equal(
+        res.body.message.replace(/^configmaps "[^"]+" is forbidden: /, ''),
+        `ValidatingAdmissionPolicy 'params-${ns}' with binding 'params-${ns}-binding' denied request: failed to configure binding: no params found for policy binding with \`Deny\` parameterNotFoundAction`,
+      );
+    });
+    const binding = await apiRequest(cp, 'GET', `${BINDINGS}/params-${ns}-binding`);
+    binding.body.spec.paramRef.parameterNotFoundAction = 'Allow';
+    assert.equal((await apiRequest(cp, 'PUT', `${BINDINGS}/params-${ns}-binding`, { body: binding.body })).status, 200);
+    await eventually(async () => {
+      const res = await apiRequest(cp, 'POST', CONFIGMAPS(ns), {
+        body: configMap(`y${Date.now()}`, { a: '1', b: '2', c: '3' }),
+      });
+      assert.equal(res.status, 201, res.text);
+    });
+  });
+
+  it('composes variables, and a validation reason sets the code', async () => {
+    const ns = await namespace();
+    await bind(`vars-${ns}`, {
+      matchConstraints: onConfigMapsIn(ns),
+      variables: [
+        { name: 'owner', expression: "object.metadata.?labels.?owner.orValue('')" },
+        { name: 'hasOwner', expression: "variables.owner != ''" },
+      ],
+      validations: [{ expression: 'variables.hasOwner', message: 'an owner label is required', reason: 'Forbidden' }],
+    });
+    const denied = await apiRequest(cp, 'POST', CONFIGMAPS(ns), { body: configMap('nobody') });
+    assert.equal(denied.status, 403, denied.text);
+    assert.equal(denied.body.reason, 'Forbidden');
+    assert.match(denied.body.message, /denied request: an owner label is required$/);
+    assert.equal(
+      (await apiRequest(cp, 'POST', CONFIGMAPS(ns), { body: configMap('owned', {}, { owner: 'jane' }) })).status,
+      201,
+    );
+  });
+
+  it('Warn answers with a Warning header and lets the request through', async () => {
+    const ns = await namespace();
+    await bind(
+      `warn-${ns}`,
+      {
+        matchConstraints: onConfigMapsIn(ns),
+        validations: [{ expression: "has(object.data) && 'team' in object.data", message: 'set data.team' }],
+      },
+      { validationActions: ['Warn', 'Audit'] },
+    );
+    const res = await apiRequest(cp, 'POST', CONFIGMAPS(ns), { body: configMap('c') });
+    assert.equal(res.status, 201, res.text);
+    assert.equal(
+      res.headers.warning,
+      `299 - "Validation failed for ValidatingAdmissionPolicy 'warn-${ns}' with binding 'warn-${ns}-binding': set data.team"`,
+    );
+  });
+
+  it('sees the namespace as namespaceObject, and the request', async () => {
+    const ns = await namespace({ env: 'prod' });
+    await bind(`ns-${ns}`, {
+      matchConstraints: onConfigMapsIn(ns),
+      validations: [
+        {
+          expression: "namespaceObject.metadata.labels.env != 'prod' || object.metadata.name.startsWith('prod-')",
+          messageExpression:
+            "'in ' + namespaceObject.metadata.name + ' names start with prod- (' + request.operation + ' by ' + request.userInfo.username + ')'",
+        },
+      ],
+    });
+    const denied = await apiRequest(cp, 'POST', CONFIGMAPS(ns), { body: configMap('dev-x') });
+    assert.equal(denied.status, 422, denied.text);
+    assert.match(
+      denied.body.message,
+      new RegExp(`denied request: in ${ns} names start with prod- \\(CREATE by kubernetes-admin\\)$`),
+    );
+    assert.equal((await apiRequest(cp, 'POST', CONFIGMAPS(ns), { body: configMap('prod-x') })).status, 201);
+  });
+
+  it('failurePolicy: an evaluation error denies under Fail and is ignored under Ignore', async () => {
+    const ns = await namespace();
+    const spec = (failurePolicy: string) => ({
+      failurePolicy,
+      matchConstraints: onConfigMapsIn(ns),
+      validations: [{ expression: "object.data.mode == 'on'" }],
+    });
+    await bind(`fail-${ns}`, spec('Fail'));
+    const denied = await apiRequest(cp, 'POST', CONFIGMAPS(ns), { body: { metadata: { name: 'nodata' } } });
+    assert.equal(denied.status, 422, denied.text);
+    assert.match(
+      denied.body.message,
+      /denied request: expression 'object\.data\.mode == 'on'' resulted in error: no such key: data$/,
+    );
+    const policy = await apiRequest(cp, 'GET', `${POLICIES}/fail-${ns}`);
+    policy.body.spec.failurePolicy = 'Ignore';
+    assert.equal((await apiRequest(cp, 'PUT', `${POLICIES}/fail-${ns}`, { body: policy.body })).status, 200);
+    await eventually(async () => {
+      const res = await apiRequest(cp, 'POST', CONFIGMAPS(ns), { body: { metadata: { name: `n${Date.now()}` } } });
+      assert.equal(res.status, 201, res.text);
+    });
+  });
+
+  it('matchConditions and objectSelector narrow what a policy sees', async () => {
+    const ns = await namespace();
+    await bind(
+      `mc-${ns}`,
+      {
+        matchConstraints: onConfigMapsIn(ns),
+        matchConditions: [{ name: 'not-exempt', expression: "!('exempt' in object.metadata.?labels.orValue({}))" }],
+        validations: [{ expression: 'false', message: 'no' }],
+      },
+      { matchResources: { objectSelector: { matchExpressions: [{ key: 'skip', operator: 'DoesNotExist' }] } } },
+    );
+    assert.equal((await apiRequest(cp, 'POST', CONFIGMAPS(ns), { body: configMap('a') })).status, 422);
+    assert.equal(
+      (await apiRequest(cp, 'POST', CONFIGMAPS(ns), { body: configMap('b', {}, { exempt: 'y' }) })).status,
+      201,
+    );
+    assert.equal(
+      (await apiRequest(cp, 'POST', CONFIGMAPS(ns), { body: configMap('c', {}, { skip: 'y' }) })).status,
+      201,
+    );
+  });
+});
