@@ -36,9 +36,15 @@ export function widgetCRD(extra: Record<string, unknown> = {}) {
                 spec: {
                   type: 'object',
                   required: ['size'],
+                  'x-kubernetes-validations': [{ rule: 'self.size <= 10', message: 'size must be at most 10' }],
                   properties: {
                     size: { type: 'integer' },
-                    color: { type: 'string', enum: ['red', 'blue'], default: 'red' },
+                    color: {
+                      type: 'string',
+                      enum: ['red', 'blue'],
+                      default: 'red',
+                      'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'color is immutable' }],
+                    },
                     replicas: { type: 'integer' },
                   },
                 },
@@ -119,6 +125,41 @@ describe('CustomResourceDefinitions: serving custom resources', () => {
       strict.body.message,
       'Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "spec.foo"',
     );
+  });
+
+  it('checks CEL rules, transition rules included', async () => {
+    const big = await apiRequest(cp, 'POST', WIDGETS, {
+      body: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'big' }, spec: { size: 11 } },
+    });
+    assert.equal(big.status, 422, big.text);
+    assert.equal(
+      big.body.message,
+      'Widget.example.com "big" is invalid: spec: Invalid value: "object": size must be at most 10',
+    );
+    const recolor = await apiRequest(cp, 'PATCH', `${WIDGETS}/w1`, {
+      body: { spec: { color: 'blue' } },
+      contentType: 'application/merge-patch+json',
+    });
+    assert.equal(recolor.status, 422, recolor.text);
+    assert.equal(recolor.body.details.causes[0].field, 'spec.color');
+    assert.match(recolor.body.message, /color is immutable/);
+  });
+
+  it('publishes the schema in OpenAPI v3 and v2', async () => {
+    const index = await apiRequest(cp, 'GET', '/openapi/v3');
+    const entry = index.body.paths['apis/example.com/v1'];
+    assert.ok(entry, 'example.com/v1 is listed');
+    const doc = await apiRequest(cp, 'GET', entry.serverRelativeURL);
+    const widget = doc.body.components.schemas['com.example.v1.Widget'];
+    assert.deepEqual(widget['x-kubernetes-group-version-kind'], [
+      { group: 'example.com', kind: 'Widget', version: 'v1' },
+    ]);
+    assert.equal(widget.properties.spec.properties.size.type, 'integer');
+    assert.ok(doc.body.components.schemas['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta']);
+    assert.ok(doc.body.paths['/apis/example.com/v1/namespaces/{namespace}/widgets/{name}/scale']);
+    const v2 = await apiRequest(cp, 'GET', '/openapi/v2');
+    assert.ok(v2.body.definitions['com.example.v1.WidgetList']);
+    assert.ok(v2.body.paths['/apis/example.com/v1/namespaces/{namespace}/widgets']);
   });
 
   it('lists with selectors, and answers Tables with the printer columns', async () => {

@@ -3,8 +3,10 @@
  * discovery path and operations, and every definition they reach. Parameters are written inline (upstream also
  * shares some through `#/parameters/…`; clients read both forms).
  */
+
+import { customDefinitions } from '../crd/openapi.js';
 import { rawDefinition, reachableDefinitions } from './definitions.js';
-import { groupVersionRoutes, operationDefinitions, RESPONSE_TEXT } from './document-v3.js';
+import { builtinRoots, groupVersionRoutes, operationDefinitions, RESPONSE_TEXT } from './document-v3.js';
 import type { Operation, Route } from './operations.js';
 import type { Parameter } from './parameters.js';
 import { pathItem } from './path-item.js';
@@ -52,10 +54,15 @@ export function buildV2Document(served: readonly ServedGroupVersion[], infoVersi
   const paths: SchemaObject = {};
   for (const route of routes) paths[route.path] = pathItem(route, operation, parameter);
   const definitions: SchemaObject = {};
-  for (const name of reachableDefinitions(operationDefinitions(routes))) {
+  const custom = customDefinitions(
+    served.flatMap((gv) => gv.resources),
+    'v2',
+  );
+  for (const name of reachableDefinitions(builtinRoots(operationDefinitions(routes), custom))) {
     const raw = rawDefinition(name);
     if (raw !== undefined) definitions[name] = convertDefinition(name, raw, 'v2');
   }
+  Object.assign(definitions, custom);
   return {
     swagger: '2.0',
     info: { title: 'Kubernetes', version: infoVersion },

@@ -4,6 +4,7 @@
  * reach. kubectl reads it for `explain`, for the patch metadata of client-side `apply`/`diff`, and to learn that
  * the server validates fields itself (the `fieldValidation` parameter of the kind's PATCH operation).
  */
+import { CUSTOM_DEFINITION_REFERENCES, customDefinitions } from '../crd/openapi.js';
 import { rawDefinition, reachableDefinitions } from './definitions.js';
 import { discoveryRoute, type Operation, type Route, resourceRoutes } from './operations.js';
 import type { Parameter } from './parameters.js';
@@ -35,6 +36,12 @@ export function operationDefinitions(routes: readonly Route[]): Set<string> {
     }
   }
   return names;
+}
+
+/** The built-in definitions to publish: those named, less custom resources' own, plus what those refer to. */
+export function builtinRoots(names: Set<string>, custom: Record<string, unknown>): string[] {
+  const roots = [...names].filter((n) => !Object.hasOwn(custom, n));
+  return Object.keys(custom).length > 0 ? [...roots, ...CUSTOM_DEFINITION_REFERENCES] : roots;
 }
 
 function parameter(p: Parameter): SchemaObject {
@@ -76,10 +83,12 @@ export function buildV3Document(gv: ServedGroupVersion, infoVersion: string): Sc
     paths[route.path] = pathItem(route, operation, parameter);
   }
   const schemas: SchemaObject = {};
-  for (const name of reachableDefinitions(operationDefinitions(routes))) {
+  const custom = customDefinitions(gv.resources, 'v3');
+  for (const name of reachableDefinitions(builtinRoots(operationDefinitions(routes), custom))) {
     const raw = rawDefinition(name);
     if (raw !== undefined) schemas[name] = convertDefinition(name, raw, 'v3');
   }
+  Object.assign(schemas, custom);
   return {
     openapi: '3.0.0',
     info: { title: 'Kubernetes', version: infoVersion },

@@ -7,6 +7,7 @@
  */
 import { lookupResource } from '../../api/catalog.js';
 import type { ServedResource } from '../api-registry.js';
+import { customDefinitionNames } from '../crd/openapi.js';
 import { definitionOfKind, type GroupVersionKind, META } from './definitions.js';
 import {
   DELETE_COLLECTION_PARAMETERS,
@@ -209,10 +210,12 @@ function servedSubresources(served: ServedResource): string[] {
 export function resourceRoutes(served: ServedResource): Route[] {
   const { def } = served;
   const gvk = { group: def.group, version: def.version, kind: def.kind };
-  const kindDef = definitionOfKind(gvk);
-  const listDef = definitionOfKind({ ...gvk, kind: def.listKind });
+  // A custom resource's definitions are its own (crd/openapi.ts), not in our tables.
+  const custom = served.openapi ? customDefinitionNames(def) : undefined;
+  const kindDef = custom?.kind ?? definitionOfKind(gvk);
+  const listDef = custom?.list ?? definitionOfKind({ ...gvk, kind: def.listKind });
   if (kindDef === undefined || listDef === undefined) return [];
-  const info = lookupResource(def.group, def.version, def.resource);
+  const info = served.discovery ?? lookupResource(def.group, def.version, def.resource);
   const verbs = new Set(info?.verbs ?? ALL_VERBS);
   const tag = groupVersionTag(def.group, def.version);
   const gv = groupVersionId(def.group, def.version);
@@ -263,7 +266,7 @@ export function resourceRoutes(served: ServedResource): Route[] {
   for (const name of servedSubresources(served)) {
     const sub = info?.subresources.find((s) => s.name === name);
     const subGvk = sub ? { group: sub.group, version: sub.version, kind: sub.kind } : gvk;
-    const subDef = definitionOfKind(subGvk);
+    const subDef = custom && subGvk.kind === def.kind ? custom.kind : definitionOfKind(subGvk);
     if (subDef === undefined) continue;
     const target: Target = { gvk: subGvk, answers: { ...resource.answers, kind: subDef } };
     const subVerbs = new Set(sub?.verbs ?? SUBRESOURCE_VERBS);

@@ -41,7 +41,8 @@ export function openAPIV3Key(group: string, version: string): string {
 export function servedSignature(registry: APIRegistry): string {
   return registry
     .all()
-    .map(({ def }) => {
+    .map((served) => {
+      const { def } = served;
       const flags = def as { status?: unknown; scale?: boolean };
       return [
         def.group,
@@ -53,6 +54,7 @@ export function servedSignature(registry: APIRegistry): string {
         flags.status !== undefined,
         flags.scale === true,
         def.strategy.returnDeletedObject === true,
+        served.openapi?.signature ?? '',
       ].join(':');
     })
     .sort()
