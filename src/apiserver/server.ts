@@ -101,7 +101,7 @@ export class APIServer {
     await this.customResources.start();
     if (this.opts.authorizationModes?.includes('Webhook')) {
       if (!this.opts.authorizationWebhook) {
-        throw new Error('authorization-mode Webhook requires --authorization-webhook-config-file');
+        throw new Error("authorization-mode Webhook's authorization config file not passed");
       }
       this.webhookAuthorizer = new WebhookAuthorizer(this.opts.authorizationWebhook);
     }

@@ -58,7 +58,7 @@ export function storageConfigOf(flags: StorageFlags): StorageConfig {
   }
 }
 
-function durationFlag(name: string, value: string | undefined, fallback: number): number {
+export function durationFlag(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   try {
     const ms = parseDuration(value);

@@ -13,6 +13,11 @@ import { loadConfigurationFile } from '../scheduler/config/load.js';
 import { createLogger } from '../util/logger.js';
 import { admissionConfigFlagSpec, admissionConfigFlagsHelp, admissionConfigOptionsOf } from './admission-config-flags.js';
 import { authenticationFlagSpec, authenticationFlagsHelp, authenticationOptionsOf } from './authentication-flags.js';
+import {
+  authorizationWebhookFlagSpec,
+  authorizationWebhookFlagsHelp,
+  authorizationWebhookOptionsOf,
+} from './authorization-flags.js';
 import { controllerManagerFlagSpec, controllerManagerOptionsOf } from './controller-manager.js';
 import { kubeletFlagSpec, simKubeletOptionsOf } from './kubelet.js';
 import { compactionPolicyOf, dataDirOf, storageConfigOf, storageFlagSpec, UsageError } from './storage-flags.js';
@@ -38,7 +43,8 @@ Flags:
 ${admissionConfigFlagsHelp}
   --default-not-ready-toleration-seconds N    toleration added to every pod for not-ready:NoExecute (300)
   --default-unreachable-toleration-seconds N  toleration added to every pod for unreachable:NoExecute (300)
-  --authorization-mode LIST        AlwaysAllow, AlwaysDeny, RBAC (default: authenticated users may do anything)
+  --authorization-mode LIST        AlwaysAllow, AlwaysDeny, RBAC, Webhook (default: authenticated users may do anything)
+${authorizationWebhookFlagsHelp}
 ${authenticationFlagsHelp}
   -v N                             log verbosity
 
@@ -60,9 +66,10 @@ kube-apiserver alone, with upstream's flag names: --secure-port (6443), --bind-a
 --etcd-servers, --etcd-cafile, --etcd-certfile, --etcd-keyfile, --etcd-compaction-interval,
 --service-cluster-ip-range, --service-node-port-range, --enable-admission-plugins, --disable-admission-plugins,
 --default-not-ready-toleration-seconds, --default-unreachable-toleration-seconds, --authorization-mode
-(AlwaysAllow, AlwaysDeny, RBAC; default: authenticated users may do anything); plus --data-dir and --storage
-as for wheelhouse up.
+(AlwaysAllow, AlwaysDeny, RBAC, Webhook; default: authenticated users may do anything); plus --data-dir and
+--storage as for wheelhouse up.
 ${admissionConfigFlagsHelp}
+${authorizationWebhookFlagsHelp}
 Authentication:
 ${authenticationFlagsHelp}`;
 
@@ -130,6 +137,7 @@ async function serve(
       ...admissionFlagSpec,
       ...admissionConfigFlagSpec,
       ...authenticationFlagSpec,
+      ...authorizationWebhookFlagSpec,
       ...(mode.controllers ? controllerManagerFlagSpec : {}),
       ...(mode.controllers ? { 'scheduler-config': { type: 'string' }, ...kubeletFlagSpec } : {}),
       'secure-port': { type: 'string' },
@@ -156,7 +164,10 @@ async function serve(
     ...admissionConfigOptionsOf(values),
   };
   const authorization = authorizationOf(values['authorization-mode'] as string | undefined);
-  const nodeOptions = mode.controllers ? await simKubeletOptionsOf(values) : undefined;
+  const authorizationWebhook = authorizationWebhookOptionsOf(values, authorization?.modes);
+  const nodeOptions = mode.controllers
+    ? await simKubeletOptionsOf(values as Record<string, string | boolean | undefined>)
+    : undefined;
   // Several clusters may run on one machine: the kubelet endpoint takes a free port unless one is asked for.
   if (nodeOptions && values['kubelet-port'] === undefined) nodeOptions.kubeletPort = 0;
   const controllers = mode.controllers
@@ -173,7 +184,7 @@ async function serve(
     ...(compaction ? { compaction } : {}),
     admission: mode.controllers ? admission : standaloneAdmissionOptions(admission),
     authentication: authenticationOptionsOf(values),
-    ...(authorization ? { authorization } : {}),
+    ...(authorization ? { authorization: { ...authorization, ...authorizationWebhook } } : {}),
     ...(controllers ? { controllers } : {}),
     ...(nodeOptions ? { nodes: nodeOptions } : {}),
     ...(mode.controllers

@@ -127,7 +127,7 @@ export class AuthorizerChain implements ModeAuthorizer {
           case 'RBAC':
             return new RBACAuthorizer(rbac);
           case 'Webhook':
-            if (!webhook) throw new Error('authorization-mode Webhook requires --authorization-webhook-config-file');
+            if (!webhook) throw new Error("authorization-mode Webhook's authorization config file not passed");
             return webhook;
           case DEFAULT_AUTHORIZATION_MODE:
             return authenticatedAllowed;
