@@ -6,6 +6,7 @@
 import type { StatusError } from '../../../api/status-error.js';
 import type { PodSecuritySettings } from './configuration.js';
 import type { Evaluator } from './evaluator.js';
+import type { PodSecurityRecorder } from './metrics.js';
 import type { PodSecuritySources } from './sources.js';
 
 export interface Decision {
@@ -39,6 +40,7 @@ export interface PodSecurityState {
   podCheckTimeoutMs: number;
   /** The clock the time limit reads (milliseconds). */
   now: () => number;
+  metrics: PodSecurityRecorder;
 }
 
 export function exemptNamespace(state: PodSecurityState, namespace: string): boolean {

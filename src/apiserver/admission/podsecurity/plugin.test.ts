@@ -8,6 +8,7 @@ import { StatusError } from '../../../api/status-error.js';
 import type { KubeObject } from '../../registry/object.js';
 import { attributesFor } from '../attributes.js';
 import type { AdmissionAttributes, Operation } from '../types.js';
+import { PodSecurityMetrics } from './metrics.js';
 import { podSecurity } from './plugin.js';
 
 const PODS = { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true };
@@ -24,10 +25,11 @@ function pod(name: string, spec: Record<string, unknown> = {}, metadata: Record<
 
 function plugin(
   namespaces: KubeObject[],
-  opts: { configuration?: unknown; pods?: KubeObject[]; now?: () => number } = {},
+  opts: { configuration?: unknown; pods?: KubeObject[]; now?: () => number; metrics?: PodSecurityMetrics } = {},
 ) {
   return podSecurity({
     ...(opts.configuration ? { configuration: opts.configuration } : {}),
+    ...(opts.metrics ? { metrics: opts.metrics } : {}),
     sources: {
       namespace: async (name) => namespaces.find((n) => n.metadata.name === name),
       pods: async () => opts.pods ?? [],
@@ -318,5 +320,44 @@ describe('PodSecurity plugin: namespaces', () => {
     assert.deepEqual(updated.warnings, created.warnings);
     const plain = await run(p, NAMESPACES, { object: ns('ns'), name: 'ns', namespace: '' });
     assert.deepEqual(plain.warnings, []);
+  });
+});
+
+describe('PodSecurity metrics', () => {
+  it('counts evaluations by decision, policy and mode, exemptions and errors, with upstream labels', async () => {
+    const metrics = new PodSecurityMetrics();
+    const configuration = {
+      apiVersion: 'pod-security.admission.config.k8s.io/v1',
+      kind: 'PodSecurityConfiguration',
+      exemptions: { usernames: ['admin'] },
+    };
+    const p = plugin(
+      [
+        ns('ns', {
+          ...RESTRICTED,
+          'pod-security.kubernetes.io/audit': 'baseline',
+          'pod-security.kubernetes.io/audit-version': 'v1.40',
+        }),
+        ns('open'),
+        ns('typo', { 'pod-security.kubernetes.io/warn': 'nope' }),
+      ],
+      { configuration, metrics },
+    );
+    await run(p, PODS, { object: pod('x', { hostNetwork: true }) });
+    await run(p, PODS, { object: pod('y'), namespace: 'open' });
+    await run(p, PODS, { object: pod('z'), user: 'admin' });
+    await run(p, PODS, { object: pod('t'), namespace: 'typo' });
+    await run(p, DEPLOYMENTS, { object: { metadata: { name: 'd' }, spec: { template: { spec: { hostPID: true } } } } });
+    const text = await metrics.registry.metrics();
+    const lines = text.split('\n').filter((l) => l.startsWith('pod_security_'));
+    assert.deepEqual(lines.sort(), [
+      'pod_security_errors_total{fatal="false",request_operation="create",resource="pod",subresource=""} 1',
+      'pod_security_evaluations_total{decision="allow",policy_level="privileged",policy_version="latest",mode="enforce",request_operation="create",resource="pod",subresource=""} 2',
+      'pod_security_evaluations_total{decision="deny",policy_level="baseline",policy_version="future",mode="audit",request_operation="create",resource="controller",subresource=""} 1',
+      'pod_security_evaluations_total{decision="deny",policy_level="baseline",policy_version="future",mode="audit",request_operation="create",resource="pod",subresource=""} 1',
+      'pod_security_evaluations_total{decision="deny",policy_level="restricted",policy_version="latest",mode="enforce",request_operation="create",resource="pod",subresource=""} 1',
+      'pod_security_evaluations_total{decision="deny",policy_level="restricted",policy_version="latest",mode="warn",request_operation="create",resource="controller",subresource=""} 1',
+      'pod_security_exemptions_total{request_operation="create",resource="pod",subresource=""} 1',
+    ]);
   });
 });

@@ -4,12 +4,14 @@
  * with pod templates. Warnings go to the response's Warning headers, audit annotations to the request's audit
  * event under `pod-security.kubernetes.io/`, and a refusal is thrown as the Status the evaluation built.
  */
+import type { Registry } from 'prom-client';
 import type { APIRegistry } from '../../api-registry.js';
 import { type AdmissionAttributes, type AdmissionPlugin, admissionAnnotation, admissionWarning } from '../types.js';
 import { podSecuritySettings } from './configuration.js';
 import type { Decision, PodSecurityState } from './decision.js';
 import { Evaluator } from './evaluator.js';
 import { LABEL_PREFIX } from './levels.js';
+import { NO_METRICS, PodSecurityMetrics, type PodSecurityRecorder } from './metrics.js';
 import { validateNamespace } from './namespaces.js';
 import { hasPodTemplate, validatePod, validatePodController } from './pods.js';
 import { type PodSecuritySources, registrySources } from './sources.js';
@@ -25,6 +27,8 @@ export interface PodSecurityPluginOptions {
   maxPodsToCheck?: number;
   podCheckTimeoutMs?: number;
   now?: () => number;
+  /** Where evaluations, exemptions and errors are counted (default: nowhere). */
+  metrics?: PodSecurityRecorder;
 }
 
 /** The evaluation of one request, without applying it (what tests look at). */
@@ -45,6 +49,7 @@ export function podSecurity(opts: PodSecurityPluginOptions): AdmissionPlugin {
     maxPodsToCheck: opts.maxPodsToCheck ?? 3000,
     podCheckTimeoutMs: opts.podCheckTimeoutMs ?? 1000,
     now: opts.now ?? Date.now,
+    metrics: opts.metrics ?? NO_METRICS,
   };
   return {
     name: POD_SECURITY,
@@ -62,7 +67,14 @@ export function podSecurity(opts: PodSecurityPluginOptions): AdmissionPlugin {
   };
 }
 
-/** The plugin over the server's own registry (namespaces and pods from the watch caches). */
-export function podSecurityForRegistry(registry: APIRegistry, configuration: unknown): AdmissionPlugin {
-  return podSecurity({ configuration, sources: registrySources(registry) });
+/**
+ * The plugin over the server's own registry (namespaces and pods from the watch caches), with its metrics (served
+ * on the apiserver's /metrics).
+ */
+export function podSecurityForRegistry(
+  registry: APIRegistry,
+  configuration: unknown,
+): AdmissionPlugin & { metrics: Registry } {
+  const metrics = new PodSecurityMetrics();
+  return { ...podSecurity({ configuration, sources: registrySources(registry), metrics }), metrics: metrics.registry };
 }

@@ -95,6 +95,18 @@ export function isSignificantPodUpdate(pod: KubeObject, old: KubeObject): boolea
   return false;
 }
 
+/** The exemption by namespace or user that lets the request through unchecked, if any. */
+function exemption(state: PodSecurityState, attrs: AdmissionAttributes): Decision | undefined {
+  const by = exemptNamespace(state, attrs.namespace)
+    ? 'namespace'
+    : exemptUser(state, attrs.userInfo?.name)
+      ? 'user'
+      : undefined;
+  if (!by) return undefined;
+  state.metrics.exemption(attrs);
+  return allow({ [EXEMPT_ANNOTATION]: by });
+}
+
 async function namespacePolicy(
   state: PodSecurityState,
   namespace: string,
@@ -118,24 +130,28 @@ function errorText(err: unknown): string {
 /** A pod (CREATE, or an UPDATE that matters) against its namespace's policy. */
 export async function validatePod(state: PodSecurityState, attrs: AdmissionAttributes): Promise<Decision> {
   if (IGNORED_POD_SUBRESOURCES.has(attrs.subresource)) return allow();
-  if (exemptNamespace(state, attrs.namespace)) return allow({ [EXEMPT_ANNOTATION]: 'namespace' });
-  if (exemptUser(state, attrs.userInfo?.name)) return allow({ [EXEMPT_ANNOTATION]: 'user' });
+  const exempt = exemption(state, attrs);
+  if (exempt) return exempt;
   const found = await namespacePolicy(state, attrs.namespace);
   if ('lookupError' in found) {
+    state.metrics.error(true, attrs);
     const error = statusErrors.internal(`failed to lookup namespace ${JSON.stringify(attrs.namespace)}`);
     return refuse(error, { [ERROR_ANNOTATION]: `${error.message}: ${errorText(found.lookupError)}` });
   }
   if (found.errors === '' && fullyPrivileged(found.policy)) {
+    state.metrics.evaluation('allow', found.policy.enforce, 'enforce', attrs);
     return allow({ [ENFORCE_POLICY_ANNOTATION]: 'privileged:latest' });
   }
   const pod = attrs.object;
   if (!pod || !isObj(pod)) {
+    state.metrics.error(true, attrs);
     const error = statusErrors.badRequest('failed to decode pod');
     return refuse(error, { [ERROR_ANNOTATION]: error.message });
   }
   if (attrs.operation === 'UPDATE') {
     const old = attrs.oldObject;
     if (!old || !isObj(old)) {
+      state.metrics.error(true, attrs);
       const error = statusErrors.badRequest('failed to decode old pod');
       return refuse(error, { [ERROR_ANNOTATION]: error.message });
     }
@@ -147,10 +163,11 @@ export async function validatePod(state: PodSecurityState, attrs: AdmissionAttri
 /** A workload's pod template against its namespace's audit and warn levels; never refused. */
 export async function validatePodController(state: PodSecurityState, attrs: AdmissionAttributes): Promise<Decision> {
   if (attrs.subresource !== '') return allow();
-  if (exemptNamespace(state, attrs.namespace)) return allow({ [EXEMPT_ANNOTATION]: 'namespace' });
-  if (exemptUser(state, attrs.userInfo?.name)) return allow({ [EXEMPT_ANNOTATION]: 'user' });
+  const exempt = exemption(state, attrs);
+  if (exempt) return exempt;
   const found = await namespacePolicy(state, attrs.namespace);
   if ('lookupError' in found) {
+    state.metrics.error(true, attrs);
     return allow({
       [ERROR_ANNOTATION]: `failed to lookup namespace ${JSON.stringify(attrs.namespace)}: ${errorText(found.lookupError)}`,
     });
@@ -159,7 +176,10 @@ export async function validatePodController(state: PodSecurityState, attrs: Admi
     return allow();
   }
   const obj = attrs.object;
-  if (!obj || !isObj(obj)) return allow({ [ERROR_ANNOTATION]: 'failed to decode object' });
+  if (!obj || !isObj(obj)) {
+    state.metrics.error(true, attrs);
+    return allow({ [ERROR_ANNOTATION]: 'failed to decode object' });
+  }
   const template = podTemplateOf(attrs.resource.group, attrs.resource.resource, obj);
   if (!template) return allow();
   return evaluatePod(state, attrs, found.policy, found.errors, template, false);
@@ -177,9 +197,15 @@ function evaluatePod(
   pod: PodView,
   enforce: boolean,
 ): Decision {
-  if (exemptRuntimeClass(state, pod.spec.runtimeClassName)) return allow({ [EXEMPT_ANNOTATION]: 'runtimeClass' });
+  if (exemptRuntimeClass(state, pod.spec.runtimeClassName)) {
+    state.metrics.exemption(attrs);
+    return allow({ [EXEMPT_ANNOTATION]: 'runtimeClass' });
+  }
   const annotations: Record<string, string> = {};
-  if (policyErrors !== '') annotations[ERROR_ANNOTATION] = `Failed to parse policy: ${policyErrors}`;
+  if (policyErrors !== '') {
+    annotations[ERROR_ANNOTATION] = `Failed to parse policy: ${policyErrors}`;
+    state.metrics.error(false, attrs);
+  }
   const results = new Map<string, ReturnType<typeof aggregate>>();
   const resultFor = (lv: LevelVersion) => {
     const key = levelVersionString(lv);
@@ -194,6 +220,7 @@ function evaluatePod(
   if (enforce) {
     annotations[ENFORCE_POLICY_ANNOTATION] = levelVersionString(policy.enforce);
     const r = resultFor(policy.enforce);
+    state.metrics.evaluation(r.allowed ? 'allow' : 'deny', policy.enforce, 'enforce', attrs);
     if (!r.allowed) {
       error = admissionForbidden(
         attrs,
@@ -203,6 +230,7 @@ function evaluatePod(
   }
   const audit = resultFor(policy.audit);
   if (!audit.allowed) {
+    state.metrics.evaluation('deny', policy.audit, 'audit', attrs);
     annotations[AUDIT_VIOLATIONS_ANNOTATION] =
       `would violate PodSecurity ${JSON.stringify(levelVersionString(policy.audit))}: ${forbiddenDetail(audit)}`;
   }
@@ -210,6 +238,7 @@ function evaluatePod(
   const warnings: string[] = [];
   const warn = resultFor(policy.warn);
   if (!warn.allowed) {
+    state.metrics.evaluation('deny', policy.warn, 'warn', attrs);
     warnings.push(
       `would violate PodSecurity ${JSON.stringify(levelVersionString(policy.warn))}: ${forbiddenDetail(warn)}`,
     );
