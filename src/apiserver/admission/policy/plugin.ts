@@ -175,7 +175,7 @@ export function validatingAdmissionPolicy(registry: APIRegistry, readNamespace?:
             const result = validatePolicy({ policy, attrs, registry, param, namespaceObject: ns });
             for (const decision of result.decisions) {
               if (decision.action !== 'deny') continue;
-              act(attrs, actions, policyName, bindingName, decision, denials);
+              applyValidationActions(attrs, actions, policyName, bindingName, decision, denials);
             }
             for (const a of result.auditAnnotations) {
               const list = annotations.get(a.key) ?? [];
@@ -194,7 +194,7 @@ export function validatingAdmissionPolicy(registry: APIRegistry, readNamespace?:
 }
 
 /** What a binding's validationActions do with one failed validation. */
-function act(
+export function applyValidationActions(
   attrs: AdmissionAttributes,
   actions: string[],
   policy: string,

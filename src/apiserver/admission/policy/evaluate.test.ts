@@ -1,0 +1,115 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { APIRegistry } from '../../api-registry.js';
+import type { KubeObject } from '../../registry/object.js';
+import type { AdmissionAttributes } from '../types.js';
+import { validatePolicy } from './evaluate.js';
+import { applyValidationActions, VALIDATION_FAILURE_ANNOTATION } from './plugin.js';
+
+const registry = { authorizer: undefined } as unknown as APIRegistry;
+
+function attrs(object: KubeObject, sink?: AdmissionAttributes['sink']): AdmissionAttributes {
+  return {
+    operation: 'CREATE',
+    object,
+    oldObject: undefined,
+    kind: { group: '', version: 'v1', kind: 'ConfigMap' },
+    resource: { group: '', version: 'v1', resource: 'configmaps' },
+    subresource: '',
+    namespace: 'default',
+    name: object.metadata.name ?? '',
+    userInfo: { name: 'jane', groups: ['system:authenticated'] },
+    dryRun: false,
+    sink,
+  };
+}
+
+const policy = (spec: Record<string, unknown>): KubeObject => ({ metadata: { name: 'p' }, spec }) as KubeObject;
+const cm = (data: Record<string, string>): KubeObject => ({ metadata: { name: 'c' }, data }) as KubeObject;
+
+describe('ValidatingAdmissionPolicy evaluation', () => {
+  it('gives audit annotations (null excluded) and keeps integers integers', () => {
+    const result = validatePolicy({
+      policy: policy({
+        validations: [{ expression: 'size(object.data) < 3' }],
+        auditAnnotations: [
+          { key: 'keys', valueExpression: "'keys: ' + string(size(object.data))" },
+          { key: 'none', valueExpression: 'null' },
+        ],
+      }),
+      attrs: attrs(cm({ a: '1' })),
+      registry,
+      param: null,
+      namespaceObject: null,
+    });
+    assert.deepEqual(result.auditAnnotations, [{ key: 'keys', value: 'keys: 1' }]);
+    assert.deepEqual(result.decisions, [{ action: 'admit', message: '', index: 0 }]);
+  });
+
+  it('falls back from a failing messageExpression to the message, then to the expression', () => {
+    const result = validatePolicy({
+      policy: policy({
+        validations: [
+          { expression: 'false', messageExpression: 'object.data.missing', message: 'static' },
+          { expression: ' false ' },
+          { expression: 'false', messageExpression: "'line\\nbreak'" },
+        ],
+      }),
+      attrs: attrs(cm({})),
+      registry,
+      param: null,
+      namespaceObject: null,
+    });
+    assert.deepEqual(
+      result.decisions.map((d) => d.message),
+      ['static', 'failed expression: false', 'failed expression: false'],
+    );
+  });
+
+  it('a variable that fails fails the validation that reads it, by failurePolicy', () => {
+    const spec = (failurePolicy: string) =>
+      policy({
+        failurePolicy,
+        variables: [{ name: 'bad', expression: 'object.data.nope' }],
+        validations: [{ expression: "variables.bad == 'x'" }],
+      });
+    const fail = validatePolicy({
+      policy: spec('Fail'),
+      attrs: attrs(cm({})),
+      registry,
+      param: null,
+      namespaceObject: null,
+    });
+    assert.deepEqual(fail.decisions, [
+      { action: 'deny', message: "expression 'variables.bad == 'x'' resulted in error: no such key: nope", index: 0 },
+    ]);
+    const ignore = validatePolicy({
+      policy: spec('Ignore'),
+      attrs: attrs(cm({})),
+      registry,
+      param: null,
+      namespaceObject: null,
+    });
+    assert.equal(ignore.decisions[0]?.action, 'admit');
+  });
+
+  it('Audit records the validation_failure annotation; Warn a warning', () => {
+    const warnings: string[] = [];
+    const annotations: Record<string, string> = {};
+    const sink = { warn: (t: string) => warnings.push(t), annotate: (k: string, v: string) => (annotations[k] = v) };
+    const denials: unknown[] = [];
+    applyValidationActions(
+      attrs(cm({}), sink),
+      ['Warn', 'Audit'],
+      'p',
+      'b',
+      { action: 'deny', message: 'no', index: 2 },
+      denials,
+    );
+    assert.deepEqual(denials, []);
+    assert.deepEqual(warnings, ["Validation failed for ValidatingAdmissionPolicy 'p' with binding 'b': no"]);
+    assert.deepEqual(JSON.parse(annotations[VALIDATION_FAILURE_ANNOTATION] ?? 'null'), [
+      { message: 'no', policy: 'p', binding: 'b', expressionIndex: 2, validationActions: ['Warn', 'Audit'] },
+    ]);
+  });
+});
