@@ -9,8 +9,6 @@
  */
 
 import {
-  CelAuthorizer,
-  type CelAuthzAnswer,
   CelCompileError,
   type CelVariableDeclaration,
   type CompiledCelExpression,
@@ -19,6 +17,7 @@ import {
 import { invalid } from '../../../api/field-errors.js';
 import type { APIRegistry } from '../../api-registry.js';
 import { setMatchConditionCompiler } from '../../registry/resources/admissionregistration-webhooks-validation.js';
+import { celAuthorizerFor } from '../cel-authorizer.js';
 import type { MatchActivation, MatchConditionEvaluator } from './match-conditions.js';
 
 const VARIABLES: readonly CelVariableDeclaration[] = [
@@ -57,21 +56,7 @@ setMatchConditionCompiler((expression, fieldPath) => {
 export function celMatchConditions(registry: APIRegistry): MatchConditionEvaluator {
   return {
     async evaluate(webhook, activation: MatchActivation) {
-      const attrs = activation.attrs;
-      const user = attrs.userInfo ?? { name: '', groups: [] };
-      const authorizer = new CelAuthorizer(
-        user,
-        (q): CelAuthzAnswer | Promise<CelAuthzAnswer> =>
-          registry.authorizer ? registry.authorizer.authorize(q) : { decision: 'allow', reason: '' },
-        {
-          group: attrs.resource.group,
-          version: attrs.resource.version,
-          resource: attrs.resource.resource,
-          subresource: attrs.subresource,
-          namespace: attrs.namespace,
-          name: attrs.name,
-        },
-      );
+      const authorizer = celAuthorizerFor(registry, activation.attrs);
       const vars = {
         object: activation.object ?? null,
         oldObject: activation.oldObject ?? null,

@@ -272,7 +272,15 @@ function validateWebhookService(p: FieldPath, service: Rec): FieldError[] {
   return errs;
 }
 
-function validateMatchConditions(conditions: Rec[], p: FieldPath): FieldError[] {
+/**
+ * A list of matchConditions (webhooks' and ValidatingAdmissionPolicies'): at most 64, each with an expression that
+ * `checkExpression` accepts (given trimmed) and a qualified name, the names unique.
+ */
+export function validateMatchConditionList(
+  conditions: Rec[],
+  p: FieldPath,
+  checkExpression: (expression: string, fieldPath: FieldPath) => FieldError[],
+): FieldError[] {
   const errs: FieldError[] = [];
   if (conditions.length > MAX_MATCH_CONDITIONS) errs.push(tooMany(p, conditions.length, MAX_MATCH_CONDITIONS));
   const names = new Set<string>();
@@ -280,10 +288,7 @@ function validateMatchConditions(conditions: Rec[], p: FieldPath): FieldError[] 
     const cp = p.index(i);
     const expression = str(c.expression).trim();
     if (expression === '') errs.push(required(cp.child('expression')));
-    else {
-      const err = matchConditionCompiler?.(expression, cp.child('expression'));
-      if (err) errs.push(err);
-    }
+    else errs.push(...checkExpression(expression, cp.child('expression')));
     const name = str(c.name);
     if (name === '') errs.push(required(cp.child('name')));
     else for (const msg of isQualifiedName(name)) errs.push(invalid(cp.child('name'), name, msg));
@@ -355,7 +360,12 @@ function validateWebhook(hook: Rec, mutating: boolean, opts: Options, p: FieldPa
     errs.push(...validateWebhookService(p.child('clientConfig', 'service'), rec(cc.service)));
   }
   if (!opts.ignoreMatchConditions) {
-    errs.push(...validateMatchConditions(records(hook.matchConditions), p.child('matchConditions')));
+    errs.push(
+      ...validateMatchConditionList(records(hook.matchConditions), p.child('matchConditions'), (expression, fp) => {
+        const err = matchConditionCompiler?.(expression, fp);
+        return err ? [err] : [];
+      }),
+    );
   }
   return errs;
 }
