@@ -225,6 +225,26 @@ describe('apiserver: PodSecurity admission (defaults: privileged everywhere)', (
     });
     assert.deepEqual(warnings(same), []);
   });
+  it('counts its evaluations on /metrics', async () => {
+    const res = await apiRequest(cp, 'GET', '/metrics');
+    assert.equal(res.status, 200);
+    const deny =
+      /^pod_security_evaluations_total\{decision="deny",policy_level="restricted",policy_version="latest",mode="enforce",request_operation="create",resource="pod",subresource=""\} (\d+)$/m.exec(
+        res.text,
+      );
+    assert.ok(
+      deny,
+      res.text
+        .split('\n')
+        .filter((l) => l.startsWith('pod_security'))
+        .join('\n'),
+    );
+    assert.ok(Number(deny[1]) >= 3);
+    assert.match(
+      res.text,
+      /^pod_security_evaluations_total\{decision="deny",policy_level="restricted",policy_version="latest",mode="warn",request_operation="create",resource="controller",subresource=""\} 1$/m,
+    );
+  });
 });
 
 describe('apiserver: PodSecurity configured by --admission-control-config-file', () => {
