@@ -4,7 +4,7 @@ import type { APIRegistry } from '../../api-registry.js';
 import type { KubeObject } from '../../registry/object.js';
 import type { AdmissionAttributes } from '../types.js';
 import { validatePolicy } from './evaluate.js';
-import { applyValidationActions, VALIDATION_FAILURE_ANNOTATION } from './plugin.js';
+import { applyValidationActions, type Denial, VALIDATION_FAILURE_ANNOTATION } from './plugin.js';
 
 const registry = { authorizer: undefined } as unknown as APIRegistry;
 
@@ -97,7 +97,7 @@ describe('ValidatingAdmissionPolicy evaluation', () => {
     const warnings: string[] = [];
     const annotations: Record<string, string> = {};
     const sink = { warn: (t: string) => warnings.push(t), annotate: (k: string, v: string) => (annotations[k] = v) };
-    const denials: unknown[] = [];
+    const denials: Denial[] = [];
     applyValidationActions(
       attrs(cm({}), sink),
       ['Warn', 'Audit'],

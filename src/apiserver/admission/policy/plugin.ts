@@ -35,7 +35,7 @@ const REASON_CODES: Record<string, number> = {
   RequestEntityTooLarge: 413,
 };
 
-interface Denial {
+export interface Denial {
   policy: string;
   binding?: string;
   message: string;
