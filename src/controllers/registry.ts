@@ -16,6 +16,8 @@ import { namespaceController } from './namespace/index.js';
 import { nodeLifecycleController } from './nodelifecycle/index.js';
 import { persistentVolumeBinderController } from './persistentvolume/index.js';
 import { podGcController } from './podgc/index.js';
+import { pvcProtectionController } from './pvcprotection/index.js';
+import { pvProtectionController } from './pvprotection/index.js';
 import { replicaSetController, replicationControllerController } from './replicaset/index.js';
 import { resourceQuotaController } from './resourcequota/index.js';
 import { rootCaCertPublisherController } from './rootcacert/index.js';
@@ -47,4 +49,6 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   taintEvictionController,
   disruptionController,
   persistentVolumeBinderController,
+  pvcProtectionController,
+  pvProtectionController,
 ];

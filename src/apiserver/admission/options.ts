@@ -23,6 +23,7 @@ import { PRIORITY, type PriorityClassSource, priority } from './plugins/priority
 import { RESOURCE_QUOTA, resourceQuota } from './plugins/resource-quota.js';
 import { RESOURCE_QUOTA, resourceQuota } from './plugins/resource-quota.js';
 import { SERVICE_ACCOUNT, serviceAccount } from './plugins/service-account.js';
+import { STORAGE_OBJECT_IN_USE_PROTECTION, storageObjectInUseProtection } from './plugins/storage-object-in-use-protection.js';
 import { TAINT_NODES_BY_CONDITION, taintNodesByCondition } from './plugins/taint-nodes-by-condition.js';
 import { POD_SECURITY, podSecurityForRegistry } from './podsecurity/plugin.js';
 import { CERTIFICATE_APPROVAL, certificateApproval } from './plugins/certificate-approval.js';
@@ -73,6 +74,7 @@ const IMPLEMENTED: ReadonlyMap<string, Factory> = new Map<string, Factory>([
   [LIMIT_RANGER, (_, deps) => limitRanger(new ClusterReader(deps.registry))],
   [SERVICE_ACCOUNT, (_, deps) => serviceAccount(new ClusterReader(deps.registry))],
   [RESOURCE_QUOTA, (_, deps) => resourceQuota(new ClusterReader(deps.registry))],
+  [STORAGE_OBJECT_IN_USE_PROTECTION, () => storageObjectInUseProtection()],
   [RESOURCE_QUOTA, (_, deps) => resourceQuota(new ClusterReader(deps.registry))],
   [TAINT_NODES_BY_CONDITION, () => taintNodesByCondition()],
   [PRIORITY, (_, deps) => priority(deps.priorityClasses)],

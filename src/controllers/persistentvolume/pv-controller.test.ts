@@ -5,6 +5,8 @@ import { type ControlPlane, startControlPlane } from '../../index.js';
 import { eventually, runControllers } from '../../testing/controllers.js';
 import { FakeClock } from '../../util/clock.js';
 import type { ControllerManager } from '../manager.js';
+import { pvcProtectionController } from '../pvcprotection/index.js';
+import { pvProtectionController } from '../pvprotection/index.js';
 import { persistentVolumeBinderController } from './index.js';
 
 const NS = 'default';
@@ -20,7 +22,14 @@ describe('persistentvolume-binder-controller', () => {
 
   before(async () => {
     cp = await startControlPlane({ storage: 'memory' });
-    manager = await runControllers(cp, [persistentVolumeBinderController], { clock: new FakeClock(Date.now()) });
+    // With the protection controllers, as in a cluster: StorageObjectInUseProtection's finalizers hold deletes.
+    manager = await runControllers(
+      cp,
+      [persistentVolumeBinderController, pvcProtectionController, pvProtectionController],
+      {
+        clock: new FakeClock(Date.now()),
+      },
+    );
   });
   after(async () => {
     await manager?.stop();
@@ -103,6 +112,11 @@ describe('persistentvolume-binder-controller', () => {
     await pvcs().create(claim('orphan', { storageClassName: 'lost' }));
     await eventually(async () => assert.equal((await pvcs().get('orphan')).status?.phase, 'Bound', 'bound first'));
     await pvs().delete('pv-gone');
+    // pv-protection keeps a Bound volume; an admin forcing it away removes the finalizer.
+    const held = await pvs().get('pv-gone');
+    assert.ok(held.metadata.deletionTimestamp);
+    assert.deepEqual(held.metadata.finalizers, ['kubernetes.io/pv-protection']);
+    await pvs().update({ ...held, metadata: { ...held.metadata, finalizers: [] } });
     await eventually(async () => {
       assert.equal((await pvcs().get('orphan')).status?.phase, 'Lost', 'claim Lost');
       const e = (await eventsOf('orphan')).find((x) => x.reason === 'ClaimLost');
