@@ -83,20 +83,22 @@ export function verifyAdmissionResponse(
   const response = r.response;
   if (response === null || typeof response !== 'object') return 'webhook response was absent';
   const res = response as Record<string, unknown>;
-  const gotUid = typeof res.uid === 'string' ? res.uid : '';
-  if (gotUid !== uid) return `expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(gotUid)}`;
-  if (version === 'v1') {
-    const apiVersion = typeof r.apiVersion === 'string' ? r.apiVersion : '';
-    const kind = typeof r.kind === 'string' ? r.kind : '';
-    const slash = apiVersion.indexOf('/');
-    const group = slash < 0 ? '' : apiVersion.slice(0, slash);
-    const ver = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
-    if (apiVersion !== `${ADMISSION_GROUP}/v1` || kind !== 'AdmissionReview') {
-      return `expected webhook response of ${ADMISSION_GROUP}/v1, Kind=AdmissionReview, got ${group ? `${group}/` : ''}${ver}, Kind=${kind}`;
-    }
-  }
   const rawPatch = typeof res.patch === 'string' && res.patch !== '' ? res.patch : undefined;
   const patchType = typeof res.patchType === 'string' ? res.patchType : undefined;
+  if (version === 'v1beta1') {
+    // v1beta1 answers were never checked for uid, kind or patch pairing; a validating one's patch is ignored.
+    return responseOf(res, mutating ? rawPatch : undefined, patchType);
+  }
+  const gotUid = typeof res.uid === 'string' ? res.uid : '';
+  if (gotUid !== uid) return `expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(gotUid)}`;
+  const apiVersion = typeof r.apiVersion === 'string' ? r.apiVersion : '';
+  const kind = typeof r.kind === 'string' ? r.kind : '';
+  const slash = apiVersion.indexOf('/');
+  const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+  const ver = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
+  if (apiVersion !== `${ADMISSION_GROUP}/v1` || kind !== 'AdmissionReview') {
+    return `expected webhook response of ${ADMISSION_GROUP}/v1, Kind=AdmissionReview, got ${group}/${ver}, Kind=${kind}`;
+  }
   if (mutating) {
     if (rawPatch !== undefined && patchType === undefined) {
       return 'webhook returned response.patch but not response.patchType';
@@ -111,6 +113,14 @@ export function verifyAdmissionResponse(
       return 'validating webhook may not return response.patchType';
     }
   }
+  return responseOf(res, rawPatch, patchType);
+}
+
+function responseOf(
+  res: Record<string, unknown>,
+  rawPatch: string | undefined,
+  patchType: string | undefined,
+): AdmissionResponse {
   const warnings = Array.isArray(res.warnings) ? res.warnings.filter((w): w is string => typeof w === 'string') : [];
   const annotations: Record<string, string> = {};
   if (res.auditAnnotations && typeof res.auditAnnotations === 'object') {
