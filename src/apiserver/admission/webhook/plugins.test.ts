@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { MemoryStore } from '../../../storage/memory.js';
+import { jsonPatch, startWebhookServer, type WebhookServer } from '../../../testing/webhook-server.js';
+import { silentLogger } from '../../../util/logger.js';
+import type { APIRegistry } from '../../api-registry.js';
+import { buildRegistry } from '../../assemble.js';
+import type { KubeObject } from '../../registry/object.js';
+import type { AdmissionAttributes } from '../types.js';
+import { mutatingAdmissionWebhook } from './mutating.js';
+import { validatingAdmissionWebhook } from './validating.js';
+
+/** The plugins' audit annotations and warnings, as the request's sink receives them. */
+function recordingAttrs(object: KubeObject) {
+  const annotations: Record<string, string> = {};
+  const warnings: string[] = [];
+  const attrs: AdmissionAttributes = {
+    operation: 'CREATE',
+    object,
+    oldObject: undefined,
+    kind: { group: '', version: 'v1', kind: 'ConfigMap' },
+    resource: { group: '', version: 'v1', resource: 'configmaps' },
+    subresource: '',
+    namespace: 'default',
+    name: object.metadata.name ?? '',
+    userInfo: { name: 'jane', groups: ['system:authenticated'] },
+    dryRun: false,
+    sink: { warn: (w) => warnings.push(w), annotate: (k, v) => (annotations[k] = v) },
+  };
+  return { attrs, annotations, warnings };
+}
+
+describe('webhook plugins: audit annotations', () => {
+  let registry: APIRegistry;
+  let hook: WebhookServer;
+  before(async () => {
+    registry = buildRegistry(new MemoryStore(), silentLogger, {});
+    hook = await startWebhookServer();
+    const webhook = (name: string, path: string, extra: Record<string, unknown> = {}) => ({
+      name,
+      clientConfig: { url: `${hook.url}${path}`, caBundle: hook.caBundle },
+      rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
+      sideEffects: 'None',
+      admissionReviewVersions: ['v1'],
+      ...extra,
+    });
+    const create = async (resource: string, name: string, webhooks: unknown[]) => {
+      const served = registry.lookup('admissionregistration.k8s.io', 'v1', resource);
+      await served?.store.create('', { metadata: { name }, webhooks } as unknown as KubeObject);
+    };
+    hook.on('/annotate', () => ({ allowed: true, auditAnnotations: { reason: 'looked fine' }, warnings: ['careful'] }));
+    hook.on('/label', () => ({
+      allowed: true,
+      ...jsonPatch([{ op: 'add', path: '/metadata/labels', value: { seen: 'yes' } }]),
+    }));
+    await create('validatingwebhookconfigurations', 'v', [
+      webhook('annotate.example.com', '/annotate'),
+      webhook('down.example.com', '/x', { clientConfig: { url: 'https://127.0.0.1:1/x' }, failurePolicy: 'Ignore' }),
+    ]);
+    await create('mutatingwebhookconfigurations', 'm', [
+      webhook('noop.example.com', '/noop'),
+      webhook('label.example.com', '/label'),
+    ]);
+  });
+  after(async () => {
+    await hook?.close();
+    for (const s of registry?.all() ?? []) s.store.cacher.stop();
+  });
+
+  it('validating: the answer’s annotations under <webhook>/<key>, warnings, and failed-open for an ignored failure', async () => {
+    const { attrs, annotations, warnings } = recordingAttrs({ metadata: { name: 'c' } } as KubeObject);
+    await validatingAdmissionWebhook(registry).validate?.(attrs);
+    assert.deepEqual(annotations, {
+      'annotate.example.com/reason': 'looked fine',
+      'failed-open.validating.webhook.admission.k8s.io/round_0_index_1': 'down.example.com',
+    });
+    assert.deepEqual(warnings, ['careful']);
+    const sent = hook.received.find((r) => r.path === '/annotate')?.review;
+    assert.deepEqual(sent.request.userInfo, { username: 'jane', groups: ['system:authenticated'] });
+  });
+
+  it('mutating: one mutation annotation per webhook called, saying whether it changed the object', async () => {
+    const { attrs, annotations } = recordingAttrs({ metadata: { name: 'c' } } as KubeObject);
+    attrs.reinvocation = { isReinvoke: false, shouldReinvoke: false, values: new Map() };
+    await mutatingAdmissionWebhook(registry).admit?.(attrs);
+    assert.deepEqual(attrs.object?.metadata.labels, { seen: 'yes' });
+    assert.equal(attrs.reinvocation.shouldReinvoke, true);
+    assert.deepEqual(JSON.parse(annotations['mutation.webhook.admission.k8s.io/round_0_index_0'] ?? ''), {
+      configuration: 'm',
+      webhook: 'noop.example.com',
+      mutated: false,
+    });
+    assert.deepEqual(JSON.parse(annotations['mutation.webhook.admission.k8s.io/round_0_index_1'] ?? ''), {
+      configuration: 'm',
+      webhook: 'label.example.com',
+      mutated: true,
+    });
+  });
+});
