@@ -19,6 +19,7 @@ import {
 import { DEFAULT_TOLERATION_SECONDS, defaultTolerationSeconds } from './plugins/default-toleration-seconds.js';
 import { LIMIT_RANGER, limitRanger } from './plugins/limit-ranger.js';
 import { NAMESPACE_LIFECYCLE, namespaceLifecycle } from './plugins/namespace-lifecycle.js';
+import { PERSISTENT_VOLUME_CLAIM_RESIZE, persistentVolumeClaimResize } from './plugins/persistent-volume-claim-resize.js';
 import { PRIORITY, type PriorityClassSource, priority } from './plugins/priority.js';
 import { RESOURCE_QUOTA, resourceQuota } from './plugins/resource-quota.js';
 import { RESOURCE_QUOTA, resourceQuota } from './plugins/resource-quota.js';
@@ -75,6 +76,7 @@ const IMPLEMENTED: ReadonlyMap<string, Factory> = new Map<string, Factory>([
   [SERVICE_ACCOUNT, (_, deps) => serviceAccount(new ClusterReader(deps.registry))],
   [RESOURCE_QUOTA, (_, deps) => resourceQuota(new ClusterReader(deps.registry))],
   [STORAGE_OBJECT_IN_USE_PROTECTION, () => storageObjectInUseProtection()],
+  [PERSISTENT_VOLUME_CLAIM_RESIZE, (_, deps) => persistentVolumeClaimResize(new ClusterReader(deps.registry))],
   [RESOURCE_QUOTA, (_, deps) => resourceQuota(new ClusterReader(deps.registry))],
   [TAINT_NODES_BY_CONDITION, () => taintNodesByCondition()],
   [PRIORITY, (_, deps) => priority(deps.priorityClasses)],
