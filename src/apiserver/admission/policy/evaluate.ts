@@ -5,9 +5,10 @@
  * expression that fails to evaluate (or to compile, for one stored before) denies under failurePolicy Fail and
  * admits under Ignore. `variables` are evaluated lazily, once per evaluation, when an expression reads them.
  */
-import { CelAuthorizer, type CompiledCelExpression } from '../../../api/cel/index.js';
+import type { CompiledCelExpression } from '../../../api/cel/index.js';
 import type { APIRegistry } from '../../api-registry.js';
 import type { KubeObject } from '../../registry/object.js';
+import { celAuthorizerFor } from '../cel-authorizer.js';
 import type { AdmissionAttributes } from '../types.js';
 import { compilePolicyExpression, type PolicyEnvironment, type ReturnTypes } from './compile.js';
 
@@ -81,19 +82,7 @@ export function validatePolicy(input: EvaluationInput): ValidateResult {
     index,
   });
   const env: PolicyEnvironment = { hasParams: spec.paramKind != null, hasAuthorizer: true };
-  const user = attrs.userInfo ?? { name: '', groups: [] };
-  const authorizer = new CelAuthorizer(
-    user,
-    (q) => (registry.authorizer ? registry.authorizer.authorize(q) : { decision: 'allow', reason: '' }),
-    {
-      group: attrs.resource.group,
-      version: attrs.resource.version,
-      resource: attrs.resource.resource,
-      subresource: attrs.subresource,
-      namespace: attrs.namespace,
-      name: attrs.name,
-    },
-  );
+  const authorizer = celAuthorizerFor(registry, attrs);
   const variables: Rec = {};
   const activation: Rec = {
     object: attrs.operation === 'DELETE' ? null : (attrs.object ?? null),

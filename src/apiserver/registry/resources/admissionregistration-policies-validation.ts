@@ -16,7 +16,6 @@ import {
   notSupported,
   path,
   required,
-  tooMany,
 } from '../../../api/field-errors.js';
 import type { LabelSelectorObject } from '../../../api/labels.js';
 import { GoValue, goQuote } from '../../../api/validation/go-format.js';
@@ -25,7 +24,7 @@ import { isValidPathSegmentName, nameIsDNSSubdomain } from '../../../api/validat
 import { isDNS1035Label, isDNS1123Subdomain, isQualifiedName } from '../../../api/validation/names.js';
 import { compilePolicyExpression, type PolicyEnvironment, type ReturnTypes } from '../../admission/policy/compile.js';
 import type { KubeObject } from '../object.js';
-import { validateRuleWithOperations } from './admissionregistration-webhooks-validation.js';
+import { validateMatchConditionList, validateRuleWithOperations } from './admissionregistration-webhooks-validation.js';
 import { type Rec, rec, records, str, unset } from './groups-fields.js';
 
 const FAILURE_POLICIES = ['Fail', 'Ignore'];
@@ -35,7 +34,6 @@ const VALIDATION_ACTIONS = ['Audit', 'Deny', 'Warn'];
 const PARAMETER_NOT_FOUND_ACTIONS = ['Deny', 'Allow'];
 const MAX_AUDIT_ANNOTATIONS = 20;
 const MAX_AUDIT_VALUE_EXPRESSION_LENGTH = 5 * 1024;
-const MAX_MATCH_CONDITIONS = 64;
 
 /** Expressions the stored object already has: not compiled again on update (upstream's StoredExpressions). */
 type Known = ReadonlySet<string>;
@@ -120,26 +118,6 @@ function validateParamKind(pk: Rec, p: FieldPath): FieldError[] {
   return errs;
 }
 
-function validateMatchConditions(conditions: Rec[], env: PolicyEnvironment, p: FieldPath, known: Known): FieldError[] {
-  const errs: FieldError[] = [];
-  if (conditions.length > MAX_MATCH_CONDITIONS) errs.push(tooMany(p, conditions.length, MAX_MATCH_CONDITIONS));
-  const names = new Set<string>();
-  conditions.forEach((c, i) => {
-    const cp = p.index(i);
-    const expression = str(c.expression).trim();
-    if (expression === '') errs.push(required(cp.child('expression')));
-    else errs.push(...checkExpression(expression, env, 'bool', cp.child('expression'), known));
-    const name = str(c.name);
-    if (name === '') errs.push(required(cp.child('name')));
-    else {
-      for (const msg of isQualifiedName(name)) errs.push(invalid(cp.child('name'), name, msg));
-      if (names.has(name)) errs.push(duplicate(cp.child('name'), name));
-      names.add(name);
-    }
-  });
-  return errs;
-}
-
 const CEL_IDENTIFIER = /^[_a-zA-Z][_a-zA-Z0-9]*$/;
 const CEL_RESERVED = new Set(
   'true false null in as break const continue else for function if import let loop package namespace return var void while'.split(
@@ -214,7 +192,11 @@ function validatePolicySpec(obj: KubeObject, known: Known, ignoreMatchConditions
   }
   const env = { hasParams, hasAuthorizer: true };
   if (!ignoreMatchConditions) {
-    errs.push(...validateMatchConditions(records(spec.matchConditions), env, p.child('matchConditions'), known));
+    errs.push(
+      ...validateMatchConditionList(records(spec.matchConditions), p.child('matchConditions'), (expression, fp) =>
+        checkExpression(expression, env, 'bool', fp, known),
+      ),
+    );
   }
   records(spec.variables).forEach((v, i) => {
     const vp = p.child('variables').index(i);
