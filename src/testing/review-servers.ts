@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
-import { createCertificateAuthority, signCertificate } from '../util/certificates.js';
+import { loopbackServingTLS } from './loopback-tls.js';
 
 interface Served {
   url: string;
@@ -25,16 +25,7 @@ type Reply = { status: number; body: unknown };
 async function startLoopbackHTTPS(
   handle: (method: string, path: string, body: string) => Promise<Reply>,
 ): Promise<Served> {
-  const notBefore = new Date(Date.now() - 60_000);
-  const notAfter = new Date(Date.now() + 24 * 3600_000);
-  const ca = await createCertificateAuthority({ commonName: 'test-server-ca', notBefore, notAfter });
-  const serving = await signCertificate(ca, {
-    commonName: 'test-server',
-    notBefore,
-    notAfter,
-    extendedKeyUsages: ['serverAuth'],
-    altNames: { dnsNames: ['localhost'], ips: ['127.0.0.1'] },
-  });
+  const { ca, serving } = await loopbackServingTLS({ caName: 'test-server-ca', name: 'test-server' });
   const server: Server = createServer({ cert: serving.certPem, key: serving.keyPem }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));

@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { createCertificateAuthority, signCertificate } from '../util/certificates.js';
+import { loopbackServingTLS } from './loopback-tls.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read and write arbitrary AdmissionReview JSON
 export type Review = any;
@@ -38,15 +38,10 @@ export function jsonPatch(ops: unknown[]): { patchType: 'JSONPatch'; patch: stri
 }
 
 export async function startWebhookServer(opts: { dnsNames?: string[] } = {}): Promise<WebhookServer> {
-  const notBefore = new Date(Date.now() - 60_000);
-  const notAfter = new Date(Date.now() + 24 * 3600_000);
-  const ca = await createCertificateAuthority({ commonName: 'webhook-test-ca', notBefore, notAfter });
-  const serving = await signCertificate(ca, {
-    commonName: 'webhook',
-    notBefore,
-    notAfter,
-    extendedKeyUsages: ['serverAuth'],
-    altNames: { dnsNames: ['localhost', ...(opts.dnsNames ?? [])], ips: ['127.0.0.1'] },
+  const { ca, serving } = await loopbackServingTLS({
+    caName: 'webhook-test-ca',
+    name: 'webhook',
+    ...(opts.dnsNames ? { dnsNames: opts.dnsNames } : {}),
   });
   const handlers = new Map<string, ReviewHandler>();
   const received: WebhookServer['received'] = [];
