@@ -25,6 +25,7 @@ export function widgetCRD(extra: Record<string, unknown> = {}) {
             status: {},
             scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' },
           },
+          selectableFields: [{ jsonPath: '.spec.color' }],
           additionalPrinterColumns: [
             { name: 'Size', type: 'integer', jsonPath: '.spec.size' },
             { name: 'Color', type: 'string', jsonPath: '.spec.color' },
@@ -177,6 +178,69 @@ describe('CustomResourceDefinitions: serving custom resources', () => {
       ['Name', 'Size', 'Color'],
     );
     assert.deepEqual(table.body.rows[0].cells, ['w1', 3, 'red']);
+  });
+
+  it('selects by labels and by the selectable fields, watches and deletes collections', async () => {
+    for (const [name, color] of [
+      ['s1', 'blue'],
+      ['s2', 'red'],
+    ]) {
+      const res = await apiRequest(cp, 'POST', WIDGETS, {
+        body: {
+          apiVersion: 'example.com/v1',
+          kind: 'Widget',
+          metadata: { name, labels: { set: 's' } },
+          spec: { size: 1, color },
+        },
+      });
+      assert.equal(res.status, 201, res.text);
+    }
+    const names = (body: { items: { metadata: { name: string } }[] }) => body.items.map((i) => i.metadata.name);
+    assert.deepEqual(names((await apiRequest(cp, 'GET', `${WIDGETS}?labelSelector=set%3Ds`)).body), ['s1', 's2']);
+    assert.deepEqual(names((await apiRequest(cp, 'GET', `${WIDGETS}?fieldSelector=spec.color%3Dblue`)).body), ['s1']);
+    const unknown = await apiRequest(cp, 'GET', `${WIDGETS}?fieldSelector=spec.size%3D1`);
+    assert.equal(unknown.status, 400);
+    assert.match(unknown.body.message, /field label not supported: spec\.size/);
+    const watch = await apiRequest(
+      cp,
+      'GET',
+      `${WIDGETS}?watch=true&resourceVersion=0&timeoutSeconds=1&labelSelector=set%3Ds`,
+    );
+    const events = watch.text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    assert.deepEqual(
+      events.map(
+        (e: { type: string; object: { metadata: { name: string } } }) => `${e.type} ${e.object.metadata.name}`,
+      ),
+      ['ADDED s1', 'ADDED s2'],
+    );
+    const gone = await apiRequest(cp, 'DELETE', `${WIDGETS}?labelSelector=set%3Ds`);
+    assert.equal(gone.status, 200, gone.text);
+    assert.deepEqual(names(gone.body), ['s1', 's2']);
+    assert.deepEqual(names((await apiRequest(cp, 'GET', `${WIDGETS}?labelSelector=set%3Ds`)).body), []);
+  });
+
+  it('reports unknown fields in metadata and in patches as fieldValidation asks', async () => {
+    const meta = await apiRequest(cp, 'POST', `${WIDGETS}?fieldValidation=Strict`, {
+      body: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'm1', colour: 'x' }, spec: { size: 1 } },
+    });
+    assert.equal(meta.status, 400);
+    assert.match(meta.body.message, /strict decoding error: unknown field "metadata.colour"/);
+    const patch = await apiRequest(cp, 'PATCH', `${WIDGETS}/w1?fieldValidation=Strict`, {
+      body: { spec: { shape: 'round' } },
+      contentType: 'application/merge-patch+json',
+    });
+    assert.equal(patch.status, 422, patch.text);
+    assert.match(patch.body.message, /strict decoding error: unknown field "spec.shape"/);
+    const warned = await apiRequest(cp, 'PATCH', `${WIDGETS}/w1`, {
+      body: { spec: { shape: 'round' } },
+      contentType: 'application/merge-patch+json',
+    });
+    assert.equal(warned.status, 200);
+    assert.equal(warned.headers.warning, '299 - "unknown field \\"spec.shape\\""');
+    assert.equal(warned.body.spec.shape, undefined);
   });
 
   it('splits spec and status, and bumps generation on spec changes only', async () => {

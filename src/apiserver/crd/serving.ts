@@ -5,9 +5,11 @@
  * them.
  */
 import type { ResourceInfo } from '../../api/catalog.js';
+import { schemaForDefinition } from '../../api/schema.js';
 import type { ServedResource } from '../api-registry.js';
 import type { Cacher } from '../cacher/cacher.js';
-import type { KubeObject } from '../registry/object.js';
+import { dropUnknownFields } from '../registry/field-validation.js';
+import { isObject, type KubeObject } from '../registry/object.js';
 import type { ResourceDefinition } from '../registry/resource.js';
 import type { GenericStore } from '../registry/store.js';
 import { customResourceScale } from './cr-scale.js';
@@ -23,6 +25,13 @@ const SUBRESOURCE_VERBS = ['get', 'patch', 'update'];
 
 export function storagePrefixOf(crd: CustomResourceDefinition): string {
   return `/registry/${crd.spec.group ?? ''}/${crd.status?.acceptedNames?.plural ?? crd.spec.names?.plural ?? ''}`;
+}
+
+/** Drops what ObjectMeta does not have from a custom resource's metadata, as decoding it into ObjectMeta does. */
+function pruneMetadata(obj: KubeObject): string[] {
+  const meta = schemaForDefinition('io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta');
+  if (!meta || !isObject(obj.metadata)) return [];
+  return dropUnknownFields(obj.metadata, meta).map((p) => `metadata.${p}`);
 }
 
 /** Upstream's default warning for a deprecated version, pointing to the newest served version that is not. */
@@ -114,7 +123,7 @@ export function servedVersions(
           }
         : {}),
       custom: {
-        prune: (obj) => (schema ? pruneObject(obj, schema) : []),
+        prune: (obj) => [...(schema ? pruneObject(obj, schema) : []), ...pruneMetadata(obj)],
         warnings: version.deprecated ? [deprecationWarning(crd, version)] : [],
         ...(scale ? { scale: customResourceScale(scale) } : {}),
       },
