@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { LabelSelector } from '../../../api/labels.js';
 import { StatusError } from '../../../api/status-error.js';
+import { admissionAttributes } from '../../../testing/admission-attributes.js';
 import { APIRegistry } from '../../api-registry.js';
 import type { KubeObject } from '../../registry/object.js';
 import type { AdmissionAttributes } from '../types.js';
@@ -41,19 +42,15 @@ function obj(labels?: Record<string, string>): KubeObject {
 }
 
 function attrs(over: Partial<AdmissionAttributes> = {}): AdmissionAttributes {
-  return {
-    operation: 'CREATE',
+  return admissionAttributes({
     object: obj(),
-    oldObject: undefined,
     kind: { group: '', version: 'v1', kind: 'Pod' },
     resource: { group: '', version: 'v1', resource: 'pods' },
-    subresource: '',
     namespace: 'ns',
     name: 'x',
     userInfo: undefined,
-    dryRun: false,
     ...over,
-  };
+  });
 }
 
 const registry = new APIRegistry();

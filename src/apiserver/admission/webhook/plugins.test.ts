@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MemoryStore } from '../../../storage/memory.js';
+import { admissionAttributes } from '../../../testing/admission-attributes.js';
 import { jsonPatch, startWebhookServer, type WebhookServer } from '../../../testing/webhook-server.js';
 import { silentLogger } from '../../../util/logger.js';
 import type { APIRegistry } from '../../api-registry.js';
 import { buildRegistry } from '../../assemble.js';
 import type { KubeObject } from '../../registry/object.js';
-import type { AdmissionAttributes } from '../types.js';
 import { mutatingAdmissionWebhook } from './mutating.js';
 import { validatingAdmissionWebhook } from './validating.js';
 
@@ -14,20 +14,8 @@ import { validatingAdmissionWebhook } from './validating.js';
 function recordingAttrs(object: KubeObject) {
   const annotations: Record<string, string> = {};
   const warnings: string[] = [];
-  const attrs: AdmissionAttributes = {
-    operation: 'CREATE',
-    object,
-    oldObject: undefined,
-    kind: { group: '', version: 'v1', kind: 'ConfigMap' },
-    resource: { group: '', version: 'v1', resource: 'configmaps' },
-    subresource: '',
-    namespace: 'default',
-    name: object.metadata.name ?? '',
-    userInfo: { name: 'jane', groups: ['system:authenticated'] },
-    dryRun: false,
-    sink: { warn: (w) => warnings.push(w), annotate: (k, v) => (annotations[k] = v) },
-  };
-  return { attrs, annotations, warnings };
+  const sink = { warn: (w: string) => warnings.push(w), annotate: (k: string, v: string) => (annotations[k] = v) };
+  return { attrs: admissionAttributes({ object, sink }), annotations, warnings };
 }
 
 describe('webhook plugins: audit annotations', () => {

@@ -126,45 +126,27 @@ function validateResources(resources: string[], p: FieldPath): FieldError[] {
   return errs;
 }
 
+/** `*` must stand alone in a list of operations, groups or versions. */
+function wildcardAlone(values: string[], p: FieldPath, goType: string, what: string): FieldError[] {
+  if (values.length <= 1 || !values.includes('*')) return [];
+  return [invalid(p, goTypedSlice(goType, values), `if '*' is present, must not specify other ${what}`)];
+}
+
 /** A rule's operations, groups, versions, resources and scope (shared with ValidatingAdmissionPolicy's rules). */
 export function validateRuleWithOperations(rule: Rec, p: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
   const operations = strings(rule.operations);
   if (operations.length === 0) errs.push(required(p.child('operations')));
-  if (operations.length > 1 && operations.includes('*')) {
-    errs.push(
-      invalid(
-        p.child('operations'),
-        goTypedSlice('admissionregistration.OperationType', operations),
-        "if '*' is present, must not specify other operations",
-      ),
-    );
-  }
+  errs.push(...wildcardAlone(operations, p.child('operations'), 'admissionregistration.OperationType', 'operations'));
   operations.forEach((op, i) => {
     if (!OPERATIONS.includes(op)) errs.push(notSupported(p.child('operations').index(i), op, OPERATIONS));
   });
   const groups = strings(rule.apiGroups);
   if (groups.length === 0) errs.push(required(p.child('apiGroups')));
-  if (groups.length > 1 && groups.includes('*')) {
-    errs.push(
-      invalid(
-        p.child('apiGroups'),
-        goTypedSlice('string', groups),
-        "if '*' is present, must not specify other API groups",
-      ),
-    );
-  }
+  errs.push(...wildcardAlone(groups, p.child('apiGroups'), 'string', 'API groups'));
   const versions = strings(rule.apiVersions);
   if (versions.length === 0) errs.push(required(p.child('apiVersions')));
-  if (versions.length > 1 && versions.includes('*')) {
-    errs.push(
-      invalid(
-        p.child('apiVersions'),
-        goTypedSlice('string', versions),
-        "if '*' is present, must not specify other API versions",
-      ),
-    );
-  }
+  errs.push(...wildcardAlone(versions, p.child('apiVersions'), 'string', 'API versions'));
   versions.forEach((v, i) => {
     if (v === '') errs.push(required(p.child('apiVersions').index(i)));
   });
