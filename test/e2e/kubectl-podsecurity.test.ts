@@ -5,33 +5,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { startWheelhouse, type WheelhouseProcess } from '../../src/testing/wheelhouse-process.js';
+import { type ControlPlane, startControlPlane } from '../../src/index.js';
+import { kubectl as runKubectl } from '../../src/testing/api-client.js';
+import { privilegedContainerViolations } from '../../src/testing/pod-security.js';
+import { WHEELHOUSE_BIN } from '../../src/testing/wheelhouse-process.js';
 
-const run = promisify(execFile);
-
-const PRIVILEGED_REASONS = (c: string) =>
-  `privileged (container "${c}" must not set securityContext.privileged=true), ` +
-  `allowPrivilegeEscalation != false (container "${c}" must set securityContext.allowPrivilegeEscalation=false), ` +
-  `unrestricted capabilities (container "${c}" must set securityContext.capabilities.drop=["ALL"]), ` +
-  `runAsNonRoot != true (pod or container "${c}" must set securityContext.runAsNonRoot=true), ` +
-  `seccompProfile (pod or container "${c}" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")`;
-
-describe('PodSecurity with the real kubectl against wheelhouse apiserver --admission-control-config-file', () => {
+describe('PodSecurity with the real kubectl, configured by an AdmissionConfiguration file', () => {
   let dir: string;
-  let server: WheelhouseProcess;
-  let kubeconfig: string;
+  let cp: ControlPlane;
 
-  async function kubectl(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    const all = ['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'kube-cache'), ...args];
-    try {
-      const { stdout, stderr } = await run('kubectl', all, { encoding: 'utf8' });
-      return { code: 0, stdout, stderr };
-    } catch (err) {
-      const e = err as { code?: number; stdout?: string; stderr?: string };
-      return { code: typeof e.code === 'number' ? e.code : 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
-    }
-  }
-
+  const kubectl = (args: string[]) => runKubectl(cp, args);
   async function ok(args: string[]): Promise<{ stdout: string; stderr: string }> {
     const res = await kubectl(args);
     assert.equal(res.code, 0, `kubectl ${args.join(' ')}: ${res.stderr}`);
@@ -40,9 +23,9 @@ describe('PodSecurity with the real kubectl against wheelhouse apiserver --admis
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'wheelhouse-psa-'));
-    const config = join(dir, 'admission.yaml');
+    const configFile = join(dir, 'admission.yaml');
     writeFileSync(
-      config,
+      configFile,
       [
         'apiVersion: apiserver.config.k8s.io/v1',
         'kind: AdmissionConfiguration',
@@ -55,22 +38,10 @@ describe('PodSecurity with the real kubectl against wheelhouse apiserver --admis
         '      namespaces: [tools]',
       ].join('\n'),
     );
-    server = await startWheelhouse('apiserver', [
-      '--storage',
-      'memory',
-      '--data-dir',
-      dir,
-      '--bind-address',
-      '127.0.0.1',
-      '--admission-control-config-file',
-      config,
-      // No controller manager makes the namespaces' default ServiceAccounts here (upstream's test apiservers do this).
-      '--disable-admission-plugins=ServiceAccount',
-    ]);
-    kubeconfig = join(dir, 'kubeconfig');
+    cp = await startControlPlane({ admission: { configFile } });
   });
   after(async () => {
-    await server?.stop();
+    await cp?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -91,7 +62,7 @@ describe('PodSecurity with the real kubectl against wheelhouse apiserver --admis
     assert.equal(refused.code, 1);
     assert.equal(
       refused.stderr.trim(),
-      `Error from server (Forbidden): pods "x" is forbidden: violates PodSecurity "restricted:latest": ${PRIVILEGED_REASONS('x')}`,
+      `Error from server (Forbidden): pods "x" is forbidden: violates PodSecurity "restricted:latest": ${privilegedContainerViolations('x')}`,
     );
     // A Deployment is let through with a warning: its pods are what enforce refuses.
     const deployment = await ok(['create', 'deployment', 'web', '-n', 'demo', '--image=nginx']);
@@ -134,5 +105,20 @@ describe('PodSecurity with the real kubectl against wheelhouse apiserver --admis
     );
     const made = await ok(['run', 'p', '-n', 'tools', '--image=nginx', '--privileged']);
     assert.equal(made.stdout.trim(), 'pod/p created');
+  });
+
+  it('wheelhouse apiserver reads --admission-control-config-file, and will not start without it', async () => {
+    const missing = join(dir, 'missing.yaml');
+    const args = ['apiserver', '--storage', 'memory', '--secure-port', '0', '--data-dir', join(dir, 'cli')];
+    const res: { code?: number; stderr: string } = await promisify(execFile)(
+      process.execPath,
+      [WHEELHOUSE_BIN, ...args, '--admission-control-config-file', missing],
+      { encoding: 'utf8' },
+    ).catch((err: { code: number; stderr: string }) => err);
+    assert.equal(res.code, 1);
+    assert.equal(
+      res.stderr.trim(),
+      `wheelhouse: unable to read admission control configuration from "${missing}" [open ${missing}: no such file or directory]`,
+    );
   });
 });

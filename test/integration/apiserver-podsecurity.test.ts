@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { type ApiResponse, apiRequest } from '../../src/testing/api-client.js';
+import { privilegedContainerViolations } from '../../src/testing/pod-security.js';
 
 const NS = '/api/v1/namespaces';
 const PODS = (ns: string) => `${NS}/${ns}/pods`;
@@ -35,13 +36,6 @@ function restrictedPod(name: string) {
   );
 }
 
-const PRIVILEGED_REASONS = (c: string) =>
-  `privileged (container "${c}" must not set securityContext.privileged=true), ` +
-  `allowPrivilegeEscalation != false (container "${c}" must set securityContext.allowPrivilegeEscalation=false), ` +
-  `unrestricted capabilities (container "${c}" must set securityContext.capabilities.drop=["ALL"]), ` +
-  `runAsNonRoot != true (pod or container "${c}" must set securityContext.runAsNonRoot=true), ` +
-  `seccompProfile (pod or container "${c}" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")`;
-
 describe('apiserver: PodSecurity admission (defaults: privileged everywhere)', () => {
   let cp: ControlPlane;
   before(async () => {
@@ -68,7 +62,7 @@ describe('apiserver: PodSecurity admission (defaults: privileged everywhere)', (
       assert.equal(res.body.reason, 'Forbidden');
       assert.equal(
         res.body.message,
-        `pods "x" is forbidden: violates PodSecurity "restricted:latest": ${PRIVILEGED_REASONS('x')}`,
+        `pods "x" is forbidden: violates PodSecurity "restricted:latest": ${privilegedContainerViolations('x')}`,
       );
       assert.deepEqual(res.body.details, { name: 'x', kind: 'pods' });
       // enforce alone makes warn follow it, but a refused pod gets no warning.
@@ -112,7 +106,9 @@ describe('apiserver: PodSecurity admission (defaults: privileged everywhere)', (
       body: pod('w', { securityContext: { privileged: true } }),
     });
     assert.equal(res.status, 201, res.text);
-    assert.deepEqual(warnings(res), [`would violate PodSecurity "restricted:latest": ${PRIVILEGED_REASONS('w')}`]);
+    assert.deepEqual(warnings(res), [
+      `would violate PodSecurity "restricted:latest": ${privilegedContainerViolations('w')}`,
+    ]);
   });
 
   it('workloads get warnings only, and their template is what is checked', async () => {
@@ -128,7 +124,9 @@ describe('apiserver: PodSecurity admission (defaults: privileged everywhere)', (
     };
     const res = await apiRequest(cp, 'POST', '/apis/apps/v1/namespaces/strict/deployments', { body: deployment });
     assert.equal(res.status, 201, res.text);
-    assert.deepEqual(warnings(res), [`would violate PodSecurity "restricted:latest": ${PRIVILEGED_REASONS('web')}`]);
+    assert.deepEqual(warnings(res), [
+      `would violate PodSecurity "restricted:latest": ${privilegedContainerViolations('web')}`,
+    ]);
     const cronjob = {
       metadata: { name: 'tick' },
       spec: {

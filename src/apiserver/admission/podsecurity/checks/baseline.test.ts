@@ -2,27 +2,15 @@
  * The baseline checks against upstream's golden cases (pod-security-admission's policy/check_*_test.go, v1.33):
  * the reason and detail each check gives, and the versions each revision applies from.
  */
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { expectAllowed, expectForbidden } from '../../../../testing/pod-security.js';
 import { runCheck } from '../evaluator.js';
-import type { CheckResult, Obj } from './check.js';
+import type { Obj } from './check.js';
 
 const LATEST = 32;
 
 function spec(s: Obj, metadata: Obj = {}) {
   return { metadata, spec: s };
-}
-
-function expectForbidden(result: CheckResult | undefined, reason: string, detail: string) {
-  assert.ok(result, 'the check runs at this version');
-  assert.equal(result.allowed, false);
-  assert.equal(result.reason, reason);
-  assert.equal(result.detail, detail);
-}
-
-function expectAllowed(result: CheckResult | undefined) {
-  assert.ok(result, 'the check runs at this version');
-  assert.equal(result.allowed, true, result.detail);
 }
 
 const sc = (name: string, securityContext: Obj) => ({ name, securityContext });
