@@ -3,9 +3,9 @@
  * a namespace's enforce level is raised). Served from the watch caches, as upstream reads informers, with a
  * namespace not cached yet looked up in storage (upstream falls back to a live read the same way).
  */
-import { StatusError } from '../../../api/status-error.js';
 import type { APIRegistry } from '../../api-registry.js';
 import type { KubeObject } from '../../registry/object.js';
+import { ClusterReader } from '../plugins/cluster-reader.js';
 
 export interface PodSecuritySources {
   /** The namespace, or undefined when it does not exist. */
@@ -14,24 +14,13 @@ export interface PodSecuritySources {
   pods(namespace: string): Promise<KubeObject[]>;
 }
 
+const NAMESPACES = { group: '', version: 'v1', resource: 'namespaces' };
+const PODS = { group: '', version: 'v1', resource: 'pods' };
+
 export function registrySources(registry: APIRegistry): PodSecuritySources {
+  const reader = new ClusterReader(registry);
   return {
-    async namespace(name) {
-      const store = registry.lookup('', 'v1', 'namespaces')?.store;
-      if (!store) return undefined;
-      const cached = await store.cacher.get(store.key('', name));
-      if (cached) return cached;
-      try {
-        return await store.get('', name);
-      } catch (err) {
-        if (err instanceof StatusError && err.code === 404) return undefined;
-        throw err;
-      }
-    },
-    async pods(namespace) {
-      const store = registry.lookup('', 'v1', 'pods')?.store;
-      if (!store) return [];
-      return (await store.cacher.list(`${store.def.storagePrefix}/${namespace}/`, () => true)).items;
-    },
+    namespace: (name) => reader.get(NAMESPACES, '', name),
+    pods: (namespace) => reader.list(PODS, namespace),
   };
 }
