@@ -144,12 +144,21 @@ describe('apiserver OIDC authentication (--oidc-*) against a local issuer', () =
     assert.equal(issuer.jwksFetches(), before + 1, 'the new keys are kept');
   });
 
-  it('refuses to start on an http issuer or a lone client id, with upstream messages', async () => {
+  it('refuses to start on an http issuer, the ServiceAccount issuer or a lone client id, with upstream messages', async () => {
     await assert.rejects(
       startControlPlane({ authentication: { oidc: { issuerURL: 'http://127.0.0.1:1', clientID: 'x' } } }),
       {
         message:
           'invalid authentication configuration: jwt[0].issuer.url: Invalid value: "http://127.0.0.1:1": URL scheme must be https',
+      },
+    );
+    await assert.rejects(
+      startControlPlane({
+        authentication: { oidc: { issuerURL: 'https://kubernetes.default.svc.cluster.local', clientID: 'x' } },
+      }),
+      {
+        message:
+          'invalid authentication configuration: jwt[0].issuer.url: Invalid value: "https://kubernetes.default.svc.cluster.local": URL must not overlap with disallowed issuers: [https://kubernetes.default.svc.cluster.local]',
       },
     );
     await assert.rejects(startControlPlane({ authentication: { oidc: { issuerURL: '', clientID: 'x' } } }), {

@@ -23,18 +23,35 @@ export interface JSONClientOptions {
   /** Basic authentication, as a kubeconfig's username and password give it. */
   basicAuth?: { username: string; password: string };
   timeoutMs?: number;
+  /** Retries of transient failures (connection resets, 429, 500, 504), as client-go's webhooks back off. */
+  retry?: RetryBackoff;
 }
+
+export interface RetryBackoff {
+  initialMs: number;
+  factor: number;
+  jitter: number;
+  /** Attempts in all, the first included. */
+  steps: number;
+}
+
+/** Upstream's DefaultAuthWebhookRetryBackoff: 500 ms, ×1.5, 20% jitter, 5 attempts. */
+export const DEFAULT_WEBHOOK_RETRY_BACKOFF: RetryBackoff = { initialMs: 500, factor: 1.5, jitter: 0.2, steps: 5 };
 
 /** A JSON call that failed: the server could not be reached, timed out, or answered other than 2xx JSON. */
 export class HTTPSJSONError extends Error {
   constructor(
     message: string,
     readonly statusCode?: number,
+    /** A failure worth another attempt (webhook.DefaultShouldRetry): a reset connection, 429, 500, 504. */
+    readonly transient = false,
   ) {
     super(message);
     this.name = 'HTTPSJSONError';
   }
 }
+
+const TRANSIENT_STATUS = new Set([429, 500, 504]);
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 const MAX_BODY_BYTES = 4 << 20;
@@ -59,8 +76,19 @@ export class HTTPSJSONClient {
     return this.send('GET', url, undefined);
   }
 
-  post(url: string, body: unknown): Promise<unknown> {
-    return this.send('POST', url, JSON.stringify(body));
+  async post(url: string, body: unknown): Promise<unknown> {
+    const text = JSON.stringify(body);
+    const retry = this.opts.retry;
+    let delay = retry?.initialMs ?? 0;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.send('POST', url, text);
+      } catch (err) {
+        if (!retry || attempt >= retry.steps || !(err instanceof HTTPSJSONError) || !err.transient) throw err;
+        await new Promise((resolve) => setTimeout(resolve, delay * (1 + Math.random() * retry.jitter)));
+        delay *= retry.factor;
+      }
+    }
   }
 
   close(): void {
@@ -98,7 +126,7 @@ export class HTTPSJSONClient {
           const text = Buffer.concat(chunks).toString('utf8');
           const code = res.statusCode ?? 0;
           if (code < 200 || code > 299) {
-            reject(new HTTPSJSONError(statusText(code, text), code));
+            reject(new HTTPSJSONError(statusText(code, text), code, TRANSIENT_STATUS.has(code)));
             return;
           }
           try {
@@ -109,8 +137,12 @@ export class HTTPSJSONClient {
         });
       });
       req.on('timeout', () => req.destroy(new HTTPSJSONError(`${method} ${url}: timed out after ${timeoutMs} ms`)));
-      req.on('error', (err) =>
-        reject(err instanceof HTTPSJSONError ? err : new HTTPSJSONError(`${method} ${url}: ${err.message}`)),
+      req.on('error', (err: NodeJS.ErrnoException) =>
+        reject(
+          err instanceof HTTPSJSONError
+            ? err
+            : new HTTPSJSONError(`${method} ${url}: ${err.message}`, undefined, err.code === 'ECONNRESET'),
+        ),
       );
       req.end(body);
     });

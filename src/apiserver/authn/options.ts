@@ -106,7 +106,7 @@ export function buildAuthentication(opts: AuthenticationOptions, registry: APIRe
   }
   const stops: (() => void)[] = [];
   if (opts.oidc) {
-    const oidc = oidcAuthenticator(opts.oidc, clock);
+    const oidc = oidcAuthenticator(opts.oidc, clock, issuers);
     tokenAuthenticators.push(audienceAgnostic(oidc.authenticate, apiAudiences));
     // Discovery and keys are fetched now, so that the first token does not wait; a failure is retried later.
     oidc.prefetch().catch(() => {});

@@ -51,10 +51,18 @@ export const OIDC_SIGNING_ALGORITHMS = [
 /** go-oidc's allowance for clocks that disagree, on `nbf`. */
 const NBF_SKEW_SECONDS = 5 * 60;
 
-/** The flags checked as kube-apiserver checks them at start-up; throws with upstream's message. */
-export function validateOIDCOptions(opts: Partial<OIDCOptions>): void {
+/**
+ * The flags checked as kube-apiserver checks them at start-up; throws with upstream's message. disallowedIssuers:
+ * the ServiceAccount issuers, which an OIDC issuer may not be.
+ */
+export function validateOIDCOptions(opts: Partial<OIDCOptions>, disallowedIssuers: string[] = []): void {
   if (!opts.issuerURL || !opts.clientID) {
     throw new Error('oidc-issuer-url and oidc-client-id must be specified together when any oidc-* flags are set');
+  }
+  if (disallowedIssuers.includes(opts.issuerURL)) {
+    throw new Error(
+      `invalid authentication configuration: jwt[0].issuer.url: Invalid value: ${JSON.stringify(opts.issuerURL)}: URL must not overlap with disallowed issuers: [${[...new Set(disallowedIssuers)].sort().join(' ')}]`,
+    );
   }
   let url: URL | undefined;
   try {
@@ -113,8 +121,12 @@ export interface OIDCAuthenticator {
   stop(): void;
 }
 
-export function oidcAuthenticator(opts: OIDCOptions, clock: Clock = realClock): OIDCAuthenticator {
-  validateOIDCOptions(opts);
+export function oidcAuthenticator(
+  opts: OIDCOptions,
+  clock: Clock = realClock,
+  disallowedIssuers: string[] = [],
+): OIDCAuthenticator {
+  validateOIDCOptions(opts, disallowedIssuers);
   const client = new HTTPSJSONClient(opts.caFile ? { tls: { ca: readFileSync(opts.caFile) } } : {});
   const provider = new OIDCProvider(opts.issuerURL, client, clock);
   const algorithms = opts.signingAlgs?.length ? opts.signingAlgs : ['RS256'];

@@ -2,12 +2,13 @@
  * The kubeconfig-format files of kube-apiserver's webhooks (--authentication-token-webhook-config-file,
  * --authorization-webhook-config-file): the cluster is the remote service (server URL, CA), the user is the
  * apiserver's own credentials there (client certificate, token, or basic auth). Paths are relative to the file, as
- * clientcmd resolves them. The request goes to the server URL exactly as written.
+ * clientcmd resolves them. The request goes to the server URL exactly as written; transient failures are retried
+ * with upstream's webhook backoff.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { HTTPSJSONClient, type TLSClientConfig } from '../https-json.js';
+import { DEFAULT_WEBHOOK_RETRY_BACKOFF, HTTPSJSONClient, type TLSClientConfig } from '../https-json.js';
 
 type Rec = Record<string, unknown>;
 const rec = (v: unknown): Rec => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : {});
@@ -76,6 +77,7 @@ export function loadWebhookEndpoint(file: string, timeoutMs?: number): WebhookEn
     ...(token ? { bearerToken: token } : {}),
     ...(str(user.username) ? { basicAuth: { username: str(user.username), password: str(user.password) } } : {}),
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    retry: DEFAULT_WEBHOOK_RETRY_BACKOFF,
   });
   return { server, client };
 }
