@@ -65,6 +65,12 @@ function buildBaseEnvironment(): Environment {
 }
 
 let base: Environment | undefined;
+
+/** The environment with every library and no variables (frozen once cloned). */
+export function baseEnvironment(): Environment {
+  base ??= buildBaseEnvironment();
+  return base;
+}
 const environments = new Map<string, Environment>();
 const MAX_ENVIRONMENTS = 64;
 
@@ -73,8 +79,7 @@ function environmentFor(variables: readonly CelVariableDeclaration[]): Environme
   const key = variables.map((v) => `${v.name}:${v.type ?? 'dyn'}`).join(',');
   let env = environments.get(key);
   if (env) return env;
-  base ??= buildBaseEnvironment();
-  env = base.clone();
+  env = baseEnvironment().clone();
   for (const v of variables) env.registerVariable(v.name, v.type ?? 'dyn');
   if (environments.size >= MAX_ENVIRONMENTS) environments.delete(environments.keys().next().value as string);
   environments.set(key, env);
@@ -91,7 +96,7 @@ interface AstLike {
  * Routes `matches` to the RE2 implementation (the evaluator's own uses JavaScript RegExp, which backtracks and
  * reads another syntax) and checks literal patterns now, as upstream validates regex literals at compile time.
  */
-function rewriteMatches(node: unknown): void {
+export function rewriteMatches(node: unknown): void {
   if (node === null || typeof node !== 'object') return;
   if (Array.isArray(node)) {
     for (const n of node) rewriteMatches(n);

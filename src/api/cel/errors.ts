@@ -41,6 +41,8 @@ export function upstreamCompileMessage(err: LibraryError): string {
   const summary = publicNames(err.summary ?? err.message ?? String(err));
   let m = /^Unknown variable: (.+)$/.exec(summary);
   if (m) return `undeclared reference to '${m[1]}' (in container '')`;
+  m = /^No such key: (.+)$/.exec(summary);
+  if (m && err.name === 'TypeError') return `undefined field '${m[1]}'`;
   m = /^no such overload: (\S+) (\S+) (\S+)$/.exec(summary);
   if (m?.[2] && OPERATOR_NAMES[m[2]]) {
     return `found no matching overload for '${OPERATOR_NAMES[m[2]]}' applied to '(${m[1]}, ${m[3]})'`;
@@ -101,6 +103,9 @@ export function upstreamEvaluationMessage(err: unknown): string {
 
 export function compileErrorFrom(expression: string, err: unknown): CelCompileError {
   const e = err as LibraryError;
-  const position = e?.range?.start ?? 0;
-  return new CelCompileError(expression, formatCompileIssue(expression, position, upstreamCompileMessage(e)));
+  let position = e?.range?.start ?? 0;
+  const message = upstreamCompileMessage(e);
+  // cel-go places a field selection at its dot.
+  if (message.startsWith('undefined field') && expression[position - 1] === '.') position--;
+  return new CelCompileError(expression, formatCompileIssue(expression, position, message));
 }

@@ -16,6 +16,8 @@ export interface CelValueSchema {
   /** `int-or-string` marks IntOrString (x-kubernetes-int-or-string). */
   readonly format?: string;
   property?(name: string): CelValueSchema | undefined;
+  /** The named fields of an object (for type checking). */
+  readonly propertyNames?: readonly string[];
   readonly additionalProperties?: CelValueSchema;
   readonly items?: CelValueSchema;
 }
@@ -36,6 +38,7 @@ export function openAPISchemaForCel(raw: RawOpenAPISchema): CelValueSchema {
   return {
     type: raw.type,
     format: raw['x-kubernetes-int-or-string'] === true ? 'int-or-string' : raw.format,
+    propertyNames: raw.properties ? Object.keys(raw.properties) : undefined,
     property: (name) => {
       const p = raw.properties?.[name];
       return p ? openAPISchemaForCel(p) : undefined;

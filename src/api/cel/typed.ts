@@ -1,0 +1,99 @@
+/**
+ * Type checking an expression against schemas, as upstream's ValidatingAdmissionPolicy type checker does: the
+ * variables given a schema are declared with object types made from it (fields with their types, `list<T>`,
+ * `map<string, T>`; IntOrString, free-form and recursive parts stay `dyn`), so a misspelt field or a wrong
+ * comparison is found without evaluating. Only for reporting: evaluation always uses the dynamic environment.
+ */
+import type { Environment } from '@marcbachmann/cel-js';
+import { baseEnvironment, rewriteMatches } from './environment.js';
+import { compileErrorFrom } from './errors.js';
+import type { CelValueSchema } from './values.js';
+
+export interface TypedVariable {
+  readonly name: string;
+  /** The schema to type it by; absent: `dyn`. */
+  readonly schema?: CelValueSchema;
+  /** A CEL type name to declare instead (e.g. the authorizer's). */
+  readonly type?: string;
+}
+
+const MAX_DEPTH = 24;
+
+/** Registers the types a schema needs in env and gives the CEL type of its root. */
+class TypeBuilder {
+  private count = 0;
+  constructor(
+    private readonly env: Environment,
+    private readonly prefix: string,
+  ) {}
+
+  typeOf(schema: CelValueSchema | undefined, depth = 0, open = new Set<CelValueSchema>()): string {
+    if (!schema || depth > MAX_DEPTH || open.has(schema)) return 'dyn';
+    if (schema.format === 'int-or-string') return 'dyn';
+    switch (schema.type) {
+      case 'string':
+        return 'string';
+      case 'integer':
+        return 'int';
+      case 'number':
+        return 'double';
+      case 'boolean':
+        return 'bool';
+      case 'array':
+        return `list<${this.typeOf(schema.items, depth + 1, open)}>`;
+      case 'object':
+        break;
+      default:
+        return 'dyn';
+    }
+    const names = schema.propertyNames ?? [];
+    if (names.length === 0) {
+      return schema.additionalProperties
+        ? `map<string, ${this.typeOf(schema.additionalProperties, depth + 1, open)}>`
+        : 'dyn';
+    }
+    open.add(schema);
+    const fields: Record<string, string> = {};
+    for (const name of names) fields[name] = this.typeOf(schema.property?.(name), depth + 1, open);
+    open.delete(schema);
+    const typeName = `${this.prefix}.T${++this.count}`;
+    this.env.registerType(typeName, { fields });
+    return typeName;
+  }
+}
+
+const environments = new Map<string, Environment>();
+const MAX_ENVIRONMENTS = 32;
+
+function environmentFor(cacheKey: string, variables: readonly TypedVariable[]): Environment {
+  let env = environments.get(cacheKey);
+  if (env) return env;
+  env = baseEnvironment().clone();
+  const builder = new TypeBuilder(env, 'typed');
+  for (const v of variables) env.registerVariable(v.name, v.type ?? builder.typeOf(v.schema));
+  if (environments.size >= MAX_ENVIRONMENTS) environments.delete(environments.keys().next().value as string);
+  environments.set(cacheKey, env);
+  return env;
+}
+
+/**
+ * The cel-go style issue text (`ERROR: <input>:1:8: undefined field 'foo'` and the caret lines) when the expression
+ * does not type-check against the variables, undefined when it does. `cacheKey` names the variable set (the same
+ * key must always mean the same declarations): its environment is built once.
+ */
+export function typeCheckCel(
+  expression: string,
+  variables: readonly TypedVariable[],
+  cacheKey: string,
+): string | undefined {
+  const env = environmentFor(cacheKey, variables);
+  try {
+    const program = env.parse(expression);
+    rewriteMatches(program.ast);
+    const checked = program.check();
+    if (!checked.valid) throw checked.error;
+    return undefined;
+  } catch (err) {
+    return compileErrorFrom(expression, err).issue;
+  }
+}
