@@ -136,6 +136,45 @@ describe('Evaluator', () => {
     assert.deepEqual(reasons(at('restricted'), hostPath), ['restricted volume types']);
   });
 
+  it('restricted refuses whatever baseline refuses, at every version (as upstream fixtures require)', () => {
+    const c = (securityContext: Obj) => ({
+      ...BASE.spec,
+      containers: [
+        {
+          name: 'c',
+          image: 'i',
+          securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, ...securityContext },
+        },
+      ],
+    });
+    const baselineFailures = [
+      pod({ ...BASE.spec, hostNetwork: true }),
+      pod({ ...BASE.spec, volumes: [{ name: 'h', hostPath: { path: '/' } }] }),
+      pod(c({ privileged: true })),
+      pod(c({ procMount: 'Unmasked' })),
+      pod(c({ capabilities: { add: ['SYS_ADMIN'], drop: ['ALL'] } })),
+      pod(c({ seLinuxOptions: { type: 'spc_t' } })),
+      pod(c({ appArmorProfile: { type: 'Unconfined' } })),
+      pod(c({ windowsOptions: { hostProcess: true } })),
+      pod(c({ seccompProfile: { type: 'Unconfined' } })),
+      pod({
+        ...c({}),
+        securityContext: { ...(BASE.spec.securityContext as Obj), sysctls: [{ name: 'kernel.msgmax', value: '1' }] },
+      }),
+      pod(BASE.spec, { annotations: { 'seccomp.security.alpha.kubernetes.io/pod': 'unconfined' } }),
+    ];
+    for (const p of baselineFailures) {
+      let failedSomewhere = false;
+      for (let minor = 0; minor <= 33; minor++) {
+        const baseline = reasons(at('baseline', minor), p);
+        if (baseline.length > 0) failedSomewhere = true;
+        if (baseline.length > 0)
+          assert.notDeepEqual(reasons(at('restricted', minor), p), [], `v1.${minor}: ${baseline}`);
+      }
+      assert.ok(failedSomewhere, JSON.stringify(p));
+    }
+  });
+
   it('joins reasons, with details in parentheses where there are some', () => {
     const r = aggregate([
       { allowed: false, reason: 'a', detail: 'x' },
