@@ -3,6 +3,7 @@
  * names (specReplicasPath, statusReplicasPath, labelSelectorPath), as upstream's ScaleREST for custom resources.
  */
 import { isObject, type KubeObject } from '../registry/object.js';
+import { scaleFor } from '../registry/scale.js';
 import type { ScaleSubresource } from './types.js';
 
 function fields(p: string): string[] {
@@ -22,26 +23,13 @@ function read(obj: KubeObject, p: string | undefined): unknown {
 export function customResourceScale(scale: ScaleSubresource) {
   return {
     of(obj: KubeObject): KubeObject {
-      const spec = read(obj, scale.specReplicasPath);
-      const status = read(obj, scale.statusReplicasPath);
       const selector = read(obj, scale.labelSelectorPath);
-      const meta = obj.metadata;
-      return {
-        kind: 'Scale',
-        apiVersion: 'autoscaling/v1',
-        metadata: {
-          name: meta.name,
-          ...(meta.namespace ? { namespace: meta.namespace } : {}),
-          uid: meta.uid,
-          resourceVersion: meta.resourceVersion,
-          creationTimestamp: meta.creationTimestamp,
-        },
-        spec: { replicas: typeof spec === 'number' ? spec : 0 },
-        status: {
-          replicas: typeof status === 'number' ? status : 0,
-          ...(typeof selector === 'string' && selector !== '' ? { selector } : {}),
-        },
-      };
+      return scaleFor(
+        obj,
+        read(obj, scale.specReplicasPath),
+        read(obj, scale.statusReplicasPath),
+        typeof selector === 'string' ? selector : undefined,
+      );
     },
     apply(obj: KubeObject, replicas: number): KubeObject {
       const path = fields(scale.specReplicasPath ?? '.spec.replicas');

@@ -19,7 +19,11 @@ function selectorString(selector: unknown): string | undefined {
 export function scaleOf(obj: KubeObject): Scale {
   const spec = isObject(obj.spec) ? obj.spec : {};
   const status = isObject(obj.status) ? obj.status : {};
-  const selector = selectorString(spec.selector);
+  return scaleFor(obj, spec.replicas, status.replicas, selectorString(spec.selector));
+}
+
+/** The Scale of an object from its replica counts and selector (what is not a number counts as 0). */
+export function scaleFor(obj: KubeObject, specReplicas: unknown, statusReplicas: unknown, selector?: string): Scale {
   const meta = obj.metadata;
   return {
     kind: 'Scale',
@@ -31,8 +35,8 @@ export function scaleOf(obj: KubeObject): Scale {
       resourceVersion: meta.resourceVersion,
       creationTimestamp: meta.creationTimestamp,
     },
-    spec: { replicas: typeof spec.replicas === 'number' ? spec.replicas : 0 },
-    status: { replicas: typeof status.replicas === 'number' ? status.replicas : 0, ...(selector ? { selector } : {}) },
+    spec: { replicas: typeof specReplicas === 'number' ? specReplicas : 0 },
+    status: { replicas: typeof statusReplicas === 'number' ? statusReplicas : 0, ...(selector ? { selector } : {}) },
   };
 }
 
