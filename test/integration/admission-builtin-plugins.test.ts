@@ -75,6 +75,30 @@ describe('built-in admission plugins through the HTTP API, with the controllers 
     );
   });
 
+  it('serves node.k8s.io/v1 runtimeclasses, and RuntimeClass admission gives pods the class overhead', async () => {
+    const bad = await apiRequest(cp, 'POST', '/apis/node.k8s.io/v1/runtimeclasses', {
+      body: { metadata: { name: 'broken' }, handler: 'Not_A_Label' },
+    });
+    assert.equal(bad.status, 422, bad.text);
+    assert.match(
+      bad.body.message,
+      /^RuntimeClass.node.k8s.io "broken" is invalid: handler: Invalid value: "Not_A_Label"/,
+    );
+    const rc = await apiRequest(cp, 'POST', '/apis/node.k8s.io/v1/runtimeclasses', {
+      body: { metadata: { name: 'gvisor' }, handler: 'runsc', overhead: { podFixed: { cpu: '0.25' } } },
+    });
+    assert.equal(rc.status, 201, rc.text);
+    assert.deepEqual(rc.body.overhead, { podFixed: { cpu: '250m' } });
+    const res = await apiRequest(cp, 'POST', PODS('default'), {
+      body: pod('sandboxed', { runtimeClassName: 'gvisor' }),
+    });
+    assert.equal(res.status, 201, res.text);
+    assert.deepEqual(res.body.spec.overhead, { cpu: '250m' });
+    const missing = await apiRequest(cp, 'POST', PODS('default'), { body: pod('nope', { runtimeClassName: 'kata' }) });
+    assert.equal(missing.status, 403);
+    assert.equal(missing.body.message, 'pods "nope" is forbidden: pod rejected: RuntimeClass "kata" not found');
+  });
+
   it('NamespaceLifecycle refuses to delete kube-system', async () => {
     const res = await apiRequest(cp, 'DELETE', '/api/v1/namespaces/kube-system');
     assert.equal(res.status, 403);

@@ -22,6 +22,7 @@ import { NAMESPACE_LIFECYCLE, namespaceLifecycle } from './plugins/namespace-lif
 import { PERSISTENT_VOLUME_CLAIM_RESIZE, persistentVolumeClaimResize } from './plugins/persistent-volume-claim-resize.js';
 import { PRIORITY, type PriorityClassSource, priority } from './plugins/priority.js';
 import { RESOURCE_QUOTA, resourceQuota } from './plugins/resource-quota.js';
+import { RUNTIME_CLASS, runtimeClass } from './plugins/runtime-class.js';
 import { RESOURCE_QUOTA, resourceQuota } from './plugins/resource-quota.js';
 import { SERVICE_ACCOUNT, serviceAccount } from './plugins/service-account.js';
 import { STORAGE_OBJECT_IN_USE_PROTECTION, storageObjectInUseProtection } from './plugins/storage-object-in-use-protection.js';
@@ -77,6 +78,7 @@ const IMPLEMENTED: ReadonlyMap<string, Factory> = new Map<string, Factory>([
   [RESOURCE_QUOTA, (_, deps) => resourceQuota(new ClusterReader(deps.registry))],
   [STORAGE_OBJECT_IN_USE_PROTECTION, () => storageObjectInUseProtection()],
   [PERSISTENT_VOLUME_CLAIM_RESIZE, (_, deps) => persistentVolumeClaimResize(new ClusterReader(deps.registry))],
+  [RUNTIME_CLASS, (_, deps) => runtimeClass(new ClusterReader(deps.registry))],
   [RESOURCE_QUOTA, (_, deps) => resourceQuota(new ClusterReader(deps.registry))],
   [TAINT_NODES_BY_CONDITION, () => taintNodesByCondition()],
   [PRIORITY, (_, deps) => priority(deps.priorityClasses)],

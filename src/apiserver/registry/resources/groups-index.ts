@@ -19,6 +19,7 @@ import { ingressclasses } from './networking-ingressclasses.js';
 import { ingresses } from './networking-ingresses.js';
 import { networkpolicies } from './networking-networkpolicies.js';
 import { ipaddresses, servicecidrs } from './networking-servicecidrs.js';
+import { runtimeclasses } from './node-runtimeclasses.js';
 import { poddisruptionbudgets } from './policy-poddisruptionbudgets.js';
 import { clusterrolebindings, rolebindings } from './rbac-bindings.js';
 import { clusterroles, roles } from './rbac-roles.js';
@@ -45,6 +46,7 @@ export function appsAndOtherGroupResources(): Builtin[] {
     ingresses,
     ingressclasses,
     networkpolicies,
+    runtimeclasses,
     servicecidrs,
     ipaddresses,
     storageclasses,
