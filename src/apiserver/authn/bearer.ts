@@ -5,6 +5,8 @@ import { AuthenticationError, type Authenticator } from '../filters/authenticati
 /** A user a token names, with the audiences (of those asked for) the token is good for. */
 export interface TokenUser extends UserInfo {
   audiences?: string[];
+  /** Annotations for the request's audit event (e.g. authentication.k8s.io/stale-token). */
+  auditAnnotations?: Record<string, string>;
 }
 
 /**
@@ -74,7 +76,12 @@ export function bearerTokenAuthenticator(
   return async (ctx) => {
     const token = bearerTokenOf(ctx);
     if (token === undefined) return undefined;
-    const { audiences: _audiences, ...user } = await authenticateToken(tokenAuthenticators, token, apiAudiences);
+    const {
+      audiences: _audiences,
+      auditAnnotations,
+      ...user
+    } = await authenticateToken(tokenAuthenticators, token, apiAudiences);
+    if (auditAnnotations) Object.assign(ctx.auditAnnotations, auditAnnotations);
     return user;
   };
 }

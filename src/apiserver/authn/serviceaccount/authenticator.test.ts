@@ -87,6 +87,20 @@ describe('ServiceAccount token authenticator', () => {
     await refused(authn(future), 'token from the future');
   });
 
+  it('accepts an extended token past warnafter, with the stale-token audit annotation', async () => {
+    const { issuer, authn, sa, clock } = setup();
+    const token = await issuer.sign(serviceAccountClaims(sa, {}, 365 * 24 * 3600, [ISSUER], T0, 3607));
+    const fresh = await authn(token);
+    assert.equal(fresh?.auditAnnotations, undefined, 'no annotation before warnafter');
+    clock.step(3607_000 + 93_000);
+    const stale = await authn(token);
+    assert.equal(stale?.name, 'system:serviceaccount:team:builder');
+    assert.deepEqual(stale?.auditAnnotations, {
+      'authentication.k8s.io/stale-token':
+        'subject: system:serviceaccount:team:builder, seconds after warning threshold: 93',
+    });
+  });
+
   it('refuses a token for another audience', async () => {
     const { issuer, authn, sa } = setup();
     await refused(authn(await issuer.sign(serviceAccountClaims(sa, {}, 3600, ['vault'], T0))), 'wrong audience');
