@@ -193,6 +193,45 @@ describe('CustomResourceDefinitions: validation, names, versions and deletion', 
     assert.equal(item.versions[0].resources[0].resource, 'gizmos');
   });
 
+  it('serves a changed schema, short names and a new version at once', async () => {
+    const schema = (props: Record<string, unknown>) => ({
+      openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: props } } },
+    });
+    const v1 = { name: 'v1', served: true, storage: true, schema: schema({ a: { type: 'string' } }) };
+    await establish(cp, crd('sprockets', 'Sprocket', 'example.org', [v1]));
+    const path = '/apis/example.org/v1/namespaces/default/sprockets';
+    const body = (name: string) => ({ metadata: { name }, spec: { a: 'x', b: 'y' } });
+    const before = await apiRequest(cp, 'POST', path, { body: body('s1') });
+    assert.deepEqual(before.body.spec, { a: 'x' });
+    const changed = await apiRequest(cp, 'PATCH', `${CRDS}/sprockets.example.org`, {
+      contentType: 'application/merge-patch+json',
+      body: {
+        spec: {
+          names: { shortNames: ['spr'] },
+          versions: [
+            { ...v1, schema: schema({ a: { type: 'string' }, b: { type: 'string' } }) },
+            { name: 'v2', served: true, storage: false, schema: schema({ a: { type: 'string' } }) },
+          ],
+        },
+      },
+    });
+    assert.equal(changed.status, 200, changed.text);
+    assert.equal(changed.body.metadata.generation, 2);
+    await eventually(async () => {
+      const after = await apiRequest(cp, 'POST', path, { body: body('s2') });
+      assert.equal(after.status, 201, after.text);
+      assert.deepEqual(after.body.spec, { a: 'x', b: 'y' });
+    });
+    await eventually(async () => {
+      const list = await apiRequest(cp, 'GET', '/apis/example.org/v1');
+      const sprockets = list.body.resources.find((r: { name: string }) => r.name === 'sprockets');
+      assert.deepEqual(sprockets.shortNames, ['spr']);
+    });
+    const v2 = await apiRequest(cp, 'GET', '/apis/example.org/v2/namespaces/default/sprockets/s1');
+    assert.equal(v2.status, 200, v2.text);
+    assert.equal(v2.body.apiVersion, 'example.org/v2');
+  });
+
   it('keeps a CRD Terminating while a custom resource has a finalizer, refusing creates meanwhile', async () => {
     await establish(cp, crd('locks', 'Lock'));
     const path = '/apis/example.org/v1/namespaces/default/locks';
