@@ -11,6 +11,7 @@ import { ALL_ORDERED_PLUGINS, DEFAULT_ON_PLUGINS } from './order.js';
 import { readAdmissionConfiguration } from './plugin-config.js';
 import { alwaysAdmit, alwaysDeny } from './plugins/always.js';
 import { ClusterReader } from './plugins/cluster-reader.js';
+import { DEFAULT_INGRESS_CLASS, defaultIngressClassPlugin } from './plugins/default-ingress-class.js';
 import {
   DEFAULT_STORAGE_CLASS,
   defaultStorageClassPlugin,
@@ -79,6 +80,7 @@ const IMPLEMENTED: ReadonlyMap<string, Factory> = new Map<string, Factory>([
   [STORAGE_OBJECT_IN_USE_PROTECTION, () => storageObjectInUseProtection()],
   [PERSISTENT_VOLUME_CLAIM_RESIZE, (_, deps) => persistentVolumeClaimResize(new ClusterReader(deps.registry))],
   [RUNTIME_CLASS, (_, deps) => runtimeClass(new ClusterReader(deps.registry))],
+  [DEFAULT_INGRESS_CLASS, (_, deps) => defaultIngressClassPlugin(new ClusterReader(deps.registry))],
   [RESOURCE_QUOTA, (_, deps) => resourceQuota(new ClusterReader(deps.registry))],
   [TAINT_NODES_BY_CONDITION, () => taintNodesByCondition()],
   [PRIORITY, (_, deps) => priority(deps.priorityClasses)],
