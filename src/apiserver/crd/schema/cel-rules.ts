@@ -35,6 +35,7 @@ import {
   isIntOrString,
   isObject,
   items,
+  jsonEqual,
   preservesUnknownFields,
   properties,
   property,
@@ -288,6 +289,8 @@ function evalMessageExpression(
 
 interface Walk {
   errs: FieldError[];
+  /** Where errors of unchanged values go instead (ratcheting); dropped when absent. */
+  warnings?: string[];
   /** Set once a rule stops all further rules (the cost limit). */
   stopped: boolean;
 }
@@ -299,6 +302,8 @@ function validateExpressions(p: FieldPath | null, s: Schema, obj: unknown, oldOb
   if (rules.length === 0) return;
   const type = typeOf(s);
   const hasOld = oldObj !== undefined && oldObj !== null;
+  // Ratcheting: a rule that does not use oldSelf and fails on an unchanged value warns instead of failing.
+  const unchanged = hasOld && jsonEqual(obj, oldObj);
   for (const compiled of rules) {
     if (w.stopped) return;
     const { rule } = compiled;
@@ -341,19 +346,24 @@ function validateExpressions(p: FieldPath | null, s: Schema, obj: unknown, oldOb
     }
     if (result === true) continue;
     const at = compiled.normalizedFieldPath ? childPath(p, compiled.normalizedFieldPath) : p;
+    const ratchet = unchanged && !compiled.usesOldSelf;
+    const add = (e: FieldError) => {
+      if (!ratchet) w.errs.push(e);
+      else w.warnings?.push(e.message);
+    };
     if (compiled.messageExpression) {
       // The messageExpression sees oldSelf as the rule's non-optional activation does.
       const msgActivation: Record<string, unknown> = { self: obj };
       if (hasOld) msgActivation.oldSelf = optional ? optionalOf(true, oldObj, s) : oldObj;
       const msg = evalMessageExpression(compiled.messageExpression, msgActivation);
       if ('invalid' in msg) {
-        w.errs.push(invalid(at, type, msg.invalid));
+        add(invalid(at, type, msg.invalid));
         w.stopped = true;
         return;
       }
-      w.errs.push(errorForReason(at, type, 'message' in msg ? msg.message : ruleMessageOrDefault(rule), rule.reason));
+      add(errorForReason(at, type, 'message' in msg ? msg.message : ruleMessageOrDefault(rule), rule.reason));
     } else {
-      w.errs.push(errorForReason(at, type, ruleMessageOrDefault(rule), rule.reason));
+      add(errorForReason(at, type, ruleMessageOrDefault(rule), rule.reason));
     }
   }
 }
@@ -415,9 +425,18 @@ export function hasValidationRules(s: Schema | undefined, depth = 0): boolean {
   return Object.values(properties(s) ?? {}).some((v) => isObject(v) && hasValidationRules(v, depth + 1));
 }
 
-/** Runs every x-kubernetes-validations rule over a value; `base` is the value's path (null for a whole object). */
-export function validateRules(base: FieldPath | null, obj: unknown, schema: Schema, oldObj?: unknown): FieldError[] {
-  const w: Walk = { errs: [], stopped: false };
+/**
+ * Runs every x-kubernetes-validations rule over a value; `base` is the value's path (null for a whole object). On
+ * update, failures of rules without oldSelf on unchanged values go to `warnings` instead (ratcheting).
+ */
+export function validateRules(
+  base: FieldPath | null,
+  obj: unknown,
+  schema: Schema,
+  oldObj?: unknown,
+  warnings?: string[],
+): FieldError[] {
+  const w: Walk = { errs: [], stopped: false, ...(warnings ? { warnings } : {}) };
   try {
     walk(base, schema, obj, oldObj, w);
   } catch (err) {

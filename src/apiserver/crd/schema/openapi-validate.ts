@@ -186,11 +186,11 @@ function validateNumber(s: Schema, name: string, data: number): Issue[] {
   return issues;
 }
 
-function validateArray(s: Schema, name: string, data: unknown[], out: Result): void {
+function validateArray(s: Schema, name: string, data: unknown[], out: Result, old: unknown): void {
   const itemSchema = isObject(s.items) ? s.items : undefined;
   if (itemSchema) {
     data.forEach((v, i) => {
-      merge(out, validateValue(itemSchema, `${name}[${i}]`, v));
+      merge(out, validateValue(itemSchema, `${name}[${i}]`, v, correlatedItem(s, old, v)));
     });
   }
   const minItems = numberValue(s, 'minItems');
@@ -239,7 +239,10 @@ function goList(values: unknown[]): string {
   return `[${values.map(one).join(' ')}]`;
 }
 
-function validateObjectNode(s: Schema, name: string, data: Record<string, unknown>, out: Result): void {
+function validateObjectNode(s: Schema, name: string, data: Record<string, unknown>, out: Result, old: unknown): void {
+  // The old value of a field, for ratcheting; apiVersion and kind of the resource itself are never ratcheted.
+  const oldOf = (k: string) =>
+    isObject(old) && Object.hasOwn(old, k) && !(name === '' && (k === 'apiVersion' || k === 'kind')) ? old[k] : NO_OLD;
   const keys = Object.keys(data);
   const minProperties = numberValue(s, 'minProperties');
   if (minProperties !== undefined && keys.length < minProperties) {
@@ -270,11 +273,13 @@ function validateObjectNode(s: Schema, name: string, data: Record<string, unknow
     }
   } else if (additional?.schema) {
     const schema = additional.schema;
-    for (const k of keys) if (!Object.hasOwn(props, k)) merge(out, validateValue(schema, `${name}.${k}`, data[k]));
+    for (const k of keys) {
+      if (!Object.hasOwn(props, k)) merge(out, validateValue(schema, `${name}.${k}`, data[k], oldOf(k)));
+    }
   }
   for (const [p, ps] of Object.entries(props)) {
     if (!isObject(ps) || !Object.hasOwn(data, p)) continue;
-    merge(out, validateValue(ps, name === '' ? p : `${name}.${p}`, data[p]));
+    merge(out, validateValue(ps, name === '' ? p : `${name}.${p}`, data[p], oldOf(p)));
   }
   for (const k of stringList(s, 'required')) {
     if (!Object.hasOwn(data, k)) {
@@ -351,9 +356,26 @@ function validateCombinators(s: Schema, name: string, data: unknown, out: Result
   }
 }
 
-/** Runs every check of one schema node on a value, as kube-openapi's SchemaValidator.Validate. */
-function validateValue(s: Schema, name: string, data: unknown): Result {
+/** No old value to compare with (a create, or a field or item that cannot be correlated). */
+const NO_OLD: unique symbol = Symbol('no old value');
+
+/** The old item of a list-type map with the same keys (the only lists whose items correlate for ratcheting). */
+function correlatedItem(s: Schema, old: unknown, item: unknown): unknown {
+  if (stringValue(s, 'x-kubernetes-list-type') !== 'map' || !Array.isArray(old) || !isObject(item)) return NO_OLD;
+  const keys = stringList(s, 'x-kubernetes-list-map-keys');
+  const found = old.find(
+    (o) => isObject(o) && keys.every((k) => Object.hasOwn(o, k) === Object.hasOwn(item, k) && jsonEqual(o[k], item[k])),
+  );
+  return found === undefined ? NO_OLD : found;
+}
+
+/**
+ * Runs every check of one schema node on a value, as kube-openapi's SchemaValidator.Validate. On update, a value
+ * equal to its correlated old value passes whatever it holds (CRD validation ratcheting, on by default in v1.33).
+ */
+function validateValue(s: Schema, name: string, data: unknown, old: unknown = NO_OLD): Result {
   const out: Result = { issues: [], matched: 0 };
+  if (old !== NO_OLD && jsonEqual(old, data)) return out;
   const step = (issues: Issue[]) => {
     out.issues.push(...issues);
     out.matched++;
@@ -372,12 +394,12 @@ function validateValue(s: Schema, name: string, data: unknown): Result {
   }
   if (typeof data === 'number') step(validateNumber(s, name, data));
   if (Array.isArray(data)) {
-    validateArray(s, name, data, out);
+    validateArray(s, name, data, out, old);
     out.matched++;
   }
   step(validateEnum(s, name, data));
   if (isObject(data)) {
-    validateObjectNode(s, name, data, out);
+    validateObjectNode(s, name, data, out, old);
     out.matched++;
   }
   return out;
@@ -414,8 +436,13 @@ function toFieldError(base: FieldPath | null, issue: Issue): FieldError {
 
 /**
  * Validates a value against a schema; errors carry paths below `base` (null for a whole custom resource, whose
- * errors start at its fields: `spec.size`).
+ * errors start at its fields: `spec.size`). With `old` (an update), unchanged parts are not held to the schema.
  */
-export function validateAgainstSchema(base: FieldPath | null, value: unknown, schema: Schema): FieldError[] {
-  return validateValue(schema, '', value).issues.map((i) => toFieldError(base, i));
+export function validateAgainstSchema(
+  base: FieldPath | null,
+  value: unknown,
+  schema: Schema,
+  old: unknown = NO_OLD,
+): FieldError[] {
+  return validateValue(schema, '', value, old).issues.map((i) => toFieldError(base, i));
 }

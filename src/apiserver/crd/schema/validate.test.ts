@@ -154,4 +154,46 @@ describe('validateObject', () => {
       [],
     );
   });
+
+  it('ratchets on update: unchanged invalid values pass, CEL failures on them become warnings', () => {
+    // Stored before the schema tightened: size 20 and replicas below minReplicas.
+    const old = w({ size: 20, replicas: 1, minReplicas: 2, tags: ['a'] });
+    const warnings: string[] = [];
+    const relabelled = {
+      ...w({ size: 20, replicas: 1, minReplicas: 2, tags: ['a'] }),
+      metadata: { name: 'w1', labels: { a: 'b' } },
+    };
+    assert.deepEqual(validateObject(relabelled, widget, old, warnings), []);
+    assert.deepEqual(warnings, [
+      'spec: Invalid value: "object": replicas should be greater than or equal to minReplicas',
+    ]);
+    // The spec changed, so its rule is held to it; size is unchanged and still ratcheted.
+    assert.deepEqual(messages(w({ size: 20, replicas: 1, minReplicas: 3 }), old), [
+      'spec: Invalid value: "object": replicas should be greater than or equal to minReplicas',
+    ]);
+    // A changed invalid value is refused.
+    assert.deepEqual(messages(w({ size: 21, replicas: 1, minReplicas: 2 }), old), [
+      'spec.size: Invalid value: 21: spec.size in body should be less than or equal to 10',
+      'spec: Invalid value: "object": replicas should be greater than or equal to minReplicas',
+    ]);
+  });
+
+  it('ratcheting warns for failed rules on unchanged nested values', () => {
+    const schema: Schema = {
+      type: 'object',
+      properties: {
+        spec: {
+          type: 'object',
+          properties: {
+            a: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self.size() < 3', message: 'short' }] },
+            b: { type: 'string' },
+          },
+        },
+      },
+    };
+    const warnings: string[] = [];
+    const errs = validateObject(w({ a: 'long', b: 'new' }), schema, w({ a: 'long', b: 'old' }), warnings);
+    assert.deepEqual(errs, []);
+    assert.deepEqual(warnings, ['spec.a: Invalid value: "string": short']);
+  });
 });

@@ -25,20 +25,22 @@ export const RULES_NOT_CHECKED =
 
 /**
  * Validates a custom resource (the whole object) against its schema; `oldObj` is the stored object on update.
- * Errors carry the resource's field paths (`spec.size: Invalid value: 11: spec.size in body should be …`).
+ * Errors carry the resource's field paths (`spec.size: Invalid value: 11: spec.size in body should be …`). On update,
+ * parts left unchanged are not held to the schema (ratcheting): their CEL failures go to `warnings` if given.
  */
 export function validateObject(
   obj: Record<string, unknown>,
   schema: Schema,
   oldObj?: Record<string, unknown>,
+  warnings?: string[],
 ): FieldError[] {
-  const errs = validateAgainstSchema(null, obj, schema);
+  const errs = oldObj ? validateAgainstSchema(null, obj, schema, oldObj) : validateAgainstSchema(null, obj, schema);
   errs.push(...validateEmbeddedResources(obj, schema));
   if (!oldObj || validateListSetsAndMaps(oldObj, schema).length === 0)
     errs.push(...validateListSetsAndMaps(obj, schema));
   if (hasValidationRules(schema)) {
     if (errs.some((e) => BLOCKING.has(e.type))) errs.push(invalid(null, null, RULES_NOT_CHECKED));
-    else errs.push(...validateRules(null, obj, schema, oldObj));
+    else errs.push(...validateRules(null, obj, schema, oldObj, warnings));
   }
   return errs;
 }
