@@ -25,6 +25,7 @@ import { serviceAccountController } from './serviceaccount/index.js';
 import { statefulSetController } from './statefulset/index.js';
 import { taintEvictionController } from './tainteviction/index.js';
 import { ttlAfterFinishedController } from './ttlafterfinished/index.js';
+import { validatingAdmissionPolicyStatusController } from './validatingadmissionpolicystatus/index.js';
 
 export const CONTROLLERS: readonly ControllerDescriptor[] = [
   serviceAccountController,
@@ -42,6 +43,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   endpointSliceMirroringController,
   podGcController,
   ttlAfterFinishedController,
+  validatingAdmissionPolicyStatusController,
   resourceQuotaController,
   clusterRoleAggregationController,
   garbageCollectorController,

@@ -1,0 +1,8 @@
+import type { ControllerDescriptor } from '../context.js';
+import { CONTROLLER_NAME, ValidatingAdmissionPolicyStatusController } from './status-controller.js';
+
+/** kube-controller-manager's `validatingadmissionpolicy-status-controller`: type checking written to policies' status. */
+export const validatingAdmissionPolicyStatusController: ControllerDescriptor = {
+  name: CONTROLLER_NAME,
+  create: (ctx) => new ValidatingAdmissionPolicyStatusController(ctx),
+};
