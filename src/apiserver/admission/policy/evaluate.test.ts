@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { admissionAttributes } from '../../../testing/admission-attributes.js';
 import type { APIRegistry } from '../../api-registry.js';
 import type { KubeObject } from '../../registry/object.js';
 import type { AdmissionAttributes } from '../types.js';
@@ -9,19 +10,7 @@ import { applyValidationActions, type Denial, VALIDATION_FAILURE_ANNOTATION } fr
 const registry = { authorizer: undefined } as unknown as APIRegistry;
 
 function attrs(object: KubeObject, sink?: AdmissionAttributes['sink']): AdmissionAttributes {
-  return {
-    operation: 'CREATE',
-    object,
-    oldObject: undefined,
-    kind: { group: '', version: 'v1', kind: 'ConfigMap' },
-    resource: { group: '', version: 'v1', resource: 'configmaps' },
-    subresource: '',
-    namespace: 'default',
-    name: object.metadata.name ?? '',
-    userInfo: { name: 'jane', groups: ['system:authenticated'] },
-    dryRun: false,
-    sink,
-  };
+  return admissionAttributes({ object, sink });
 }
 
 const policy = (spec: Record<string, unknown>): KubeObject => ({ metadata: { name: 'p' }, spec }) as KubeObject;
