@@ -121,6 +121,12 @@ describe('kubectl with CustomResourceDefinitions', () => {
     assert.match(lines[0] ?? '', /^NAME\s+SIZE\s+COLOR$/);
     assert.match(lines[1] ?? '', /^w1\s+3\s+blue$/);
     assert.match(lines[2] ?? '', /^w2\s+5\s+red$/);
+    writeFileSync(join(dir, 'w1.yaml'), WIDGETS.split('---\n')[0]?.replace('size: 3', 'size: 6') ?? '');
+    const reapplied = await kubectl(cp, ['apply', '-f', join(dir, 'w1.yaml')]);
+    assert.equal(reapplied.code, 0, reapplied.stderr);
+    assert.equal(reapplied.stdout, 'widget.example.com/w1 configured\n');
+    const size = await kubectl(cp, ['get', 'wd', 'w1', '-o', 'jsonpath={.spec.size}']);
+    assert.equal(size.stdout, '6');
     const all = await kubectl(cp, ['get', 'all']);
     assert.match(all.stdout, /^widget\.example\.com\/w1\s/m);
   });

@@ -25,6 +25,7 @@ export type Action = 'get' | 'list' | 'watch' | 'watchlist' | 'post' | 'put' | '
 
 /** Request body media types: any for objects; one per patch format for PATCH. */
 export const ANY_BODY = ['*/*'];
+const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json';
 export const PATCH_BODY = [
   'application/json-patch+json',
   'application/merge-patch+json',
@@ -236,6 +237,11 @@ export function resourceRoutes(served: ServedResource): Route[] {
     },
   };
 
+  // Custom resources take no strategic merge patch: kubectl reads that here and sends them merge patches.
+  const bodyOf = (body: Body, kind: string) => {
+    const b = BODIES[body](kind);
+    return custom && body === 'patch' ? { ...b, media: b.media.filter((m) => m !== STRATEGIC_MERGE_PATCH) } : b;
+  };
   const make = (spec: Spec, name: string, pathParams: readonly Parameter[], target = resource): Operation => ({
     method: spec.method,
     action: spec.action,
@@ -245,7 +251,7 @@ export function resourceRoutes(served: ServedResource): Route[] {
     parameters: [...pathParams, ...spec.parameters],
     responses: Object.fromEntries(spec.codes.map((code) => [code, target.answers[spec.answer]])),
     produces: spec.stream ? STREAM_MEDIA : OBJECT_MEDIA,
-    ...(spec.body ? { body: BODIES[spec.body](target.answers.kind) } : {}),
+    ...(spec.body ? { body: bodyOf(spec.body, target.answers.kind) } : {}),
   });
   const routes: Route[] = [];
   const add = (path: string, operations: (Operation | undefined)[]) => {
