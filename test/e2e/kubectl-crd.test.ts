@@ -127,6 +127,11 @@ describe('kubectl with CustomResourceDefinitions', () => {
     assert.equal(reapplied.stdout, 'widget.example.com/w1 configured\n');
     const size = await kubectl(cp, ['get', 'wd', 'w1', '-o', 'jsonpath={.spec.size}']);
     assert.equal(size.stdout, '6');
+    const labeled = await kubectl(cp, ['label', 'wd', 'w2', 'tier=gold']);
+    assert.equal(labeled.code, 0, labeled.stderr);
+    assert.equal(labeled.stdout, 'widget.example.com/w2 labeled\n');
+    const gold = await kubectl(cp, ['get', 'wd', '-l', 'tier=gold', '-o', 'name']);
+    assert.equal(gold.stdout, 'widget.example.com/w2\n');
     const all = await kubectl(cp, ['get', 'all']);
     assert.match(all.stdout, /^widget\.example\.com\/w1\s/m);
   });
