@@ -232,6 +232,18 @@ describe('CustomResourceDefinitions: validation, names, versions and deletion', 
     assert.equal(v2.body.apiVersion, 'example.org/v2');
   });
 
+  it('serves cluster-scoped custom resources', async () => {
+    await establish(cp, crd('regions', 'Region', 'example.org', undefined, { scope: 'Cluster' }));
+    const made = await apiRequest(cp, 'POST', '/apis/example.org/v1/regions', {
+      body: { apiVersion: 'example.org/v1', kind: 'Region', metadata: { name: 'eu' } },
+    });
+    assert.equal(made.status, 201, made.text);
+    assert.equal(made.body.metadata.namespace, undefined);
+    assert.equal((await apiRequest(cp, 'GET', '/apis/example.org/v1/regions/eu')).status, 200);
+    assert.equal((await apiRequest(cp, 'GET', '/apis/example.org/v1/namespaces/default/regions/eu')).status, 404);
+    assert.ok(await cp.storage.get('/registry/example.org/regions/eu'));
+  });
+
   it('keeps a CRD Terminating while a custom resource has a finalizer, refusing creates meanwhile', async () => {
     await establish(cp, crd('locks', 'Lock'));
     const path = '/apis/example.org/v1/namespaces/default/locks';
