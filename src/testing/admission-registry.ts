@@ -2,6 +2,8 @@
  * A registry of every built-in resource over memory storage, with no admission of its own, for unit tests of the
  * admission plugins: seed cluster state with `put`, then run a plugin over attributes made with `attrs`.
  */
+import assert from 'node:assert/strict';
+import { StatusError } from '../api/status-error.js';
 import { attributesFor } from '../apiserver/admission/attributes.js';
 import type { AdmissionAttributes, AdmissionPlugin, Operation } from '../apiserver/admission/types.js';
 import type { APIRegistry } from '../apiserver/api-registry.js';
@@ -106,4 +108,21 @@ export async function runPlugin(plugin: AdmissionPlugin, attrs: AdmissionAttribu
   if (plugin.handles && !plugin.handles(attrs.operation)) return;
   await plugin.admit?.(attrs);
   await plugin.validate?.(attrs);
+}
+
+/** The StatusError a plugin run throws (failing the test when it does not), checked to carry the code. */
+export async function admissionRefusal(run: Promise<void>, code = 403): Promise<StatusError> {
+  try {
+    await run;
+  } catch (err) {
+    assert.ok(err instanceof StatusError, String(err));
+    assert.equal(err.code, code);
+    return err;
+  }
+  assert.fail('admission did not refuse');
+}
+
+/** The message of a 403 refusal. */
+export async function refusalMessage(run: Promise<void>): Promise<string> {
+  return (await admissionRefusal(run)).message;
 }

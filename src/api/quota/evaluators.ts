@@ -25,6 +25,23 @@ export interface Evaluator {
   usage(obj: QuotaObject, now: number): ResourceList;
 }
 
+/**
+ * Resources quota never tracks (upstream's DefaultIgnoredResources), as `group/resource`: virtual resources that are
+ * never stored, and events, which have never been quota-ed.
+ */
+export const QUOTA_IGNORED_RESOURCES: ReadonlySet<string> = new Set([
+  '/bindings',
+  '/componentstatuses',
+  'authentication.k8s.io/tokenreviews',
+  'authentication.k8s.io/selfsubjectreviews',
+  'authorization.k8s.io/subjectaccessreviews',
+  'authorization.k8s.io/selfsubjectaccessreviews',
+  'authorization.k8s.io/localsubjectaccessreviews',
+  'authorization.k8s.io/selfsubjectrulesreviews',
+  '/events',
+  'events.k8s.io/events',
+]);
+
 /** `count/<resource>` for the core group, `count/<resource>.<group>` otherwise. */
 export function objectCountName(group: string, resource: string): string {
   return group === '' ? `count/${resource}` : `count/${resource}.${group}`;

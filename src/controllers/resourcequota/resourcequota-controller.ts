@@ -12,7 +12,13 @@
  */
 
 import { quantityFromInt } from '../../api/quantity.js';
-import { type Evaluator, objectCountEvaluator, objectCountName, staticEvaluators } from '../../api/quota/evaluators.js';
+import {
+  type Evaluator,
+  objectCountEvaluator,
+  objectCountName,
+  QUOTA_IGNORED_RESOURCES,
+  staticEvaluators,
+} from '../../api/quota/evaluators.js';
 import {
   addInto,
   formatResourceList,
@@ -42,17 +48,6 @@ const RESOURCE_QUOTAS = { group: '', version: 'v1', resource: 'resourcequotas' }
 const DISCOVERY_REFRESH_MS = 30_000;
 /** How long a sync waits for a newly made informer to list before giving up (and retrying later). */
 const INFORMER_SYNC_TIMEOUT_MS = 30_000;
-/** Resources that are never quota-tracked (apiserver's ignored resources: virtual, never stored). */
-const IGNORED = new Set([
-  '/bindings',
-  '/componentstatuses',
-  'authentication.k8s.io/tokenreviews',
-  'authentication.k8s.io/selfsubjectreviews',
-  'authorization.k8s.io/subjectaccessreviews',
-  'authorization.k8s.io/selfsubjectaccessreviews',
-  'authorization.k8s.io/localsubjectaccessreviews',
-  'authorization.k8s.io/selfsubjectrulesreviews',
-]);
 const QUOTABLE_VERBS = ['create', 'list', 'watch', 'delete'];
 const SCOPE_NAMES = ['Terminating', 'NotTerminating', 'BestEffort', 'NotBestEffort', 'PriorityClass'];
 
@@ -280,7 +275,7 @@ export class ResourceQuotaController implements Controller {
         (r) =>
           r.namespaced &&
           objectCountName(r.group, r.resource) === name &&
-          !IGNORED.has(groupResourceKey(r)) &&
+          !QUOTA_IGNORED_RESOURCES.has(groupResourceKey(r)) &&
           QUOTABLE_VERBS.every((v) => r.verbs.includes(v)),
       );
       if (!found || this.registry.has(groupResourceKey(found))) continue;

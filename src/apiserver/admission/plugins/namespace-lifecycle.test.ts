@@ -1,19 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { StatusError } from '../../../api/status-error.js';
-import { type AdmissionTestCluster, admissionTestCluster, runPlugin } from '../../../testing/admission-registry.js';
+import {
+  type AdmissionTestCluster,
+  admissionRefusal,
+  admissionTestCluster,
+  runPlugin,
+} from '../../../testing/admission-registry.js';
 import { ClusterReader } from './cluster-reader.js';
 import { namespaceLifecycle } from './namespace-lifecycle.js';
-
-async function statusOf(p: Promise<void>): Promise<StatusError> {
-  try {
-    await p;
-  } catch (err) {
-    assert.ok(err instanceof StatusError);
-    return err;
-  }
-  assert.fail('admission did not refuse');
-}
 
 describe('NamespaceLifecycle admission', () => {
   let cluster: AdmissionTestCluster;
@@ -39,11 +33,12 @@ describe('NamespaceLifecycle admission', () => {
 
   it('refuses creates and updates in a namespace that does not exist with NotFound for the namespace', async () => {
     for (const operation of ['CREATE', 'UPDATE'] as const) {
-      const err = await statusOf(
+      const err = await admissionRefusal(
         runPlugin(
           plugin,
           cluster.attrs('', 'v1', 'configmaps', { operation, object: cm('nowhere'), oldObject: cm('nowhere') }),
         ),
+        404,
       );
       assert.equal(err.code, 404);
       assert.equal(err.message, 'namespaces "nowhere" not found');
@@ -56,7 +51,7 @@ describe('NamespaceLifecycle admission', () => {
   });
 
   it('refuses creates in a terminating namespace with the NamespaceTerminating cause, naming a generateName', async () => {
-    const err = await statusOf(
+    const err = await admissionRefusal(
       runPlugin(
         plugin,
         cluster.attrs('', 'v1', 'configmaps', {
@@ -86,7 +81,7 @@ describe('NamespaceLifecycle admission', () => {
 
   it('refuses to delete default, kube-system and kube-public', async () => {
     for (const name of ['default', 'kube-system', 'kube-public']) {
-      const err = await statusOf(
+      const err = await admissionRefusal(
         runPlugin(
           plugin,
           cluster.attrs('', 'v1', 'namespaces', { operation: 'DELETE', oldObject: { metadata: { name } }, name }),

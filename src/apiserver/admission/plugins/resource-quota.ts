@@ -19,6 +19,7 @@ import {
   objectCountEvaluator,
   podEvaluator,
   pvcEvaluator,
+  QUOTA_IGNORED_RESOURCES,
   serviceEvaluator,
 } from '../../../api/quota/evaluators.js';
 import {
@@ -40,20 +41,6 @@ import type { ClusterReader } from './cluster-reader.js';
 export const RESOURCE_QUOTA = 'ResourceQuota';
 
 const RESOURCE_QUOTAS = { group: '', version: 'v1', resource: 'resourcequotas' };
-
-/** Never quota-ed (upstream's DefaultIgnoredResources): virtual resources, and events. */
-const IGNORED = new Set([
-  '/bindings',
-  '/componentstatuses',
-  'authentication.k8s.io/tokenreviews',
-  'authentication.k8s.io/selfsubjectreviews',
-  'authorization.k8s.io/subjectaccessreviews',
-  'authorization.k8s.io/selfsubjectaccessreviews',
-  'authorization.k8s.io/localsubjectaccessreviews',
-  'authorization.k8s.io/selfsubjectrulesreviews',
-  '/events',
-  'events.k8s.io/events',
-]);
 
 /** Resources whose quota must be explicitly requested by every container (a historical rule upstream keeps). */
 const CONTAINER_MUST_SPECIFY = new Set([
@@ -94,7 +81,7 @@ const COUNT_ALIASES = new Set(['configmaps', 'resourcequotas', 'replicationcontr
 function useFor(attrs: AdmissionAttributes): QuotaUse | undefined {
   const { group, version, resource } = attrs.resource;
   const key = `${group}/${resource}`;
-  if (IGNORED.has(key)) return undefined;
+  if (QUOTA_IGNORED_RESOURCES.has(key)) return undefined;
   const known = STATIC.get(key);
   if (known) return known;
   const alias = group === '' && COUNT_ALIASES.has(resource) ? resource : undefined;

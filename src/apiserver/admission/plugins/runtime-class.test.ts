@@ -1,21 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { StatusError } from '../../../api/status-error.js';
-import { type AdmissionTestCluster, admissionTestCluster, runPlugin } from '../../../testing/admission-registry.js';
+import {
+  type AdmissionTestCluster,
+  admissionTestCluster,
+  refusalMessage as refusal,
+  runPlugin,
+} from '../../../testing/admission-registry.js';
 import type { KubeObject } from '../../registry/object.js';
 import { ClusterReader } from './cluster-reader.js';
 import { runtimeClass } from './runtime-class.js';
-
-async function refusal(p: Promise<void>): Promise<string> {
-  try {
-    await p;
-  } catch (err) {
-    assert.ok(err instanceof StatusError);
-    assert.equal(err.code, 403);
-    return err.message;
-  }
-  assert.fail('admission did not refuse');
-}
 
 type Rec = Record<string, unknown>;
 const pod = (spec: Rec): KubeObject => ({
