@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { path } from '../../../api/field-errors.js';
-import { celTypeOf, validateRules, validFieldPath } from './cel-rules.js';
+import { validateRules, validFieldPath } from './cel-rules.js';
 import type { Schema } from './node.js';
 
 const root = path('root');
@@ -96,10 +96,8 @@ describe('x-kubernetes-validations: rules', () => {
   });
 
   it('evaluation errors name the rule', () => {
-    const s = rules({ type: 'object', properties: { a: str } }, { rule: 'self.b == "x"', message: 'b must be x' });
-    assert.deepEqual(check(s, { a: 'y' }), [
-      'root: Invalid value: "object": no such key: b evaluating rule: b must be x',
-    ]);
+    const s = rules({ type: 'object', properties: { a: str } }, { rule: 'self.a == "x"', message: 'a must be x' });
+    assert.deepEqual(check(s, {}), ['root: Invalid value: "object": no such key: a evaluating rule: a must be x']);
   });
 
   it('null values are not validated by their own rules', () => {
@@ -178,13 +176,23 @@ describe('x-kubernetes-validations: compiling', () => {
     );
   });
 
-  it('self is typed from the schema', () => {
-    assert.equal(celTypeOf({ type: 'integer' }), 'int');
-    assert.equal(celTypeOf({ type: 'number' }), 'double');
-    assert.equal(celTypeOf({ type: 'array', items: { type: 'string' } }), 'list<string>');
-    assert.equal(celTypeOf({ type: 'object', additionalProperties: { type: 'boolean' } }), 'map<string, bool>');
-    assert.equal(celTypeOf({ type: 'object', properties: { a: str } }), 'map<string, dyn>');
-    assert.equal(celTypeOf({ 'x-kubernetes-int-or-string': true }), 'dyn');
+  it('type-checks rules against the schema', () => {
+    const s = (r: Schema) =>
+      check(rules({ type: 'object', properties: { x: int, tags: { type: 'array', items: str } } }, r), {
+        x: 1,
+        tags: [],
+      });
+    const [misspelt] = s({ rule: 'self.y == 1' });
+    assert.match(misspelt ?? '', /rule compile error: compilation failed: ERROR: <input>:1:5: undefined field 'y'/);
+    const [wrongType] = s({ rule: 'self.x == "a"' });
+    assert.match(wrongType ?? '', /found no matching overload for '_==_' applied to '\(int, string\)'/);
+    assert.deepEqual(s({ rule: 'self.x' }), [
+      'root: Invalid value: "object": rule compile error: cel expression must evaluate to a bool',
+    ]);
+    assert.deepEqual(s({ rule: 'self.tags.all(t, t.startsWith("a"))' }), []);
+    assert.deepEqual(s({ rule: 'false', messageExpression: 'self.x' }), [
+      'root: Invalid value: "object": failed rule: false',
+    ]);
   });
 
   it('fieldPath names fields of the schema only', () => {

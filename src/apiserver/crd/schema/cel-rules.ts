@@ -5,19 +5,22 @@
  * `optionalOldSelf` makes oldSelf an optional), a failed rule gives its `message`, `messageExpression` or
  * `failed rule: <rule>` at the node's path (or `fieldPath`), typed by `reason`.
  *
- * Types: `self` is declared from the node's schema (int, double, string, bool, lists and maps of those, dyn for
- * int-or-string and untyped nodes); numbers become CEL ints or doubles by the schema's type.
+ * Types: rules are type-checked with `self` declared from the node's schema (object fields, lists, maps; dyn for
+ * int-or-string and free-form parts), and evaluated with values converted by it (integer → int, number → double).
  */
 import { Optional } from '@marcbachmann/cel-js';
 import {
   CelCompileError,
+  type CelValueSchema,
   type CelVariableDeclaration,
   COST_LIMIT_MESSAGE,
   type CompiledCelExpression,
   compileCel,
   openAPISchemaForCel,
   type RawOpenAPISchema,
+  type TypedVariable,
   toCel,
+  typeCheckCel,
 } from '../../../api/cel/index.js';
 import {
   duplicate,
@@ -32,11 +35,9 @@ import {
 import { GoValue, goQuote } from '../../../api/validation/go-format.js';
 import {
   additionalProperties,
-  isIntOrString,
   isObject,
   items,
   jsonEqual,
-  preservesUnknownFields,
   properties,
   property,
   type Schema,
@@ -80,32 +81,6 @@ export function validationRules(s: Schema | undefined): ValidationRule[] {
   return Array.isArray(v) ? v.filter(isObject).map((r) => r as ValidationRule) : [];
 }
 
-/** The CEL type the checker gives a value of this schema node. */
-export function celTypeOf(s: Schema | undefined, depth = 0): string {
-  if (!s || depth > 32 || isIntOrString(s)) return 'dyn';
-  switch (typeOf(s)) {
-    case 'string':
-      return 'string';
-    case 'integer':
-      return 'int';
-    case 'number':
-      return 'double';
-    case 'boolean':
-      return 'bool';
-    case 'array': {
-      const item = celTypeOf(items(s), depth + 1);
-      return `list<${item}>`;
-    }
-    case 'object': {
-      const additional = additionalProperties(s)?.schema;
-      if (additional && !properties(s)) return `map<string, ${celTypeOf(additional, depth + 1)}>`;
-      return 'map<string, dyn>';
-    }
-    default:
-      return preservesUnknownFields(s) ? 'dyn' : 'dyn';
-  }
-}
-
 /** Whether an expression refers to the variable `oldSelf` (outside string literals). */
 function refersToOldSelf(expression: string): boolean {
   const code = expression.replace(/'''[\s\S]*?'''|"""[\s\S]*?"""|'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*"/g, '""');
@@ -113,31 +88,49 @@ function refersToOldSelf(expression: string): boolean {
 }
 
 const cache = new WeakMap<Schema, CompiledRule[]>();
+let nodeCount = 0;
 
 /** The compiled rules of one schema node (compiled once per node object). */
 export function compiledRules(s: Schema): CompiledRule[] {
   const cached = cache.get(s);
   if (cached) return cached;
-  const type = celTypeOf(s);
   const valueSchema = openAPISchemaForCel(s as RawOpenAPISchema);
-  const compiled = validationRules(s).map((rule) => compileRule(s, rule, type, valueSchema));
+  const key = `crd-rules-${++nodeCount}`;
+  const compiled = validationRules(s).map((rule) => compileRule(s, rule, valueSchema, key));
   cache.set(s, compiled);
   return compiled;
 }
 
-function compileRule(
-  s: Schema,
-  rule: ValidationRule,
-  type: string,
-  valueSchema: ReturnType<typeof openAPISchemaForCel>,
-): CompiledRule {
+/**
+ * Type-checks an expression with `self` and `oldSelf` typed by the node's schema (object fields, lists, maps), as
+ * upstream compiles rules against the schema's declared type; `wrap` checks the result type (`!(e)` is a bool only).
+ */
+function typeIssue(
+  expression: string,
+  valueSchema: CelValueSchema,
+  optional: boolean,
+  key: string,
+  wrap?: (e: string) => string,
+): string | undefined {
+  const vars: TypedVariable[] = [
+    { name: 'self', schema: valueSchema },
+    optional ? { name: 'oldSelf', type: 'optional<dyn>' } : { name: 'oldSelf', schema: valueSchema },
+  ];
+  return typeCheckCel(wrap ? wrap(expression) : expression, vars, `${key}:${optional}`);
+}
+
+const asBool = (e: string) => `!(${e}\n)`;
+const asString = (e: string) => `(${e}\n) + ""`;
+
+function compileRule(s: Schema, rule: ValidationRule, valueSchema: CelValueSchema, key: string): CompiledRule {
   const text = typeof rule.rule === 'string' ? rule.rule : '';
   const usesOldSelf = refersToOldSelf(text);
   if (text.trim() === '') return { rule, usesOldSelf: false };
   const optional = rule.optionalOldSelf === true;
+  // Evaluation runs in the dynamic environment, values converted by the schema (ints stay ints).
   const vars: CelVariableDeclaration[] = [
-    { name: 'self', type, schema: valueSchema },
-    { name: 'oldSelf', type: optional ? `optional<${type}>` : type, schema: valueSchema, native: optional },
+    { name: 'self', schema: valueSchema },
+    { name: 'oldSelf', type: optional ? 'optional<dyn>' : 'dyn', schema: valueSchema, native: optional },
   ];
   let program: CompiledCelExpression;
   try {
@@ -145,23 +138,31 @@ function compileRule(
   } catch (err) {
     return { rule, usesOldSelf, error: compileMessage(err) };
   }
-  if (program.outputType !== 'bool' && program.outputType !== 'dyn') {
-    return { rule, usesOldSelf, error: 'cel expression must evaluate to a bool' };
-  }
+  const issue = typeIssue(text, valueSchema, optional, key);
+  if (issue !== undefined) return { rule, usesOldSelf, error: `compilation failed: ${issue}` };
+  const notBool =
+    (program.outputType !== 'bool' && program.outputType !== 'dyn') ||
+    typeIssue(text, valueSchema, optional, key, asBool) !== undefined;
+  if (notBool) return { rule, usesOldSelf, error: 'cel expression must evaluate to a bool' };
   const normalizedFieldPath = rule.fieldPath ? validFieldPath(rule.fieldPath, s)?.toString() : undefined;
   const base = { rule, usesOldSelf, program, ...(normalizedFieldPath ? { normalizedFieldPath } : {}) };
   const messageExpression = typeof rule.messageExpression === 'string' ? rule.messageExpression : '';
   if (messageExpression === '') return base;
+  let msg: CompiledCelExpression;
   try {
-    const msg = compileCel(messageExpression, vars);
-    if (msg.outputType !== 'string' && msg.outputType !== 'dyn') {
-      return { ...base, messageExpressionError: 'messageExpression must evaluate to a string' };
-    }
-    return { ...base, messageExpression: msg };
+    msg = compileCel(messageExpression, vars);
   } catch (err) {
     const detail = err instanceof CelCompileError ? err.issue : String(err);
     return { ...base, messageExpressionError: `messageExpression compilation failed: ${detail}` };
   }
+  const msgIssue = typeIssue(messageExpression, valueSchema, optional, key);
+  if (msgIssue !== undefined)
+    return { ...base, messageExpressionError: `messageExpression compilation failed: ${msgIssue}` };
+  const notString =
+    (msg.outputType !== 'string' && msg.outputType !== 'dyn') ||
+    typeIssue(messageExpression, valueSchema, optional, key, asString) !== undefined;
+  if (notString) return { ...base, messageExpressionError: 'messageExpression must evaluate to a string' };
+  return { ...base, messageExpression: msg };
 }
 
 function compileMessage(err: unknown): string {
