@@ -244,6 +244,21 @@ describe('CustomResourceDefinitions: validation, names, versions and deletion', 
     assert.ok(await cp.storage.get('/registry/example.org/regions/eu'));
   });
 
+  it('deletes the stored instances of a CRD that serves no version any more', async () => {
+    await establish(cp, crd('relics', 'Relic'));
+    const path = '/apis/example.org/v1/namespaces/default/relics';
+    assert.equal((await apiRequest(cp, 'POST', path, { body: { metadata: { name: 'r1' } } })).status, 201);
+    const hidden = await apiRequest(cp, 'PATCH', `${CRDS}/relics.example.org`, {
+      contentType: 'application/json-patch+json',
+      body: [{ op: 'replace', path: '/spec/versions/0/served', value: false }],
+    });
+    assert.equal(hidden.status, 200, hidden.text);
+    await eventually(async () => assert.equal((await apiRequest(cp, 'GET', path)).status, 404));
+    assert.equal((await apiRequest(cp, 'DELETE', `${CRDS}/relics.example.org`)).status, 200);
+    await eventually(async () => assert.equal((await apiRequest(cp, 'GET', `${CRDS}/relics.example.org`)).status, 404));
+    assert.equal(await cp.storage.count('/registry/example.org/relics/'), 0);
+  });
+
   it('keeps a CRD Terminating while a custom resource has a finalizer, refusing creates meanwhile', async () => {
     await establish(cp, crd('locks', 'Lock'));
     const path = '/apis/example.org/v1/namespaces/default/locks';

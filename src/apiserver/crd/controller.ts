@@ -278,12 +278,10 @@ export class CustomResourceController {
     let done: CRDCondition;
     if (isConditionTrue(crd, 'Established')) {
       const store = this.serving.get(name)?.versions[0]?.store;
-      if (store) {
-        const remaining = await this.deleteInstances(store);
-        if (remaining > 0) {
-          this.enqueue(name, RETRY_MS);
-          return;
-        }
+      const remaining = store ? await this.deleteInstances(store) : await this.deleteStored(crd);
+      if (remaining > 0) {
+        this.enqueue(name, RETRY_MS);
+        return;
       }
       done = {
         type: 'Terminating',
@@ -305,6 +303,20 @@ export class CustomResourceController {
       if (finalizers.length > 0) c.metadata.finalizers = finalizers;
       else delete c.metadata.finalizers;
     });
+  }
+
+  /** With no version served there is no store to go through: the stored instances are deleted as they are. */
+  private async deleteStored(crd: CustomResourceDefinition): Promise<number> {
+    const storage = (this.crds as GenericStore).storage;
+    const prefix = `${storagePrefixOf(crd)}/`;
+    for (const kv of (await storage.list(prefix)).items) {
+      try {
+        await storage.delete(kv.key, kv.modRevision);
+      } catch {
+        // changed or gone meanwhile: counted below, and tried again
+      }
+    }
+    return storage.count(prefix);
   }
 
   /** Deletes every instance (their own finalizers still hold them); returns how many are left. */
