@@ -22,14 +22,15 @@ export interface PolicyEnvironment {
 export type ReturnTypes = 'bool' | 'string' | 'string-or-null' | 'any';
 
 function declarations(env: PolicyEnvironment): CelVariableDeclaration[] {
+  // Every value is given converted (evaluate.ts converts the request's objects once for all the expressions).
   const vars: CelVariableDeclaration[] = [
-    { name: 'object' },
-    { name: 'oldObject' },
-    { name: 'request' },
-    { name: 'namespaceObject' },
+    { name: 'object', native: true },
+    { name: 'oldObject', native: true },
+    { name: 'request', native: true },
+    { name: 'namespaceObject', native: true },
     { name: 'variables', native: true },
   ];
-  if (env.hasParams) vars.push({ name: 'params' });
+  if (env.hasParams) vars.push({ name: 'params', native: true });
   if (env.hasAuthorizer) vars.push({ name: 'authorizer', type: 'kubernetes.authorization.Authorizer', native: true });
   return vars;
 }

@@ -5,7 +5,7 @@
  * expression that fails to evaluate (or to compile, for one stored before) denies under failurePolicy Fail and
  * admits under Ignore. `variables` are evaluated lazily, once per evaluation, when an expression reads them.
  */
-import type { CompiledCelExpression } from '../../../api/cel/index.js';
+import { type CompiledCelExpression, toCel } from '../../../api/cel/index.js';
 import type { APIRegistry } from '../../api-registry.js';
 import type { KubeObject } from '../../registry/object.js';
 import { celAuthorizerFor } from '../cel-authorizer.js';
@@ -84,14 +84,15 @@ export function validatePolicy(input: EvaluationInput): ValidateResult {
   const env: PolicyEnvironment = { hasParams: spec.paramKind != null, hasAuthorizer: true };
   const authorizer = celAuthorizerFor(registry, attrs);
   const variables: Rec = {};
+  // Converted to CEL values once here, for every expression of this evaluation.
   const activation: Rec = {
-    object: attrs.operation === 'DELETE' ? null : (attrs.object ?? null),
-    oldObject: attrs.oldObject ?? null,
-    request: admissionRequestOf(attrs),
-    namespaceObject: input.namespaceObject,
+    object: toCel(attrs.operation === 'DELETE' ? null : attrs.object),
+    oldObject: toCel(attrs.oldObject),
+    request: toCel(admissionRequestOf(attrs)),
+    namespaceObject: toCel(input.namespaceObject),
     variables,
     authorizer,
-    ...(env.hasParams ? { params: input.param } : {}),
+    ...(env.hasParams ? { params: toCel(input.param) } : {}),
   };
   for (const v of records(spec.variables)) {
     const name = str(v.name);
