@@ -296,7 +296,16 @@ describe('apiserver: PodSecurity configured by --admission-control-config-file',
   it('exempts the configured namespaces and runtime classes', async () => {
     const sys = await apiRequest(cp, 'POST', PODS('kube-system'), { body: pod('h', {}, { hostNetwork: true }) });
     assert.equal(sys.status, 201, sys.text);
-    // (The RuntimeClass itself need not exist for PodSecurity: only its name is compared.)
+    // PodSecurity compares only the class name; the classes exist because RuntimeClass admission refuses unknown ones.
+    for (const [name, handler] of [
+      ['sandboxed', 'runsc'],
+      ['runc', 'runc'],
+    ]) {
+      const rc = await apiRequest(cp, 'POST', '/apis/node.k8s.io/v1/runtimeclasses', {
+        body: { metadata: { name }, handler },
+      });
+      assert.equal(rc.status, 201, rc.text);
+    }
     const sandboxed = await apiRequest(cp, 'POST', PODS('default'), {
       body: pod('s', {}, { hostNetwork: true, runtimeClassName: 'sandboxed' }),
     });
@@ -305,6 +314,7 @@ describe('apiserver: PodSecurity configured by --admission-control-config-file',
       body: pod('o', {}, { hostNetwork: true, runtimeClassName: 'runc' }),
     });
     assert.equal(other.status, 403, other.text);
+    assert.match(other.body.message, /violates PodSecurity/);
   });
 
   it('warns that labels on an exempt namespace are ignored', async () => {
