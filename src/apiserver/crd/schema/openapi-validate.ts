@@ -186,6 +186,26 @@ function validateNumber(s: Schema, name: string, data: number): Issue[] {
   return issues;
 }
 
+/** minItems/maxItems or minProperties/maxProperties: too few is Invalid, too many is TooMany. */
+function countIssues(s: Schema, name: string, count: number, suffix: 'Items' | 'Properties', noun: string): Issue[] {
+  const issues: Issue[] = [];
+  const min = numberValue(s, `min${suffix}`);
+  if (min !== undefined && count < min) {
+    issues.push({ kind: 'invalid', name, value: count, message: said(name, `should have at least ${min} ${noun}`) });
+  }
+  const max = numberValue(s, `max${suffix}`);
+  if (max !== undefined && count > max) {
+    issues.push({
+      kind: 'tooMany',
+      name,
+      actual: count,
+      max,
+      message: said(name, `should have at most ${max} ${noun}`),
+    });
+  }
+  return issues;
+}
+
 function validateArray(s: Schema, name: string, data: unknown[], out: Result, old: unknown): void {
   const itemSchema = isObject(s.items) ? s.items : undefined;
   if (itemSchema) {
@@ -193,25 +213,7 @@ function validateArray(s: Schema, name: string, data: unknown[], out: Result, ol
       merge(out, validateValue(itemSchema, `${name}[${i}]`, v, correlatedItem(s, old, v)));
     });
   }
-  const minItems = numberValue(s, 'minItems');
-  if (minItems !== undefined && data.length < minItems) {
-    out.issues.push({
-      kind: 'invalid',
-      name,
-      value: data.length,
-      message: said(name, `should have at least ${minItems} items`),
-    });
-  }
-  const maxItems = numberValue(s, 'maxItems');
-  if (maxItems !== undefined && data.length > maxItems) {
-    out.issues.push({
-      kind: 'tooMany',
-      name,
-      actual: data.length,
-      max: maxItems,
-      message: said(name, `should have at most ${maxItems} items`),
-    });
-  }
+  out.issues.push(...countIssues(s, name, data.length, 'Items', 'items'));
   if (s.uniqueItems === true && data.some((v, i) => data.slice(0, i).some((u) => jsonEqual(u, v)))) {
     out.issues.push({ kind: 'invalid', name, value: '', message: said(name, "shouldn't contain duplicates") });
   }
@@ -244,25 +246,7 @@ function validateObjectNode(s: Schema, name: string, data: Record<string, unknow
   const oldOf = (k: string) =>
     isObject(old) && Object.hasOwn(old, k) && !(name === '' && (k === 'apiVersion' || k === 'kind')) ? old[k] : NO_OLD;
   const keys = Object.keys(data);
-  const minProperties = numberValue(s, 'minProperties');
-  if (minProperties !== undefined && keys.length < minProperties) {
-    out.issues.push({
-      kind: 'invalid',
-      name,
-      value: keys.length,
-      message: said(name, `should have at least ${minProperties} properties`),
-    });
-  }
-  const maxProperties = numberValue(s, 'maxProperties');
-  if (maxProperties !== undefined && keys.length > maxProperties) {
-    out.issues.push({
-      kind: 'tooMany',
-      name,
-      actual: keys.length,
-      max: maxProperties,
-      message: said(name, `should have at most ${maxProperties} properties`),
-    });
-  }
+  out.issues.push(...countIssues(s, name, keys.length, 'Properties', 'properties'));
   const props = properties(s) ?? {};
   const additional = additionalProperties(s);
   if (additional && !additional.allows) {
