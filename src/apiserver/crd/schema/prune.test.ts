@@ -54,7 +54,7 @@ describe('pruneObject', () => {
         kind: 'Widget',
         metadata: { name: 'w1', labels: { a: 'b' } },
         spec: {
-          template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { x: 'y', junk: 1 } },
+          template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', bogus: 1 }, spec: { x: 'y', junk: 1 } },
           plain: { metadata: {}, kind: 'K' },
         },
       }),
@@ -66,7 +66,12 @@ describe('pruneObject', () => {
       metadata: { name: 'w1', labels: { a: 'b' } },
       spec: { template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { x: 'y' } }, plain: {} },
     });
-    assert.deepEqual(pruned, ['spec.plain.kind', 'spec.plain.metadata', 'spec.template.spec.junk']);
+    assert.deepEqual(pruned, [
+      'spec.plain.kind',
+      'spec.plain.metadata',
+      'spec.template.metadata.bogus',
+      'spec.template.spec.junk',
+    ]);
   });
 
   it('x-kubernetes-preserve-unknown-fields keeps unknown fields but still prunes inside specified ones', () => {

@@ -1,7 +1,8 @@
 /**
  * Pruning: a custom resource keeps only the fields its structural schema specifies, as apiextensions' pruning
  * algorithm does. A node with x-kubernetes-preserve-unknown-fields keeps unknown fields (and still prunes inside the
- * ones it specifies); apiVersion, kind and metadata stay at the root and in embedded resources. Null fields whose
+ * ones it specifies); apiVersion, kind and metadata stay at the root and in embedded resources (whose metadata keeps
+ * ObjectMeta's fields only). Null fields whose
  * schema is neither nullable nor defaulted go too (not reported), as upstream's decoder drops them.
  */
 import { pruneNonNullableNullsWithoutDefaults } from './defaults.js';
@@ -15,6 +16,36 @@ import {
 } from './node.js';
 
 const META_FIELDS = new Set(['apiVersion', 'kind', 'metadata']);
+
+/** The fields of ObjectMeta; an embedded resource's metadata keeps only these (upstream decodes it as ObjectMeta). */
+const OBJECT_META_FIELDS = new Set([
+  'name',
+  'generateName',
+  'namespace',
+  'selfLink',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
+  'managedFields',
+]);
+
+/** Drops unknown fields from an embedded resource's metadata (the resource's own is the codec's to handle). */
+function pruneEmbeddedMetadata(x: Record<string, unknown>, at: string, w: Walk): void {
+  const meta = x.metadata;
+  if (!isObject(meta)) return;
+  for (const key of Object.keys(meta)) {
+    if (OBJECT_META_FIELDS.has(key)) continue;
+    w.pruned.push(`${keyPath(at, 'metadata')}.${key}`);
+    delete meta[key];
+  }
+}
 
 interface Walk {
   pruned: string[];
@@ -44,6 +75,7 @@ function prune(x: unknown, s: Schema | undefined, at: string, w: Walk, embedded:
   }
   if (!isObject(x)) return;
   const embeddedHere = embedded || isEmbeddedResource(s);
+  if (at !== '' && isEmbeddedResource(s)) pruneEmbeddedMetadata(x, at, w);
   for (const key of Object.keys(x)) {
     if (s && embeddedHere && META_FIELDS.has(key)) continue;
     const spec = s ? specified(s, key) : undefined;
@@ -67,6 +99,7 @@ function skipPrune(x: unknown, s: Schema, at: string, w: Walk, embedded: boolean
   }
   if (!isObject(x)) return;
   const embeddedHere = embedded || isEmbeddedResource(s);
+  if (at !== '' && isEmbeddedResource(s)) pruneEmbeddedMetadata(x, at, w);
   for (const key of Object.keys(x)) {
     if (embeddedHere && META_FIELDS.has(key)) continue;
     const spec = specified(s, key);
