@@ -169,6 +169,30 @@ describe('ValidatingAdmissionPolicy', () => {
     assert.ok(bcauses.includes('spec.paramRef.parameterNotFoundAction: Required value'), bcauses.join('\n'));
   });
 
+  it('refuses variables that are not declared, or declared later', async () => {
+    const res = await apiRequest(cp, 'POST', POLICIES, {
+      body: {
+        metadata: { name: 'bad-vars' },
+        spec: {
+          matchConstraints: {
+            resourceRules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }],
+          },
+          variables: [
+            { name: 'a', expression: 'variables.b' },
+            { name: 'b', expression: '1' },
+          ],
+          validations: [{ expression: 'variables.a == variables.b && variables.c' }],
+        },
+      },
+    });
+    assert.equal(res.status, 422, res.text);
+    const causes = res.body.details.causes.map((c: { field: string; message: string }) => `${c.field}: ${c.message}`);
+    assert.deepEqual(causes, [
+      'spec.variables[0].expression: Invalid value: "variables.b": compilation failed: ERROR: <input>:1:10: undefined field \'b\'\n | variables.b\n | .........^',
+      'spec.validations[0].expression: Invalid value: "variables.a == variables.b && variables.c": compilation failed: ERROR: <input>:1:40: undefined field \'c\'\n | variables.a == variables.b && variables.c\n | .......................................^',
+    ]);
+  });
+
   it('reads params through paramKind and paramRef, with parameterNotFoundAction', async () => {
     const ns = await namespace();
     const limits = await apiRequest(cp, 'POST', CONFIGMAPS(ns), { body: configMap('limits', { maxKeys: '2' }) });

@@ -47,7 +47,8 @@ class TypeBuilder {
         return 'dyn';
     }
     const names = schema.propertyNames ?? [];
-    if (names.length === 0) {
+    // An object with no fields declared is free-form, unless it says it has none (`properties: {}`).
+    if (names.length === 0 && (schema.propertyNames === undefined || schema.additionalProperties)) {
       return schema.additionalProperties
         ? `map<string, ${this.typeOf(schema.additionalProperties, depth + 1, open)}>`
         : 'dyn';

@@ -11,6 +11,9 @@ import {
   type CelVariableDeclaration,
   type CompiledCelExpression,
   compileCel,
+  openAPISchemaForCel,
+  type TypedVariable,
+  typeCheckCel,
 } from '../../../api/cel/index.js';
 
 export interface PolicyEnvironment {
@@ -71,4 +74,25 @@ export function compilePolicyExpression(
   if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value as string);
   cache.set(key, result);
   return result;
+}
+
+/**
+ * Upstream types `variables` by the policy's own list, so naming one it does not have (or, in a variable, one
+ * declared after it) fails to compile: `compilation failed: ERROR: <input>:1:10: undefined field 'x'`. The
+ * detail text, or undefined when every `variables.<name>` is known.
+ */
+export function undefinedVariableReference(
+  expression: string,
+  env: PolicyEnvironment,
+  variableNames: readonly string[],
+): string | undefined {
+  if (!/\bvariables\b/.test(expression)) return undefined;
+  const properties = Object.fromEntries(variableNames.map((n) => [n, {}]));
+  const vars: TypedVariable[] = [
+    ...declarations(env).filter((v) => v.name !== 'variables'),
+    { name: 'variables', schema: openAPISchemaForCel({ type: 'object', properties }) },
+  ];
+  const key = `vap-variables ${env.hasParams ? 1 : 0}${env.hasAuthorizer ? 1 : 0} ${variableNames.join(',')}`;
+  const issue = typeCheckCel(expression, vars, key);
+  return issue?.includes('undefined field') ? `compilation failed: ${issue}` : undefined;
 }

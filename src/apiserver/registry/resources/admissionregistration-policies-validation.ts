@@ -22,7 +22,12 @@ import { GoValue, goQuote } from '../../../api/validation/go-format.js';
 import { validateLabelSelector } from '../../../api/validation/labels.js';
 import { isValidPathSegmentName, nameIsDNSSubdomain } from '../../../api/validation/name-validators.js';
 import { isDNS1035Label, isDNS1123Subdomain, isQualifiedName } from '../../../api/validation/names.js';
-import { compilePolicyExpression, type PolicyEnvironment, type ReturnTypes } from '../../admission/policy/compile.js';
+import {
+  compilePolicyExpression,
+  type PolicyEnvironment,
+  type ReturnTypes,
+  undefinedVariableReference,
+} from '../../admission/policy/compile.js';
 import type { KubeObject } from '../object.js';
 import { validateMatchConditionList, validateRuleWithOperations } from './admissionregistration-webhooks-validation.js';
 import { type Rec, rec, records, str, unset } from './groups-fields.js';
@@ -35,20 +40,26 @@ const PARAMETER_NOT_FOUND_ACTIONS = ['Deny', 'Allow'];
 const MAX_AUDIT_ANNOTATIONS = 20;
 const MAX_AUDIT_VALUE_EXPRESSION_LENGTH = 5 * 1024;
 
+/** What an expression may name: the policy's environment and its variables. */
+type ExpressionEnvironment = PolicyEnvironment & { variableNames?: readonly string[] };
+
 /** Expressions the stored object already has: not compiled again on update (upstream's StoredExpressions). */
 type Known = ReadonlySet<string>;
 
 function checkExpression(
   expression: string,
-  env: PolicyEnvironment,
+  env: ExpressionEnvironment,
   want: ReturnTypes,
   p: FieldPath,
   known: Known,
   shown = expression,
 ): FieldError[] {
   if (known.has(expression)) return [];
+  const variableNames = env.variableNames ?? [];
   const result = compilePolicyExpression(expression, env, want);
-  return typeof result === 'string' ? [invalid(p, shown, result)] : [];
+  if (typeof result === 'string') return [invalid(p, shown, result)];
+  const undefinedVariable = undefinedVariableReference(expression, env, variableNames);
+  return undefinedVariable ? [invalid(p, shown, undefinedVariable)] : [];
 }
 
 function strings(v: unknown): string[] {
@@ -125,7 +136,7 @@ const CEL_RESERVED = new Set(
   ),
 );
 
-function validateValidation(v: Rec, env: PolicyEnvironment, p: FieldPath, known: Known): FieldError[] {
+function validateValidation(v: Rec, env: ExpressionEnvironment, p: FieldPath, known: Known): FieldError[] {
   const errs: FieldError[] = [];
   const expression = str(v.expression);
   if (expression.trim() === '') errs.push(required(p.child('expression'), 'expression is not specified'));
@@ -134,7 +145,7 @@ function validateValidation(v: Rec, env: PolicyEnvironment, p: FieldPath, known:
   if (messageExpression.length > 0 && messageExpression.trim() === '') {
     errs.push(invalid(p.child('messageExpression'), messageExpression, 'must be non-empty if specified'));
   } else if (messageExpression.trim() !== '') {
-    const messageEnv = { hasParams: env.hasParams, hasAuthorizer: false };
+    const messageEnv = { ...env, hasAuthorizer: false };
     errs.push(...checkExpression(messageExpression, messageEnv, 'string', p.child('messageExpression'), known));
   }
   const message = str(v.message);
@@ -151,7 +162,7 @@ function validateValidation(v: Rec, env: PolicyEnvironment, p: FieldPath, known:
 function validateAuditAnnotation(
   a: Rec,
   policyName: string,
-  env: PolicyEnvironment,
+  env: ExpressionEnvironment,
   p: FieldPath,
   known: Known,
 ): FieldError[] {
@@ -190,7 +201,8 @@ function validatePolicySpec(obj: KubeObject, known: Known, ignoreMatchConditions
     errs.push(...validateMatchResources(mc, p.child('matchConstraints')));
     if (records(mc.resourceRules).length === 0) errs.push(required(p.child('matchConstraints', 'resourceRules')));
   }
-  const env = { hasParams, hasAuthorizer: true };
+  const allVariables = records(spec.variables).map((v) => str(v.name));
+  const env = { hasParams, hasAuthorizer: true, variableNames: allVariables };
   if (!ignoreMatchConditions) {
     errs.push(
       ...validateMatchConditionList(records(spec.matchConditions), p.child('matchConditions'), (expression, fp) =>
@@ -207,7 +219,10 @@ function validatePolicySpec(obj: KubeObject, known: Known, ignoreMatchConditions
     }
     const expression = str(v.expression);
     if (expression.trim() === '') errs.push(required(vp.child('expression'), 'expression is not specified'));
-    else errs.push(...checkExpression(expression, env, 'any', vp.child('expression'), known));
+    else {
+      const earlier = { ...env, variableNames: allVariables.slice(0, i) };
+      errs.push(...checkExpression(expression, earlier, 'any', vp.child('expression'), known));
+    }
   });
   const validations = records(spec.validations);
   const annotations = records(spec.auditAnnotations);
