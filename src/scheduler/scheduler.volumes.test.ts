@@ -3,6 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { isNotFound, type KubeObject } from '../client/types.js';
 import { nodeLifecycleController } from '../controllers/nodelifecycle/index.js';
 import { persistentVolumeBinderController } from '../controllers/persistentvolume/index.js';
+import { pvcProtectionController } from '../controllers/pvcprotection/index.js';
+import { pvProtectionController } from '../controllers/pvprotection/index.js';
 import { type ControlPlane, startControlPlane } from '../index.js';
 import { eventually, runControllers } from '../testing/controllers.js';
 
@@ -22,7 +24,12 @@ describe('Scheduler with volumes', () => {
 
   before(async () => {
     cp = await startControlPlane({ storage: 'memory', scheduler: true, nodes: 3 });
-    const manager = await runControllers(cp, [nodeLifecycleController, persistentVolumeBinderController]);
+    const manager = await runControllers(cp, [
+      nodeLifecycleController,
+      persistentVolumeBinderController,
+      pvcProtectionController,
+      pvProtectionController,
+    ]);
     stopControllers = () => manager.stop();
   });
   after(async () => {

@@ -8,6 +8,12 @@ import type { ControllerManager } from '../manager.js';
 import { DEFAULT_CONTROLLER_MANAGER_OPTIONS } from '../options.js';
 import { resourceQuotaController } from './index.js';
 
+/**
+ * The controller's counting alone: ResourceQuota admission would refuse (and charge) the objects these tests make to
+ * watch the controller count them. test/integration/admission-builtin-plugins.test.ts covers the two together.
+ */
+const ONLY_THE_CONTROLLER = { disablePlugins: ['ResourceQuota'] };
+
 let cp: ControlPlane;
 let manager: ControllerManager;
 const NS = 'quota-test';
@@ -28,7 +34,7 @@ async function quotaStatus(name: string): Promise<{ hard?: Record<string, string
 
 describe('resourcequota-controller', () => {
   before(async () => {
-    cp = await startControlPlane({ storage: 'memory' });
+    cp = await startControlPlane({ storage: 'memory', admission: ONLY_THE_CONTROLLER });
     await cp.client.namespaces().create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
     manager = await runControllers(cp, [resourceQuotaController]);
   });
@@ -185,7 +191,7 @@ describe('resourcequota-controller full resync', () => {
   const clock = new FakeClock(Date.now());
 
   before(async () => {
-    cp2 = await startControlPlane({ storage: 'memory' });
+    cp2 = await startControlPlane({ storage: 'memory', admission: ONLY_THE_CONTROLLER });
     await cp2.client.namespaces().create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
     manager2 = await runControllers(cp2, [resourceQuotaController], { clock });
   });
