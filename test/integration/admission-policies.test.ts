@@ -169,6 +169,29 @@ describe('ValidatingAdmissionPolicy', () => {
     assert.ok(bcauses.includes('spec.paramRef.parameterNotFoundAction: Required value'), bcauses.join('\n'));
   });
 
+  it('answers malformed policies and bindings with Status errors, never a crash', async () => {
+    const bodies = [
+      { metadata: { name: 'm1' }, spec: 'x' },
+      {
+        metadata: { name: 'm2' },
+        spec: { matchConstraints: 7, validations: [{ expression: 5 }, 'x'], variables: 'y' },
+      },
+      { metadata: { name: 'm3' }, spec: { paramKind: { apiVersion: 'a/b/c', kind: 'Bad_Kind' }, validations: 'nope' } },
+    ];
+    for (const body of bodies) {
+      const res = await apiRequest(cp, 'POST', POLICIES, { body });
+      assert.ok(res.status === 400 || res.status === 422, `${res.status} ${res.text}`);
+      assert.equal(res.body.kind, 'Status');
+    }
+    const binding = await apiRequest(cp, 'POST', BINDINGS, {
+      body: {
+        metadata: { name: 'm4' },
+        spec: { policyName: 'Not A Name', validationActions: ['Nope', 'Nope'], paramRef: 3 },
+      },
+    });
+    assert.ok(binding.status === 400 || binding.status === 422, binding.text);
+  });
+
   it('refuses variables that are not declared, or declared later', async () => {
     const res = await apiRequest(cp, 'POST', POLICIES, {
       body: {

@@ -118,7 +118,6 @@ export function validatingAdmissionPolicy(registry: APIRegistry, readNamespace?:
   const namespaces = readNamespace ?? namespaceReaderFrom(registry);
   return {
     name: VALIDATING_ADMISSION_POLICY,
-    handles: (op) => op !== 'CONNECT',
     async validate(attrs) {
       if (isExemptFromWebhooks(attrs)) return;
       const hooks = await source.policies();
