@@ -4,7 +4,7 @@
  */
 import 'reflect-metadata';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { embeddedAdmissionOptions } from './apiserver/admission/embedded-defaults.js';
@@ -230,6 +230,16 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
         ...(opts.controllers === true ? {} : opts.controllers),
       };
       options.rootCaPem ??= pki.ca.certPem;
+      // As kubeadm configures kube-controller-manager: the cluster CA signs CSRs, sa.key signs legacy tokens.
+      options.clusterSigning ??= {
+        kubeApiserverClient: pki.ca,
+        kubeletClient: pki.ca,
+        kubeletServing: pki.ca,
+        legacyUnknown: pki.ca,
+      };
+      if (options.serviceAccountPrivateKeyPem === undefined && authentication.serviceAccountSigningKeyFile) {
+        options.serviceAccountPrivateKeyPem = await readFile(authentication.serviceAccountSigningKeyFile, 'utf8');
+      }
       const cmKubeconfig = buildKubeconfig({
         server: url,
         caPem: pki.ca.certPem,

@@ -2,6 +2,15 @@
  * kube-controller-manager's flags that wheelhouse reads, with upstream's names and defaults (v1.33).
  */
 import { LEADER_ELECTION_DEFAULTS } from '../client/leader-election.js';
+import type { CertificateAuthority } from '../util/certificates.js';
+
+/** The CA (PEM) each of csrsigning's signers signs with; a signer without one does not run. */
+export interface ClusterSigningCAs {
+  kubeApiserverClient?: CertificateAuthority;
+  kubeletClient?: CertificateAuthority;
+  kubeletServing?: CertificateAuthority;
+  legacyUnknown?: CertificateAuthority;
+}
 
 export interface ControllerManagerOptions {
   /** --controllers (default `*`). */
@@ -60,6 +69,15 @@ export interface ControllerManagerOptions {
   unhealthyZoneThreshold: number;
   /** The cluster CA certificate (PEM) published as `kube-root-ca.crt` (upstream: --root-ca-file). */
   rootCaPem: string | undefined;
+  /**
+   * The signers' CAs, read from --cluster-signing-cert-file/--cluster-signing-key-file or the per-signer
+   * --cluster-signing-<signer>-cert-file/-key-file flags.
+   */
+  clusterSigning?: ClusterSigningCAs;
+  /** --cluster-signing-duration (8760h), in ms: the longest validity csrsigning gives a certificate. */
+  clusterSigningDurationMs: number;
+  /** --service-account-private-key-file's key (PEM): what serviceaccount-token-controller signs tokens with. */
+  serviceAccountPrivateKeyPem?: string;
   /** --pvclaimbinder-sync-period (15s), in ms: how often every PV and PVC is synced again. */
   pvClaimBinderSyncPeriodMs?: number;
   /** Workers of the persistentvolume-binder (upstream runs one per queue). */
@@ -106,4 +124,5 @@ export const DEFAULT_CONTROLLER_MANAGER_OPTIONS: Readonly<ControllerManagerOptio
   largeClusterSizeThreshold: 50,
   unhealthyZoneThreshold: 0.55,
   rootCaPem: undefined,
+  clusterSigningDurationMs: 8760 * 3600_000,
 };
