@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { kubeconfigCommand } from '../../src/cli/kubeconfig.js';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { eventually } from '../../src/testing/controllers.js';
 
@@ -139,6 +140,24 @@ describe('kubectl: the certificates flow', () => {
     assert.match(
       stderr,
       /certificatesigningrequests.certificates.k8s.io "root" is forbidden: use of kubernetes.io\/kube-apiserver-client signer with system:masters group is not allowed/,
+    );
+  });
+
+  it('wheelhouse kubeconfig --user mints a user kubeconfig directly', async () => {
+    const lines: string[] = [];
+    const code = await kubeconfigCommand(
+      ['--data-dir', cp.dataDir, '--user', 'alice', '--group', 'qa', '--group', 'ops', '--expiration', '48h'],
+      (l) => lines.push(l),
+    );
+    assert.equal(code, 0);
+    const file = join(root, 'alice.kubeconfig');
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const whoami = await kubectlWith(file, 'auth', 'whoami');
+    assert.match(whoami, /Username\s+alice/);
+    assert.match(whoami, /Groups\s+\[qa ops system:authenticated\]/);
+    await assert.rejects(
+      kubeconfigCommand(['--data-dir', cp.dataDir, '--user', 'eve', '--group', 'system:masters'], () => {}),
+      /refusing to mint a system:masters certificate/,
     );
   });
 });
