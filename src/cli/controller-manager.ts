@@ -6,6 +6,7 @@ import { type ControllerManagerOptions, DEFAULT_CONTROLLER_MANAGER_OPTIONS } fro
 import { startComponentServer } from '../util/component-server.js';
 import { parseDuration } from '../util/duration.js';
 import { createLogger } from '../util/logger.js';
+import { applyCertificatesFlags, certificatesFlagSpec, certificatesFlagsHelp } from './certificates-flags.js';
 import { UsageError } from './storage-flags.js';
 
 export const controllerManagerHelp = `Usage: wheelhouse controller-manager --kubeconfig FILE [flags]
@@ -24,6 +25,7 @@ kube-controller-manager alone, with upstream's flag names and defaults:
   --secondary-node-eviction-rate F       (0.01)  --large-cluster-size-threshold N (50)
   --unhealthy-zone-threshold F           (0.55)
   --root-ca-file FILE                    CA published as kube-root-ca.crt (default: the kubeconfig's CA)
+${certificatesFlagsHelp}
   --secure-port N                        HTTPS for /healthz, /livez, /readyz, /metrics (default 10257; 0 = off)
   --bind-address IP                      address for it (default 0.0.0.0)
   --tls-cert-file F / --tls-private-key-file F   its certificate (default: self-signed at start)
@@ -116,6 +118,7 @@ function parseFlag(flag: string, raw: string, kind: 'int' | 'number' | 'duration
 export const controllerManagerFlagSpec = {
   controllers: { type: 'string' },
   'root-ca-file': { type: 'string' },
+  ...certificatesFlagSpec,
   ...Object.fromEntries(Object.keys(FLAGS).map((f) => [f, { type: 'string' }])),
 } as const;
 
@@ -143,6 +146,7 @@ export async function controllerManagerCommand(args: string[], out: (line: strin
   const kubeconfigPath = values.kubeconfig;
   const connection = await loadKubeconfig(kubeconfigPath ? { kubeconfigPath } : {});
   options.rootCaPem = values['root-ca-file'] ? await readFile(values['root-ca-file'], 'utf8') : connection.caPem;
+  await applyCertificatesFlags(values as Record<string, string | undefined>, options);
   const client = new KubeClient({
     ...connection,
     qps: options.kubeApiQps,
