@@ -24,7 +24,6 @@ import { PERSISTENT_VOLUME_CLAIM_RESIZE, persistentVolumeClaimResize } from './p
 import { PRIORITY, type PriorityClassSource, priority } from './plugins/priority.js';
 import { RESOURCE_QUOTA, resourceQuota } from './plugins/resource-quota.js';
 import { RUNTIME_CLASS, runtimeClass } from './plugins/runtime-class.js';
-import { RESOURCE_QUOTA, resourceQuota } from './plugins/resource-quota.js';
 import { SERVICE_ACCOUNT, serviceAccount } from './plugins/service-account.js';
 import { STORAGE_OBJECT_IN_USE_PROTECTION, storageObjectInUseProtection } from './plugins/storage-object-in-use-protection.js';
 import { TAINT_NODES_BY_CONDITION, taintNodesByCondition } from './plugins/taint-nodes-by-condition.js';
@@ -81,7 +80,6 @@ const IMPLEMENTED: ReadonlyMap<string, Factory> = new Map<string, Factory>([
   [PERSISTENT_VOLUME_CLAIM_RESIZE, (_, deps) => persistentVolumeClaimResize(new ClusterReader(deps.registry))],
   [RUNTIME_CLASS, (_, deps) => runtimeClass(new ClusterReader(deps.registry))],
   [DEFAULT_INGRESS_CLASS, (_, deps) => defaultIngressClassPlugin(new ClusterReader(deps.registry))],
-  [RESOURCE_QUOTA, (_, deps) => resourceQuota(new ClusterReader(deps.registry))],
   [TAINT_NODES_BY_CONDITION, () => taintNodesByCondition()],
   [PRIORITY, (_, deps) => priority(deps.priorityClasses)],
   [DEFAULT_STORAGE_CLASS, (_, deps) => defaultStorageClassPlugin(deps.storageClasses)],
