@@ -23,6 +23,7 @@ import { replicaSetController, replicationControllerController } from './replica
 import { resourceQuotaController } from './resourcequota/index.js';
 import { rootCaCertPublisherController } from './rootcacert/index.js';
 import { serviceAccountController } from './serviceaccount/index.js';
+import { serviceAccountTokenController } from './serviceaccounttoken/index.js';
 import { statefulSetController } from './statefulset/index.js';
 import { taintEvictionController } from './tainteviction/index.js';
 import { ttlAfterFinishedController } from './ttlafterfinished/index.js';
@@ -30,6 +31,7 @@ import { validatingAdmissionPolicyStatusController } from './validatingadmission
 
 export const CONTROLLERS: readonly ControllerDescriptor[] = [
   serviceAccountController,
+  serviceAccountTokenController,
   rootCaCertPublisherController,
   namespaceController,
   replicaSetController,

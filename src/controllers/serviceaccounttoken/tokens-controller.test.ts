@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { createPublicKey } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { jwtVerify } from 'jose';
+import { isNotFound } from '../../client/types.js';
+import { type ControlPlane, startControlPlane } from '../../index.js';
+import { eventually, runControllers } from '../../testing/controllers.js';
+import type { ControllerManager } from '../manager.js';
+import { serviceAccountTokenController } from './index.js';
+
+const NS = 'default';
+
+describe('serviceaccount-token-controller', () => {
+  let cp: ControlPlane;
+  let manager: ControllerManager;
+  let saKey: string;
+  let caPem: string;
+  before(async () => {
+    cp = await startControlPlane();
+    saKey = await readFile(join(cp.dataDir, 'pki', 'sa.key'), 'utf8');
+    caPem = await readFile(join(cp.dataDir, 'pki', 'ca.crt'), 'utf8');
+    manager = await runControllers(cp, [serviceAccountTokenController], {
+      options: { serviceAccountPrivateKeyPem: saKey, rootCaPem: caPem },
+    });
+  });
+  after(async () => {
+    await manager?.stop();
+    await cp?.stop();
+  });
+
+  const tokenSecret = (name: string, account: string) => ({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name, annotations: { 'kubernetes.io/service-account.name': account } },
+    type: 'kubernetes.io/service-account-token',
+  });
+  const gone = async (name: string) => {
+    try {
+      await cp.client.secrets(NS).get(name);
+      return false;
+    } catch (err) {
+      if (isNotFound(err)) return true;
+      throw err;
+    }
+  };
+
+  it('fills a token secret with a legacy token, ca.crt and namespace, and deletes it with its account', async () => {
+    const sa = await cp.client
+      .serviceAccounts(NS)
+      .create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'builder' } });
+    await cp.client.secrets(NS).create(tokenSecret('builder-token', 'builder'));
+    const secret = await eventually(async () => {
+      const s = await cp.client.secrets(NS).get('builder-token');
+      assert.ok((s.data as Record<string, string> | undefined)?.token, 'token filled');
+      return s;
+    });
+    const data = secret.data as Record<string, string>;
+    const text = (k: string) => Buffer.from(data[k] ?? '', 'base64').toString('utf8');
+    assert.equal(text('ca.crt'), caPem);
+    assert.equal(text('namespace'), NS);
+    assert.equal(secret.metadata.annotations?.['kubernetes.io/service-account.uid'], sa.metadata.uid);
+    const { payload, protectedHeader } = await jwtVerify(text('token'), createPublicKey(saKey));
+    assert.equal(protectedHeader.alg, 'ES256');
+    assert.equal(payload.iss, 'kubernetes/serviceaccount');
+    assert.equal(payload.sub, 'system:serviceaccount:default:builder');
+    assert.equal(payload.exp, undefined);
+    assert.equal(payload['kubernetes.io/serviceaccount/secret.name'], 'builder-token');
+    assert.equal(payload['kubernetes.io/serviceaccount/service-account.uid'], sa.metadata.uid);
+    await cp.client.serviceAccounts(NS).delete('builder');
+    await eventually(async () => assert.ok(await gone('builder-token')));
+  });
+
+  it('deletes a token secret naming an account that does not exist, and leaves other secrets alone', async () => {
+    await cp.client.secrets(NS).create(tokenSecret('orphan-token', 'nobody'));
+    await cp.client.secrets(NS).create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'opaque', annotations: { 'kubernetes.io/service-account.name': 'nobody' } },
+    });
+    await eventually(async () => assert.ok(await gone('orphan-token')));
+    assert.equal(await gone('opaque'), false);
+  });
+});
