@@ -8,6 +8,7 @@ import { type OIDCOptions, oidcAuthenticator } from './oidc/authenticator.js';
 import { type ObjectGetter, serviceAccountTokenAuthenticator } from './serviceaccount/authenticator.js';
 import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from './serviceaccount/claims.js';
 import { ServiceAccountTokenIssuer } from './serviceaccount/issuer.js';
+import { legacyServiceAccountTokenAuthenticator } from './serviceaccount/legacy.js';
 import { readPublicKeys, readSigningKey } from './serviceaccount/keys.js';
 import { loadTokenFile, staticTokenAuthenticator } from './token-file.js';
 import { tokenWebhookAuthenticator } from './webhook/token-webhook.js';
@@ -98,6 +99,8 @@ export function buildAuthentication(opts: AuthenticationOptions, registry: APIRe
         getObject,
         ...(clock ? { clock } : {}),
       }),
+      // The tokens serviceaccount-token-controller writes into kubernetes.io/service-account-token Secrets.
+      legacyServiceAccountTokenAuthenticator({ keys, audiences: apiAudiences, getObject }),
     );
   }
   const max = opts.serviceAccountMaxTokenExpirationSeconds;

@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { jwtVerify } from 'jose';
 import { isNotFound } from '../../client/types.js';
 import { type ControlPlane, startControlPlane } from '../../index.js';
+import { apiRequest } from '../../testing/api-client.js';
 import { eventually, runControllers } from '../../testing/controllers.js';
 import type { ControllerManager } from '../manager.js';
 import { serviceAccountTokenController } from './index.js';
@@ -68,8 +69,30 @@ describe('serviceaccount-token-controller', () => {
     assert.equal(payload.exp, undefined);
     assert.equal(payload['kubernetes.io/serviceaccount/secret.name'], 'builder-token');
     assert.equal(payload['kubernetes.io/serviceaccount/service-account.uid'], sa.metadata.uid);
+    // The apiserver accepts the legacy token while its Secret holds it.
+    const whoami = (token: string) =>
+      apiRequest(cp, 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', {
+        anonymous: true,
+        headers: { authorization: `Bearer ${token}` },
+        body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+      });
+    const review = await whoami(text('token'));
+    assert.equal(review.status, 201, review.text);
+    assert.equal(review.body.status.userInfo.username, 'system:serviceaccount:default:builder');
+    assert.deepEqual(review.body.status.userInfo.groups, [
+      'system:serviceaccounts',
+      'system:serviceaccounts:default',
+      'system:authenticated',
+    ]);
+    await cp.client.secrets(NS).delete('builder-token');
+    assert.equal((await whoami(text('token'))).status, 401);
+    await cp.client.secrets(NS).create(tokenSecret('builder-token-2', 'builder'));
+    await eventually(async () => {
+      const s = await cp.client.secrets(NS).get('builder-token-2');
+      assert.ok((s.data as Record<string, string> | undefined)?.token, 'token filled');
+    });
     await cp.client.serviceAccounts(NS).delete('builder');
-    await eventually(async () => assert.ok(await gone('builder-token')));
+    await eventually(async () => assert.ok(await gone('builder-token-2')));
   });
 
   it('deletes a token secret naming an account that does not exist, and leaves other secrets alone', async () => {
