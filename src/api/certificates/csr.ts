@@ -295,3 +295,10 @@ export function apiserverClientUsagesError(usages: readonly string[]): string | 
   }
   return clientAuth ? undefined : 'missing required usage for client certificate: client auth';
 }
+
+/** The request of a CSR object (spec.request decoded and parsed); throws with upstream's text when it is not one. */
+export function requestOfCsr(csr: CsrObject): CertificateRequestInfo {
+  const decoded = decodeBytesField(csr.spec?.request);
+  if ('error' in decoded) throw new Error(decoded.error);
+  return parseCertificateRequest(decoded.bytes);
+}

@@ -13,11 +13,10 @@ import {
   type CsrObject,
   csrSignerName,
   csrUsages,
-  decodeBytesField,
   KUBE_APISERVER_CLIENT_KUBELET_SIGNER,
   kubeletClientCsrError,
   loadCsrParser,
-  parseCertificateRequest,
+  requestOfCsr,
 } from '../../api/certificates/csr.js';
 import type { KubeObject } from '../../client/types.js';
 import type { Controller, ControllerContext, ControllerDescriptor } from '../context.js';
@@ -80,11 +79,9 @@ export function approverHandler(ctx: ControllerContext): (csr: KubeObject) => Pr
     const { approved, denied } = approvalState(csr);
     if (approved || denied) return;
     await loadCsrParser();
-    const decoded = decodeBytesField(csr.spec?.request);
     let req: CertificateRequestInfo;
     try {
-      if ('error' in decoded) throw new Error(decoded.error);
-      req = parseCertificateRequest(decoded.bytes);
+      req = requestOfCsr(csr);
     } catch (err) {
       throw new Error(`unable to parse csr "${csr.metadata.name}": ${(err as Error).message}`);
     }

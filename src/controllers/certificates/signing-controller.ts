@@ -13,7 +13,6 @@ import {
   type CsrObject,
   csrSignerName,
   csrUsages,
-  decodeBytesField,
   hasTrueCondition,
   isApproved,
   KUBE_APISERVER_CLIENT_KUBELET_SIGNER,
@@ -23,7 +22,7 @@ import {
   kubeletServingCsrError,
   LEGACY_UNKNOWN_SIGNER,
   loadCsrParser,
-  parseCertificateRequest,
+  requestOfCsr,
 } from '../../api/certificates/csr.js';
 import type { KubeObject } from '../../client/types.js';
 import type { CertificateAuthority } from '../../util/certificates.js';
@@ -100,9 +99,7 @@ export function signerHandler(
     const name = csr.metadata.name ?? '';
     let req: CertificateRequestInfo;
     try {
-      const decoded = decodeBytesField(csr.spec?.request);
-      if ('error' in decoded) throw new Error(decoded.error);
-      req = parseCertificateRequest(decoded.bytes);
+      req = requestOfCsr(csr);
     } catch (err) {
       throw new Error(`unable to parse csr "${name}": ${(err as Error).message}`);
     }

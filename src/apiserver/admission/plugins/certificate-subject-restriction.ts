@@ -3,12 +3,7 @@
  * the kubernetes.io/kube-apiserver-client signer may not ask for the system:masters group (an organization of the
  * request's subject), which would make its holder a cluster administrator past RBAC.
  */
-import {
-  decodeBytesField,
-  KUBE_APISERVER_CLIENT_SIGNER,
-  loadCsrParser,
-  parseCertificateRequest,
-} from '../../../api/certificates/csr.js';
+import { KUBE_APISERVER_CLIENT_SIGNER, loadCsrParser, requestOfCsr } from '../../../api/certificates/csr.js';
 import { isObject } from '../../registry/object.js';
 import { type AdmissionPlugin, admissionForbidden } from '../types.js';
 
@@ -28,9 +23,7 @@ export function certificateSubjectRestriction(): AdmissionPlugin {
       await loadCsrParser();
       let organizations: string[];
       try {
-        const decoded = decodeBytesField(spec.request);
-        if ('error' in decoded) throw new Error(decoded.error);
-        organizations = parseCertificateRequest(decoded.bytes).organizations;
+        organizations = requestOfCsr({ metadata: {}, spec }).organizations;
       } catch (err) {
         throw admissionForbidden(attrs, `failed to parse CSR: ${(err as Error).message}`);
       }
