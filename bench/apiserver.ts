@@ -97,6 +97,20 @@ function rssBytes(pid: number): number {
   return kb * 1024;
 }
 
+/**
+ * Makes a namespace and its `default` ServiceAccount: the ServiceAccount admission plugin refuses pods in a namespace
+ * without one, and a lone apiserver has no controller manager to make it.
+ */
+async function makeNamespace(client: Http2Client, name: string): Promise<void> {
+  for (const [path, body] of [
+    ['/api/v1/namespaces', { metadata: { name } }],
+    [`/api/v1/namespaces/${name}/serviceaccounts`, { metadata: { name: 'default' } }],
+  ] as const) {
+    const res = await client.request('POST', path, body);
+    if (res.status !== 201) throw new Error(`POST ${path}: ${res.status} ${res.text.slice(0, 300)}`);
+  }
+}
+
 async function createPods(
   clients: Http2Client[],
   ns: string,
@@ -134,7 +148,7 @@ async function timedList(client: Http2Client, path: string, want: number): Promi
 }
 
 async function fanout(clients: Http2Client[], writer: Http2Client, watchers: number, changes: number): Promise<number> {
-  await writer.request('POST', '/api/v1/namespaces', { metadata: { name: 'fanout' } });
+  await makeNamespace(writer, 'fanout');
   const pod = JSON.parse((await writer.request('POST', '/api/v1/namespaces/fanout/pods', benchPod('target'))).text);
   const rv = pod.metadata.resourceVersion;
   const seen = new Map<string, number[]>();
@@ -233,7 +247,7 @@ async function gateCost(): Promise<Record<string, number>> {
     const creds = credentialsFromKubeconfig(kubeconfig);
     const admin = new Http2Client(server.url, creds);
     admins.push(admin);
-    await admin.request('POST', '/api/v1/namespaces', { metadata: { name: 'gate' } });
+    await makeNamespace(admin, 'gate');
     const binding = (kind: string, i: number, namespace?: string) => ({
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind,
@@ -361,7 +375,7 @@ try {
     const creds = credentialsFromKubeconfig(kubeconfig);
     const clients = Array.from({ length: 4 }, () => new Http2Client(server.url, creds));
     const admin = clients[0] as Http2Client;
-    await admin.request('POST', '/api/v1/namespaces', { metadata: { name: 'bench' } });
+    await makeNamespace(admin, 'bench');
     const rssEmpty = rssBytes(server.child.pid as number);
 
     log(`creates with ${CLIENTS} concurrent clients`);
@@ -380,13 +394,13 @@ try {
     // fixed growth (V8's young generation, allocator arenas, TLS and HTTP/2 buffers, sqlite's page cache).
     log('RSS per stored pod (slope over further pods)');
     const slopeCount = quick ? 20_000 : 40_000;
-    await admin.request('POST', '/api/v1/namespaces', { metadata: { name: 'mass' } });
+    await makeNamespace(admin, 'mass');
     await createPods(clients, 'mass', 'm', slopeCount);
     await new Promise((r) => setTimeout(r, 500));
     const rssMass = rssBytes(server.child.pid as number);
     out.rssBytesPerPod = round((rssMass - rss10k) / slopeCount, 0);
     if (!quick) {
-      await admin.request('POST', '/api/v1/namespaces', { metadata: { name: 'big' } });
+      await makeNamespace(admin, 'big');
       await createPods(clients, 'big', 'b', 10_000, 2500);
       await new Promise((r) => setTimeout(r, 500));
       out.rssBytesPer4kPod = round((rssBytes(server.child.pid as number) - rssMass) / 10_000, 0);
