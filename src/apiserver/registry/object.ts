@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomFillSync, randomUUID } from 'node:crypto';
 
 /** Object metadata as the registry reads and writes it (metav1.ObjectMeta). */
 export interface ObjectMeta {
@@ -44,12 +44,29 @@ export function newUid(): string {
 /** The alphabet upstream draws generated name suffixes from (no vowels, no look-alike digits). */
 const SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 
+/** Random bytes drawn in blocks: one call into the generator per few hundred names, not one per name. */
+const randomPool = Buffer.alloc(4096);
+let randomPoolAt = randomPool.length;
+
+/** A random index below SUFFIX_ALPHABET.length, without modulo bias (bytes at or past the last whole multiple are skipped). */
+function randomSuffixIndex(): number {
+  const n = SUFFIX_ALPHABET.length;
+  const limit = 256 - (256 % n);
+  for (;;) {
+    if (randomPoolAt === randomPool.length) {
+      randomFillSync(randomPool);
+      randomPoolAt = 0;
+    }
+    const b = randomPool[randomPoolAt++] as number;
+    if (b < limit) return b % n;
+  }
+}
+
 /** generateName plus five random characters, the prefix cut so the whole stays within 63 characters as upstream. */
 export function generateNameFrom(base: string): string {
   const prefix = base.length > 58 ? base.slice(0, 58) : base;
-  const bytes = randomBytes(5);
   let suffix = '';
-  for (const b of bytes) suffix += SUFFIX_ALPHABET[b % SUFFIX_ALPHABET.length];
+  for (let i = 0; i < 5; i++) suffix += SUFFIX_ALPHABET[randomSuffixIndex()];
   return prefix + suffix;
 }
 
