@@ -11,7 +11,11 @@ import { parseAuthorizationModes } from '../apiserver/authz/modes.js';
 import { startControlPlane } from '../index.js';
 import { loadConfigurationFile } from '../scheduler/config/load.js';
 import { createLogger } from '../util/logger.js';
-import { admissionConfigFlagSpec, admissionConfigFlagsHelp, admissionConfigOptionsOf } from './admission-config-flags.js';
+import {
+  admissionConfigFlagSpec,
+  admissionConfigFlagsHelp,
+  admissionConfigOptionsOf,
+} from './admission-config-flags.js';
 import { authenticationFlagSpec, authenticationFlagsHelp, authenticationOptionsOf } from './authentication-flags.js';
 import {
   authorizationWebhookFlagSpec,

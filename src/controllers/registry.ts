@@ -1,8 +1,9 @@
 /**
  * The controllers this build of kube-controller-manager has, in the order they start.
  */
-import { clusterRoleAggregationController } from './clusterroleaggregation/index.js';
+
 import { csrApprovingController, csrCleanerController, csrSigningController } from './certificates/index.js';
+import { clusterRoleAggregationController } from './clusterroleaggregation/index.js';
 import type { ControllerDescriptor } from './context.js';
 import { cronJobController } from './cronjob/index.js';
 import { daemonSetController } from './daemonset/index.js';

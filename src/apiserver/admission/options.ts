@@ -10,6 +10,12 @@ import { AdmissionChain } from './chain.js';
 import { ALL_ORDERED_PLUGINS, DEFAULT_ON_PLUGINS } from './order.js';
 import { readAdmissionConfiguration } from './plugin-config.js';
 import { alwaysAdmit, alwaysDeny } from './plugins/always.js';
+import { CERTIFICATE_APPROVAL, certificateApproval } from './plugins/certificate-approval.js';
+import { CERTIFICATE_SIGNING, certificateSigning } from './plugins/certificate-signing.js';
+import {
+  CERTIFICATE_SUBJECT_RESTRICTION,
+  certificateSubjectRestriction,
+} from './plugins/certificate-subject-restriction.js';
 import { ClusterReader } from './plugins/cluster-reader.js';
 import { DEFAULT_INGRESS_CLASS, defaultIngressClassPlugin } from './plugins/default-ingress-class.js';
 import {
@@ -20,20 +26,20 @@ import {
 import { DEFAULT_TOLERATION_SECONDS, defaultTolerationSeconds } from './plugins/default-toleration-seconds.js';
 import { LIMIT_RANGER, limitRanger } from './plugins/limit-ranger.js';
 import { NAMESPACE_LIFECYCLE, namespaceLifecycle } from './plugins/namespace-lifecycle.js';
-import { PERSISTENT_VOLUME_CLAIM_RESIZE, persistentVolumeClaimResize } from './plugins/persistent-volume-claim-resize.js';
+import {
+  PERSISTENT_VOLUME_CLAIM_RESIZE,
+  persistentVolumeClaimResize,
+} from './plugins/persistent-volume-claim-resize.js';
 import { PRIORITY, type PriorityClassSource, priority } from './plugins/priority.js';
 import { RESOURCE_QUOTA, resourceQuota } from './plugins/resource-quota.js';
 import { RUNTIME_CLASS, runtimeClass } from './plugins/runtime-class.js';
 import { SERVICE_ACCOUNT, serviceAccount } from './plugins/service-account.js';
-import { STORAGE_OBJECT_IN_USE_PROTECTION, storageObjectInUseProtection } from './plugins/storage-object-in-use-protection.js';
+import {
+  STORAGE_OBJECT_IN_USE_PROTECTION,
+  storageObjectInUseProtection,
+} from './plugins/storage-object-in-use-protection.js';
 import { TAINT_NODES_BY_CONDITION, taintNodesByCondition } from './plugins/taint-nodes-by-condition.js';
 import { POD_SECURITY, podSecurityForRegistry } from './podsecurity/plugin.js';
-import { CERTIFICATE_APPROVAL, certificateApproval } from './plugins/certificate-approval.js';
-import { CERTIFICATE_SIGNING, certificateSigning } from './plugins/certificate-signing.js';
-import {
-  CERTIFICATE_SUBJECT_RESTRICTION,
-  certificateSubjectRestriction,
-} from './plugins/certificate-subject-restriction.js';
 import { VALIDATING_ADMISSION_POLICY, validatingAdmissionPolicy } from './policy/plugin.js';
 import type { AdmissionPlugin } from './types.js';
 import { celMatchConditions } from './webhook/match-conditions-cel.js';

@@ -8,8 +8,8 @@ import { type OIDCOptions, oidcAuthenticator } from './oidc/authenticator.js';
 import { type ObjectGetter, serviceAccountTokenAuthenticator } from './serviceaccount/authenticator.js';
 import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from './serviceaccount/claims.js';
 import { ServiceAccountTokenIssuer } from './serviceaccount/issuer.js';
-import { legacyServiceAccountTokenAuthenticator } from './serviceaccount/legacy.js';
 import { readPublicKeys, readSigningKey } from './serviceaccount/keys.js';
+import { legacyServiceAccountTokenAuthenticator } from './serviceaccount/legacy.js';
 import { loadTokenFile, staticTokenAuthenticator } from './token-file.js';
 import { tokenWebhookAuthenticator } from './webhook/token-webhook.js';
 

@@ -59,8 +59,7 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
   if (info.subresource === 'eviction' && def.eviction) {
     return serveEviction(ctx, registry, served, ns, dryRun);
   }
-  const statusLike =
-    (info.subresource === 'status' && def.status) || (info.subresource === 'approval' && def.approval);
+  const statusLike = (info.subresource === 'status' && def.status) || (info.subresource === 'approval' && def.approval);
   if (info.subresource && !statusLike) throw statusErrors.pathNotFound();
   // status, or a CSR's approval: the object is read and written whole, with the subresource's strategy.
   const status = info.subresource === 'status' || info.subresource === 'approval';

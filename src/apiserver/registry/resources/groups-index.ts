@@ -1,8 +1,5 @@
 import { customresourcedefinitions } from '../../crd/crd-resource.js';
-import {
-  validatingadmissionpolicies,
-  validatingadmissionpolicybindings,
-} from './admissionregistration-policies.js';
+import { validatingadmissionpolicies, validatingadmissionpolicybindings } from './admissionregistration-policies.js';
 import { mutatingwebhookconfigurations, validatingwebhookconfigurations } from './admissionregistration-webhooks.js';
 import { controllerrevisions } from './apps-controllerrevisions.js';
 import { daemonsets } from './apps-daemonsets.js';
