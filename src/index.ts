@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { embeddedAdmissionOptions } from './apiserver/admission/embedded-defaults.js';
 import type { AdmissionOptions } from './apiserver/admission/options.js';
+import { withNodeRestriction } from './apiserver/admission/plugins/node-restriction.js';
 import { bootstrapCluster, buildRegistry } from './apiserver/assemble.js';
 import type { AuthenticationOptions } from './apiserver/authn/options.js';
 import { ensureServiceAccountKeyPair } from './apiserver/authn/serviceaccount/keys.js';
@@ -176,7 +177,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       ...(bindAddress === '0.0.0.0' ? {} : { extraSans: [bindAddress] }),
       ...(opts.serviceClusterIpRange ? { serviceClusterIpRange: opts.serviceClusterIpRange } : {}),
     });
-    const admission = embeddedAdmissionOptions(opts.admission, Boolean(opts.controllers));
+    const admission = withNodeRestriction(embeddedAdmissionOptions(opts.admission, Boolean(opts.controllers)));
     const registry = buildRegistry(storage, log, {
       ...(opts.serviceClusterIpRange ? { serviceClusterIPRange: opts.serviceClusterIpRange } : {}),
       ...(opts.serviceNodePortRange ? { serviceNodePortRange: opts.serviceNodePortRange } : {}),

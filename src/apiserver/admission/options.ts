@@ -26,6 +26,7 @@ import {
 import { DEFAULT_TOLERATION_SECONDS, defaultTolerationSeconds } from './plugins/default-toleration-seconds.js';
 import { LIMIT_RANGER, limitRanger } from './plugins/limit-ranger.js';
 import { NAMESPACE_LIFECYCLE, namespaceLifecycle } from './plugins/namespace-lifecycle.js';
+import { NODE_RESTRICTION, nodeRestriction } from './plugins/node-restriction.js';
 import {
   PERSISTENT_VOLUME_CLAIM_RESIZE,
   persistentVolumeClaimResize,
@@ -87,6 +88,7 @@ const IMPLEMENTED: ReadonlyMap<string, Factory> = new Map<string, Factory>([
   [RUNTIME_CLASS, (_, deps) => runtimeClass(new ClusterReader(deps.registry))],
   [DEFAULT_INGRESS_CLASS, (_, deps) => defaultIngressClassPlugin(new ClusterReader(deps.registry))],
   [TAINT_NODES_BY_CONDITION, () => taintNodesByCondition()],
+  [NODE_RESTRICTION, (_, deps) => nodeRestriction(new ClusterReader(deps.registry))],
   [PRIORITY, (_, deps) => priority(deps.priorityClasses)],
   [DEFAULT_STORAGE_CLASS, (_, deps) => defaultStorageClassPlugin(deps.storageClasses)],
   [

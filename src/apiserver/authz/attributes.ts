@@ -14,6 +14,8 @@ export interface AuthorizationAttributes {
   resource: string;
   subresource: string;
   name: string;
+  /** The request's fieldSelector, for list and watch (the Node authorizer reads spec.nodeName and metadata.name). */
+  fieldSelector?: string;
 }
 
 export type Decision = 'allow' | 'deny' | 'no-opinion';
@@ -74,5 +76,11 @@ export function attributesOf(ctx: RequestContext): AuthorizationAttributes {
     resource: info.resource,
     subresource: info.subresource,
     name: info.name,
+    ...fieldSelectorOf(ctx),
   };
+}
+
+function fieldSelectorOf(ctx: RequestContext): { fieldSelector?: string } {
+  const selector = ctx.url.searchParams.get('fieldSelector');
+  return selector ? { fieldSelector: selector } : {};
 }

@@ -9,6 +9,8 @@ import { addAccessReviews } from './access-review.js';
 import { type AuthorizationResult, attributesOf, type ModeAuthorizer } from './attributes.js';
 import { bindingWritePolicy, roleWritePolicy } from './escalation.js';
 import { AuthorizerChain, DEFAULT_AUTHORIZATION_MODE } from './modes.js';
+import { NodeGraph } from './node/graph.js';
+import { NodeAuthorizer } from './node/node-authorizer.js';
 import { RBACIndex } from './rbac-index.js';
 
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
@@ -46,7 +48,9 @@ export async function setUpAuthorization(
     clusterRoleBindings: source('clusterrolebindings'),
   });
   await index.start();
-  const chain = new AuthorizerChain(modes ?? [DEFAULT_AUTHORIZATION_MODE], index, extra.webhook);
+  const graph = modes?.includes('Node') ? await startNodeGraph(registry) : undefined;
+  const node = graph ? new NodeAuthorizer(graph) : undefined;
+  const chain = new AuthorizerChain(modes ?? [DEFAULT_AUTHORIZATION_MODE], index, extra.webhook, node);
   const current = () => chain;
   registry.authorizer = chain;
   served('roles').store.writePolicy = roleWritePolicy('roles', index, current);
@@ -61,8 +65,26 @@ export async function setUpAuthorization(
       const result = chain.authorize(attributesOf(ctx));
       return result instanceof Promise ? result.then(forFilter) : forFilter(result);
     },
-    stop: () => index.stop(),
+    stop: () => {
+      index.stop();
+      graph?.stop();
+    },
   };
+}
+
+/** The Node authorizer's graph over the watch caches of pods, persistent volumes and volume attachments. */
+async function startNodeGraph(registry: APIRegistry): Promise<NodeGraph> {
+  const source = (group: string, resource: string) => {
+    const s = registry.lookup(group, 'v1', resource);
+    return s ? { cacher: s.store.cacher, prefix: `${s.def.storagePrefix}/` } : undefined;
+  };
+  const pods = source('', 'pods');
+  if (!pods) throw new Error('authorization-mode Node needs pods served');
+  const pvs = source('', 'persistentvolumes');
+  const vas = source('storage.k8s.io', 'volumeattachments');
+  const graph = new NodeGraph();
+  await graph.start({ pods, ...(pvs ? { persistentVolumes: pvs } : {}), ...(vas ? { volumeAttachments: vas } : {}) });
+  return graph;
 }
 
 /**

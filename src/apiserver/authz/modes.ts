@@ -8,9 +8,9 @@ import type { AuthorizationAttributes, AuthorizationResult, ModeAuthorizer, Rule
 import { RBACAuthorizer } from './rbac-authorizer.js';
 import type { RBACIndex } from './rbac-index.js';
 
-/** Upstream's modes; wheelhouse has AlwaysAllow, AlwaysDeny, RBAC and Webhook so far. */
+/** Upstream's modes; wheelhouse has all but ABAC. */
 export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'] as const;
-export const SUPPORTED_AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'RBAC', 'Webhook'];
+export const SUPPORTED_AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'RBAC', 'Webhook', 'Node'];
 
 /**
  * What wheelhouse does when no --authorization-mode is given, until every component has its own identity and the
@@ -110,11 +110,12 @@ export function authorizationModesOf(option: { modes: string[] }): string[] {
 export class AuthorizerChain implements ModeAuthorizer {
   readonly authorizers: ModeAuthorizer[];
 
-  /** webhook: the Webhook mode's authorizer, required when modes name Webhook. */
+  /** webhook: the Webhook mode's authorizer, required when modes name Webhook; node: the Node mode's, likewise. */
   constructor(
     readonly modes: string[],
     rbac: RBACIndex,
     webhook?: ModeAuthorizer,
+    node?: ModeAuthorizer,
   ) {
     this.authorizers = [
       privilegedGroups,
@@ -129,6 +130,9 @@ export class AuthorizerChain implements ModeAuthorizer {
           case 'Webhook':
             if (!webhook) throw new Error("authorization-mode Webhook's authorization config file not passed");
             return webhook;
+          case 'Node':
+            if (!node) throw new Error('authorization-mode Node needs the node graph');
+            return node;
           case DEFAULT_AUTHORIZATION_MODE:
             return authenticatedAllowed;
           default:

@@ -1,0 +1,138 @@
+/**
+ * --authorization-mode=Node,RBAC with NodeRestriction (on by default): a kubelet's identity, system:node:node-1 in
+ * system:nodes (impersonated by the admin here), reads what its pods use once they are bound to it, its own Node
+ * and Lease, and is refused the rest with upstream's reasons.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { type ControlPlane, startControlPlane } from '../../src/index.js';
+import { type ApiResponse, apiRequest } from '../../src/testing/api-client.js';
+import { eventually } from '../../src/testing/controllers.js';
+
+const asNode = { 'Impersonate-User': 'system:node:node-1', 'Impersonate-Group': 'system:nodes' };
+
+describe('Node authorizer and NodeRestriction', () => {
+  let cp: ControlPlane;
+  const admin = async (method: string, path: string, body?: unknown): Promise<ApiResponse> => {
+    const res = await apiRequest(cp, method, path, body === undefined ? {} : { body });
+    assert.ok(res.status < 300, `${method} ${path}: ${res.status} ${res.text}`);
+    return res;
+  };
+  const node = (method: string, path: string, body?: unknown, contentType?: string) =>
+    apiRequest(cp, method, path, {
+      headers: asNode,
+      ...(body === undefined ? {} : { body }),
+      ...(contentType ? { contentType } : {}),
+    });
+
+  before(async () => {
+    cp = await startControlPlane({ authorization: { modes: ['Node', 'RBAC'] } });
+    for (const name of ['node-1', 'node-2']) await admin('POST', '/api/v1/nodes', { metadata: { name } });
+    await admin('POST', '/api/v1/namespaces/default/secrets', {
+      metadata: { name: 'db-pass' },
+      stringData: { p: 'x' },
+    });
+    await admin('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'settings' }, data: { a: 'b' } });
+  });
+  after(async () => {
+    await cp?.stop();
+  });
+
+  it('reads its own Node, not another, and writes only its own', async () => {
+    assert.equal((await node('GET', '/api/v1/nodes/node-1')).status, 200);
+    const other = await node('GET', '/api/v1/nodes/node-2');
+    assert.equal(other.status, 403);
+    assert.equal(
+      other.body.message,
+      'nodes "node-2" is forbidden: User "system:node:node-1" cannot get resource "nodes" in API group "" at the cluster scope: node \'node-1\' cannot read \'node-2\', only its own Node object',
+    );
+    const patch = (name: string, body: unknown) =>
+      node('PATCH', `/api/v1/nodes/${name}`, body, 'application/merge-patch+json');
+    const foreign = await patch('node-2', { metadata: { labels: { a: 'b' } } });
+    assert.equal(foreign.status, 403);
+    assert.equal(
+      foreign.body.message,
+      'nodes "node-2" is forbidden: node "node-1" is not allowed to modify node "node-2"',
+    );
+    assert.equal((await patch('node-1', { metadata: { labels: { 'kubernetes.io/arch': 'arm64' } } })).status, 200);
+    const restricted = await patch('node-1', { metadata: { labels: { 'node-restriction.kubernetes.io/pool': 'x' } } });
+    assert.equal(restricted.status, 403);
+    assert.equal(
+      restricted.body.message,
+      'nodes "node-1" is forbidden: is not allowed to modify labels: node-restriction.kubernetes.io/pool',
+    );
+    const taints = await patch('node-1', { spec: { taints: [{ key: 'k', effect: 'NoSchedule' }] } });
+    assert.equal(taints.body.message, 'nodes "node-1" is forbidden: node "node-1" is not allowed to modify taints');
+  });
+
+  it('reads a secret and configmap once a pod bound to it uses them, and only then', async () => {
+    const denied = await node('GET', '/api/v1/namespaces/default/secrets/db-pass');
+    assert.equal(denied.status, 403);
+    assert.equal(
+      denied.body.message,
+      'secrets "db-pass" is forbidden: User "system:node:node-1" cannot get resource "secrets" in API group "" in the namespace "default": no relationship found between node \'node-1\' and this object',
+    );
+    await admin('POST', '/api/v1/namespaces/default/pods', {
+      metadata: { name: 'web' },
+      spec: {
+        nodeName: 'node-1',
+        containers: [{ name: 'c', image: 'nginx', envFrom: [{ configMapRef: { name: 'settings' } }] }],
+        volumes: [{ name: 's', secret: { secretName: 'db-pass' } }],
+      },
+    });
+    await eventually(async () => {
+      assert.equal((await node('GET', '/api/v1/namespaces/default/secrets/db-pass')).status, 200);
+    });
+    assert.equal((await node('GET', '/api/v1/namespaces/default/configmaps/settings')).status, 200);
+    const watchOne = await node('GET', '/api/v1/namespaces/default/secrets?fieldSelector=metadata.name%3Ddb-pass');
+    assert.equal(watchOne.status, 200);
+    assert.equal((await node('GET', '/api/v1/namespaces/default/secrets')).status, 403);
+    // node-2 has no pod using it.
+    const node2 = await apiRequest(cp, 'GET', '/api/v1/namespaces/default/secrets/db-pass', {
+      headers: { 'Impersonate-User': 'system:node:node-2', 'Impersonate-Group': 'system:nodes' },
+    });
+    assert.equal(node2.status, 403);
+    // Its pods, listed by spec.nodeName; their status; not all pods.
+    assert.equal((await node('GET', '/api/v1/pods?fieldSelector=spec.nodeName%3Dnode-1')).status, 200);
+    const all = await node('GET', '/api/v1/pods');
+    assert.match(all.body.message, /can only list\/watch pods with spec.nodeName field selector$/);
+    const status = await node(
+      'PATCH',
+      '/api/v1/namespaces/default/pods/web/status',
+      { status: { phase: 'Running' } },
+      'application/merge-patch+json',
+    );
+    assert.equal(status.status, 200, status.text);
+    // The pod goes: so does the access.
+    await admin('DELETE', '/api/v1/namespaces/default/pods/web?gracePeriodSeconds=0');
+    await eventually(async () => {
+      assert.equal((await node('GET', '/api/v1/namespaces/default/secrets/db-pass')).status, 403);
+    });
+  });
+
+  it('writes only its own Lease; creates only mirror pods', async () => {
+    const lease = (name: string) =>
+      node('POST', '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases', {
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name },
+        spec: { holderIdentity: name },
+      });
+    assert.equal((await lease('node-1')).status, 201);
+    const other = await lease('node-2');
+    assert.equal(other.status, 403);
+    assert.match(other.body.message, /can only access node lease with the same name as the requesting node$/);
+    const pod = await node('POST', '/api/v1/namespaces/default/pods', {
+      metadata: { name: 'sneaky' },
+      spec: { nodeName: 'node-1', containers: [{ name: 'c', image: 'nginx' }] },
+    });
+    assert.equal(pod.status, 403);
+    assert.equal(
+      pod.body.message,
+      'pods "sneaky" is forbidden: pod does not have "kubernetes.io/config.mirror" annotation, node "node-1" can only create mirror pods',
+    );
+    // Nothing outside the Node authorizer's set and the system:node rules.
+    const deploy = await node('GET', '/apis/apps/v1/deployments');
+    assert.equal(deploy.status, 403);
+  });
+});
