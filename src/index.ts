@@ -11,6 +11,7 @@ import { embeddedAdmissionOptions } from './apiserver/admission/embedded-default
 import type { AdmissionOptions } from './apiserver/admission/options.js';
 import { withNodeRestriction } from './apiserver/admission/plugins/node-restriction.js';
 import { bootstrapCluster, buildRegistry } from './apiserver/assemble.js';
+import type { AuditOptions } from './apiserver/audit/auditor.js';
 import type { AuthenticationOptions } from './apiserver/authn/options.js';
 import { ensureServiceAccountKeyPair } from './apiserver/authn/serviceaccount/keys.js';
 import { authorizationModesOf } from './apiserver/authz/modes.js';
@@ -109,6 +110,8 @@ export interface ControlPlaneOptions {
    * flag, the PKI directory's sa.key/sa.pub (an ECDSA pair made the first time, as kubeadm names them) are used.
    */
   authentication?: AuthenticationOptions;
+  /** Audit: a policy (file or object) and a log path (`-` for stdout), as --audit-policy-file/--audit-log-*. */
+  audit?: AuditOptions;
   /**
    * kube-apiserver's --authorization-mode: a list of AlwaysAllow, AlwaysDeny, RBAC, Webhook (with `webhook`, the
    * --authorization-webhook-* flags; Node is not built yet and is refused). Undefined: every authenticated user
@@ -199,6 +202,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       bindAddress,
       securePort: opts.securePort ?? 0,
       logger: log.child('apiserver'),
+      ...(opts.audit ? { audit: opts.audit } : {}),
     });
     const url = await server.start();
     await bootstrapCluster(registry, {

@@ -35,6 +35,8 @@ export interface RequestContext {
    * policies add them, authorization its decision).
    */
   auditAnnotations: Record<string, string>;
+  /** The request body as read (audit's requestObject at level Request and above). */
+  requestBody?: Buffer;
 }
 
 export type Handler = (ctx: RequestContext) => Promise<void>;

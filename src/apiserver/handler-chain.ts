@@ -4,6 +4,7 @@ import type { Http2ServerRequest } from 'node:http2';
 import { statusErrors } from '../api/status-error.js';
 import type { Logger } from '../util/logger.js';
 import type { AnyHttpResponse, Filter, Handler, HttpResponse, RequestContext } from './context.js';
+import type { AuditFilters } from './filters/audit.js';
 import { type Authenticator, withAuthentication } from './filters/authentication.js';
 import { type Authorizer, withAuthorization } from './filters/authorization.js';
 import { withImpersonation } from './filters/impersonation.js';
@@ -24,11 +25,15 @@ export function buildHandlerChain(
     metrics?: Filter;
     /** --anonymous-auth (default true). */
     anonymous?: boolean;
+    /** Audit's filters when a policy and a log are configured; absent, audit costs nothing. */
+    audit?: AuditFilters;
   },
 ): (req: IncomingMessage | Http2ServerRequest, res: AnyHttpResponse) => void {
   const filters: Filter[] = [
     ...(opts.metrics ? [opts.metrics] : []),
+    ...(opts.audit ? [opts.audit.failedAuthentication] : []),
     withAuthentication(opts.authenticators, { anonymous: opts.anonymous ?? true }),
+    ...(opts.audit ? [opts.audit.audit] : []),
     withImpersonation(opts.authorizers),
     withAuthorization(opts.authorizers),
   ];

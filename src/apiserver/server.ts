@@ -5,6 +5,7 @@ import { statusErrors } from '../api/status-error.js';
 import type { Store } from '../storage/types.js';
 import { type Logger, silentLogger } from '../util/logger.js';
 import type { APIRegistry } from './api-registry.js';
+import { type AuditOptions, Auditor } from './audit/auditor.js';
 import { type Authentication, type AuthenticationOptions, buildAuthentication } from './authn/options.js';
 import { isSelfSubjectReview, serveSelfSubjectReview } from './authn/self-subject-review.js';
 import { serveTokenRequest } from './authn/serviceaccount/token-request.js';
@@ -13,6 +14,7 @@ import { type Authorization, setUpAuthorization } from './authz/authorization.js
 import { WebhookAuthorizer, type WebhookAuthorizerOptions } from './authz/webhook/webhook-authorizer.js';
 import type { Handler } from './context.js';
 import { CustomResourceController } from './crd/controller.js';
+import { auditFilters } from './filters/audit.js';
 import { APIServerMetrics } from './filters/metrics.js';
 import { buildHandlerChain } from './handler-chain.js';
 import { Discovery } from './handlers/discovery.js';
@@ -48,6 +50,8 @@ export interface APIServerOptions {
   logger?: Logger;
   /** kube-apiserver's authentication flags (--anonymous-auth, --token-auth-file, --service-account-*…). */
   authentication?: AuthenticationOptions;
+  /** --audit-policy-file and --audit-log-* (no policy: no auditing). */
+  audit?: AuditOptions;
 }
 
 /**
@@ -68,6 +72,7 @@ export class APIServer {
   private readonly authn: Authentication;
   private readonly customResources: CustomResourceController;
   private webhookAuthorizer: WebhookAuthorizer | undefined;
+  private auditor: Auditor | undefined;
 
   constructor(private readonly opts: APIServerOptions) {
     this.log = opts.logger ?? silentLogger;
@@ -108,12 +113,14 @@ export class APIServer {
     this.authorization = await setUpAuthorization(this.opts.registry, this.opts.authorizationModes, {
       ...(this.webhookAuthorizer ? { webhook: this.webhookAuthorizer } : {}),
     });
+    this.auditor = Auditor.from(this.opts.audit);
     const handler = buildHandlerChain(this.route, {
       authenticators: this.authn.authenticators,
       anonymous: this.authn.anonymous,
       authorizers: [this.authorization.filter],
       log: this.log,
       metrics: this.metrics.filter(),
+      ...(this.auditor ? { audit: auditFilters(this.auditor) } : {}),
     });
     const server = createSecureServer(
       {
@@ -167,6 +174,7 @@ export class APIServer {
     this.customResources.stop();
     this.webhookAuthorizer?.stop();
     this.authn.stop();
+    this.auditor?.close();
     for (const s of this.opts.registry.all()) s.store.cacher.stop();
     const server = this.server;
     if (!server) return;

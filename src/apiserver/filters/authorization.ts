@@ -1,6 +1,10 @@
 import { StatusError } from '../../api/status-error.js';
 import type { Filter, RequestContext } from '../context.js';
 
+/** The audit annotations upstream's authorization filter adds to each request's event. */
+const DECISION_ANNOTATION = 'authorization.k8s.io/decision';
+const REASON_ANNOTATION = 'authorization.k8s.io/reason';
+
 export type Decision = 'allow' | 'deny' | 'no-opinion';
 
 /** A decision with upstream's reason text (added to the Forbidden message when not empty). */
@@ -49,13 +53,19 @@ export function withAuthorization(authorizers: Authorizer[]): Filter {
     for (const authz of authorizers) {
       const answer = await authz(ctx);
       const { decision, reason } = typeof answer === 'string' ? { decision: answer, reason: '' } : answer;
-      if (decision === 'allow') return next(ctx);
+      if (decision === 'allow') {
+        ctx.auditAnnotations[DECISION_ANNOTATION] = 'allow';
+        if (reason) ctx.auditAnnotations[REASON_ANNOTATION] = reason;
+        return next(ctx);
+      }
       if (reason) reasons.push(reason);
       if (decision === 'deny') break;
     }
     const info = ctx.info;
     const reason = reasons.join('\n');
     const message = reason ? `${forbiddenMessage(ctx)}: ${reason}` : forbiddenMessage(ctx);
+    ctx.auditAnnotations[DECISION_ANNOTATION] = 'forbid';
+    if (reason) ctx.auditAnnotations[REASON_ANNOTATION] = reason;
     throw new StatusError(403, 'Forbidden', message, {
       ...(info.name ? { name: info.name } : {}),
       ...(info.apiGroup ? { group: info.apiGroup } : {}),

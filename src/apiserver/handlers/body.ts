@@ -20,7 +20,9 @@ export async function readBody(ctx: RequestContext, limit = MAX_BODY_BYTES): Pro
     if (size > limit) throw statusErrors.requestEntityTooLarge(`limit is ${limit}`);
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks);
+  const body = Buffer.concat(chunks);
+  ctx.requestBody = body;
+  return body;
 }
 
 /** The media type of the request body without parameters, lower case. */

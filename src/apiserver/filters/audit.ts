@@ -1,0 +1,180 @@
+/**
+ * Audit in the request pipeline (ARCHITECTURE.md "Filters"). Two filters share one auditor: `failedAuthentication`
+ * sits before authentication and records the requests it refuses (401, one ResponseStarted event, as upstream's
+ * failed-authentication audit); `audit` sits after authentication, before impersonation, and records the
+ * RequestReceived, ResponseStarted (long-running requests only) and ResponseComplete (or Panic) stages at the
+ * level the policy gives the requester.
+ */
+import { StatusError, toStatus } from '../../api/status-error.js';
+import type { Auditor } from '../audit/auditor.js';
+import {
+  type AuditEvent,
+  auditUser,
+  microTime,
+  nowMicros,
+  objectRef,
+  sourceIPs,
+  withoutManagedFields,
+} from '../audit/event.js';
+import { type AuditDecision, LEVEL_RANK, type Stage } from '../audit/policy.js';
+import type { Filter, RequestContext } from '../context.js';
+
+/** When each request arrived, in microseconds (set by the outer filter, read by the inner one). */
+const received = new WeakMap<RequestContext, number>();
+/** Requests the inner filter took charge of. */
+const audited = new WeakSet<RequestContext>();
+
+function baseEvent(ctx: RequestContext, decision: AuditDecision, stage: Stage): AuditEvent {
+  const ua = ctx.req.headers['user-agent'];
+  return {
+    kind: 'Event',
+    apiVersion: 'audit.k8s.io/v1',
+    level: decision.level,
+    auditID: ctx.auditId,
+    stage,
+    requestURI: ctx.req.url ?? ctx.url.pathname,
+    verb: ctx.info.verb,
+    user: auditUser(ctx.user),
+    sourceIPs: sourceIPs(ctx.req),
+    ...(ua ? { userAgent: String(ua) } : {}),
+    ...(ctx.info.isResourceRequest ? { objectRef: objectRef(ctx.info) } : {}),
+    requestReceivedTimestamp: microTime(received.get(ctx) ?? nowMicros()),
+    stageTimestamp: microTime(nowMicros()),
+  };
+}
+
+function authMethods(ctx: RequestContext): string {
+  const methods: string[] = [];
+  const auth = String(ctx.req.headers.authorization ?? '').trim();
+  const scheme = auth.split(' ');
+  if (scheme.length > 1 && scheme[0]?.toLowerCase() === 'basic') methods.push('basic');
+  if (scheme.length > 1 && scheme[0]?.toLowerCase() === 'bearer') methods.push('bearer');
+  if ((ctx.url.searchParams.get('access_token') ?? '').trim()) methods.push('access_token');
+  const socket = ctx.req.socket as { getPeerCertificate?: () => { subject?: unknown } } | undefined;
+  if (typeof socket?.getPeerCertificate === 'function' && socket.getPeerCertificate()?.subject) methods.push('x509');
+  return methods.length > 0
+    ? `Authentication failed, attempted: ${methods.join(', ')}`
+    : 'Authentication failed, no credentials provided';
+}
+
+function parseJson(buf: Buffer | undefined): unknown {
+  if (!buf || buf.length === 0) return undefined;
+  try {
+    return JSON.parse(buf.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+export interface AuditFilters {
+  failedAuthentication: Filter;
+  audit: Filter;
+}
+
+export function auditFilters(auditor: Auditor): AuditFilters {
+  const failedAuthentication: Filter = (next) => async (ctx) => {
+    received.set(ctx, nowMicros());
+    try {
+      await next(ctx);
+    } catch (err) {
+      if (!audited.has(ctx) && err instanceof StatusError && err.status.code === 401) {
+        const decision = auditor.evaluator.evaluate({ user: undefined, info: ctx.info });
+        if (decision.level !== 'None' && !decision.omitStages.has('ResponseStarted')) {
+          const ev = baseEvent(ctx, decision, 'ResponseStarted');
+          ev.responseStatus = { metadata: {}, message: authMethods(ctx), code: 401 };
+          auditor.process(ev);
+        }
+      }
+      throw err;
+    }
+  };
+
+  const audit: Filter = (next) => async (ctx) => {
+    audited.add(ctx);
+    const decision = auditor.evaluator.evaluate({ user: ctx.user, info: ctx.info });
+    if (decision.level === 'None') return next(ctx);
+    const requester = ctx.user;
+    const emit = (ev: AuditEvent) => {
+      if (!decision.omitStages.has(ev.stage)) auditor.process(ev);
+    };
+    emit(baseEvent(ctx, decision, 'RequestReceived'));
+
+    let code = 0;
+    const res = ctx.res;
+    const writeHead = res.writeHead;
+    res.writeHead = function (this: typeof res, ...args: Parameters<typeof res.writeHead>) {
+      code = args[0];
+      if (ctx.longRunning) emit(finish(code, 'ResponseStarted'));
+      return writeHead.apply(this, args);
+    } as typeof res.writeHead;
+    const wantsResponse = LEVEL_RANK[decision.level] >= LEVEL_RANK.RequestResponse;
+    const chunks: Buffer[] = [];
+    {
+      const write = res.write;
+      const end = res.end;
+      const keep = (chunk: unknown) => {
+        if (ctx.longRunning || chunk === undefined || typeof chunk === 'function') return;
+        if (!wantsResponse && code < 400) return;
+        chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+      };
+      res.write = function (this: typeof res, chunk: unknown, ...rest: unknown[]) {
+        keep(chunk);
+        return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
+      } as typeof res.write;
+      res.end = function (this: typeof res, chunk?: unknown, ...rest: unknown[]) {
+        keep(chunk);
+        return (end as (...a: unknown[]) => typeof res).call(this, chunk, ...rest);
+      } as typeof res.end;
+    }
+
+    const finish = (status: number, stage: Stage, failure?: Record<string, unknown>): AuditEvent => {
+      const ev = baseEvent(ctx, decision, stage);
+      ev.user = auditUser(requester);
+      if (ctx.user !== requester) ev.impersonatedUser = auditUser(ctx.user);
+      ev.verb = ctx.info.verb;
+      ev.responseStatus = failure ?? { metadata: {}, code: status };
+      if (LEVEL_RANK[decision.level] >= LEVEL_RANK.Request) {
+        const body = parseJson(ctx.requestBody);
+        if (body !== undefined) ev.requestObject = decision.omitManagedFields ? withoutManagedFields(body) : body;
+      }
+      if (wantsResponse && stage === 'ResponseComplete') {
+        const body = parseJson(Buffer.concat(chunks));
+        if (body !== undefined) ev.responseObject = decision.omitManagedFields ? withoutManagedFields(body) : body;
+      }
+      if (Object.keys(ctx.auditAnnotations).length > 0) ev.annotations = { ...ctx.auditAnnotations };
+      return ev;
+    };
+
+    try {
+      await next(ctx);
+    } catch (err) {
+      if (!(err instanceof StatusError)) {
+        const message = `APIServer panic'd: ${err instanceof Error ? err.message : String(err)}`;
+        emit(finish(500, 'Panic', { metadata: {}, status: 'Failure', message, reason: 'InternalError', code: 500 }));
+        throw err;
+      }
+      const s = toStatus(err);
+      const failure: Record<string, unknown> = {
+        metadata: {},
+        status: 'Failure',
+        ...(s.message ? { message: s.message } : {}),
+        ...(s.reason ? { reason: s.reason } : {}),
+        ...(s.details ? { details: s.details } : {}),
+        code: s.code,
+      };
+      emit(finish(s.code, 'ResponseComplete', failure));
+      throw err;
+    }
+    const failed = code >= 400 ? parseJson(Buffer.concat(chunks)) : undefined;
+    const failure =
+      failed && (failed as { kind?: string }).kind === 'Status'
+        ? (() => {
+            const { kind: _k, apiVersion: _a, ...rest } = failed as Record<string, unknown>;
+            return { ...rest, metadata: {} };
+          })()
+        : undefined;
+    emit(finish(code || 200, 'ResponseComplete', failure));
+  };
+
+  return { failedAuthentication, audit };
+}

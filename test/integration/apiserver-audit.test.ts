@@ -1,0 +1,230 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Policy } from '../../src/apiserver/audit/policy.js';
+import { type ControlPlane, startControlPlane } from '../../src/index.js';
+import { apiRequest } from '../../src/testing/api-client.js';
+import { eventually } from '../../src/testing/controllers.js';
+
+interface Event {
+  level: string;
+  auditID: string;
+  stage: string;
+  verb: string;
+  requestURI: string;
+  user: { username?: string; groups?: string[] };
+  impersonatedUser?: { username?: string };
+  objectRef?: Record<string, string>;
+  responseStatus?: { code: number; reason?: string; message?: string; status?: string };
+  requestObject?: Record<string, unknown>;
+  responseObject?: Record<string, unknown>;
+  annotations?: Record<string, string>;
+  requestReceivedTimestamp: string;
+  stageTimestamp: string;
+  sourceIPs?: string[];
+}
+
+const POLICY: Policy = {
+  apiVersion: 'audit.k8s.io/v1',
+  kind: 'Policy',
+  omitStages: [],
+  rules: [
+    { level: 'None', nonResourceURLs: ['/healthz*', '/readyz', '/livez'] },
+    { level: 'None', users: ['system:apiserver', 'system:kube-controller-manager', 'system:kube-scheduler'] },
+    { level: 'RequestResponse', resources: [{ group: '', resources: ['configmaps'] }], omitManagedFields: true },
+    { level: 'Request', resources: [{ group: '', resources: ['secrets'] }], omitStages: ['RequestReceived'] },
+    { level: 'None', resources: [{ group: '', resources: ['pods/log'] }] },
+    { level: 'Metadata' },
+  ],
+};
+
+describe('apiserver: audit log', () => {
+  let cp: ControlPlane;
+  let dir: string;
+  let logPath: string;
+  const events = (): Event[] =>
+    readFileSync(logPath, 'utf8')
+      .split('\n')
+      .filter((l) => l.length > 0)
+      .map((l) => JSON.parse(l) as Event);
+  const byId = (id: string) => events().filter((e) => e.auditID === id);
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'audit-'));
+    logPath = join(dir, 'audit', 'audit.log');
+    cp = await startControlPlane({ authorization: { modes: ['RBAC'] }, audit: { policy: POLICY, logPath } });
+  });
+  after(async () => {
+    await cp?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('writes RequestReceived and ResponseComplete at Metadata level, with the Audit-Id header as auditID', async () => {
+    const res = await apiRequest(cp, 'GET', '/api/v1/namespaces/default/serviceaccounts?limit=5', {
+      headers: { 'user-agent': 'audit-test/1.0' },
+    });
+    assert.equal(res.status, 200);
+    const id = String(res.headers['audit-id']);
+    const evs = byId(id);
+    assert.deepEqual(
+      evs.map((e) => e.stage),
+      ['RequestReceived', 'ResponseComplete'],
+    );
+    const done = evs[1] as Event;
+    assert.equal(done.level, 'Metadata');
+    assert.equal(done.verb, 'list');
+    assert.equal(done.requestURI, '/api/v1/namespaces/default/serviceaccounts?limit=5');
+    assert.deepEqual(done.objectRef, { resource: 'serviceaccounts', namespace: 'default', apiVersion: 'v1' });
+    assert.deepEqual(done.responseStatus, { metadata: {}, code: 200 });
+    assert.equal(done.user.username, 'kubernetes-admin');
+    assert.ok(done.user.groups?.includes('system:authenticated'));
+    assert.equal((done as unknown as { userAgent: string }).userAgent, 'audit-test/1.0');
+    assert.ok(done.sourceIPs?.includes('127.0.0.1'));
+    assert.equal(done.requestObject, undefined);
+    assert.equal(done.responseObject, undefined);
+    assert.equal(done.annotations?.['authorization.k8s.io/decision'], 'allow');
+    assert.match(done.stageTimestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    assert.ok(done.requestReceivedTimestamp <= done.stageTimestamp);
+  });
+
+  it('Request level carries the request object, not the response; rule omitStages drops RequestReceived', async () => {
+    const body = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's1' }, stringData: { k: 'v' } };
+    const res = await apiRequest(cp, 'POST', '/api/v1/namespaces/default/secrets', { body });
+    assert.equal(res.status, 201);
+    const evs = byId(String(res.headers['audit-id']));
+    assert.deepEqual(
+      evs.map((e) => e.stage),
+      ['ResponseComplete'],
+    );
+    const ev = evs[0] as Event;
+    assert.equal(ev.level, 'Request');
+    assert.equal(ev.verb, 'create');
+    assert.deepEqual(ev.requestObject, body);
+    assert.equal(ev.responseObject, undefined);
+    assert.deepEqual(ev.responseStatus, { metadata: {}, code: 201 });
+  });
+
+  it('RequestResponse level carries both objects, managedFields omitted', async () => {
+    const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c1' }, data: { a: 'b' } };
+    const res = await apiRequest(cp, 'POST', '/api/v1/namespaces/default/configmaps', { body });
+    assert.equal(res.status, 201);
+    const ev = byId(String(res.headers['audit-id'])).find((e) => e.stage === 'ResponseComplete') as Event;
+    assert.equal(ev.level, 'RequestResponse');
+    assert.deepEqual(ev.requestObject, body);
+    const out = ev.responseObject as { metadata: Record<string, unknown>; data: unknown };
+    assert.equal(out.metadata.name, 'c1');
+    assert.deepEqual(out.data, { a: 'b' });
+    assert.equal('managedFields' in out.metadata, false);
+    assert.ok('managedFields' in (res.body as { metadata: object }).metadata);
+  });
+
+  it('a failed request records the Status reason and message', async () => {
+    const res = await apiRequest(cp, 'GET', '/api/v1/namespaces/default/configmaps/missing');
+    assert.equal(res.status, 404);
+    const ev = byId(String(res.headers['audit-id'])).find((e) => e.stage === 'ResponseComplete') as Event;
+    assert.equal(ev.responseStatus?.code, 404);
+    assert.equal(ev.responseStatus?.reason, 'NotFound');
+    assert.equal(ev.responseStatus?.status, 'Failure');
+    assert.equal(ev.responseStatus?.message, 'configmaps "missing" not found');
+  });
+
+  it('level None writes nothing (subresource rule pods/log, nonResourceURLs with *)', async () => {
+    const health = await apiRequest(cp, 'GET', '/healthz/ping');
+    assert.equal(health.status, 200);
+    const log = await apiRequest(cp, 'GET', '/api/v1/namespaces/default/pods/nope/log');
+    assert.equal(log.status, 404);
+    assert.equal(byId(String(health.headers['audit-id'])).length, 0);
+    assert.equal(byId(String(log.headers['audit-id'])).length, 0);
+  });
+
+  it('a forged token is audited: one ResponseStarted event with code 401', async () => {
+    const res = await apiRequest(cp, 'GET', '/api/v1/namespaces', {
+      anonymous: true,
+      headers: { authorization: 'Bearer forged.token.value' },
+    });
+    assert.equal(res.status, 401);
+    const evs = byId(String(res.headers['audit-id']));
+    assert.equal(evs.length, 1);
+    const ev = evs[0] as Event;
+    assert.equal(ev.stage, 'ResponseStarted');
+    assert.equal(ev.level, 'Metadata');
+    assert.deepEqual(ev.user, {});
+    assert.deepEqual(ev.responseStatus, {
+      metadata: {},
+      message: 'Authentication failed, attempted: bearer',
+      code: 401,
+    });
+  });
+
+  it('a forbidden request and impersonation without permission are audited with the forbid decision', async () => {
+    const anon = await apiRequest(cp, 'GET', '/api/v1/namespaces/default/pods', { anonymous: true });
+    assert.equal(anon.status, 403);
+    const ev = byId(String(anon.headers['audit-id'])).find((e) => e.stage === 'ResponseComplete') as Event;
+    assert.equal(ev.user.username, 'system:anonymous');
+    assert.equal(ev.responseStatus?.code, 403);
+    assert.equal(ev.responseStatus?.reason, 'Forbidden');
+    assert.equal(ev.annotations?.['authorization.k8s.io/decision'], 'forbid');
+
+    // The anonymous user may not impersonate anyone.
+    const imp = await apiRequest(cp, 'GET', '/api/v1/namespaces', {
+      anonymous: true,
+      headers: { 'impersonate-user': 'kubernetes-admin' },
+    });
+    assert.equal(imp.status, 403);
+    const iev = byId(String(imp.headers['audit-id'])).find((e) => e.stage === 'ResponseComplete') as Event;
+    assert.equal(iev.responseStatus?.code, 403);
+    assert.match(String(iev.responseStatus?.message), /cannot impersonate resource "users"/);
+  });
+
+  it('an allowed impersonation records the requester as user and the impersonated user', async () => {
+    const res = await apiRequest(cp, 'GET', '/api/v1/namespaces/default/configmaps', {
+      headers: { 'impersonate-user': 'jane' },
+    });
+    assert.equal(res.status, 403);
+    const ev = byId(String(res.headers['audit-id'])).find((e) => e.stage === 'ResponseComplete') as Event;
+    assert.equal(ev.user.username, 'kubernetes-admin');
+    assert.equal(ev.impersonatedUser?.username, 'jane');
+  });
+
+  it('a watch has a ResponseStarted stage', async () => {
+    const res = await apiRequest(cp, 'GET', '/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1');
+    assert.equal(res.status, 200);
+    const id = String(res.headers['audit-id']);
+    await eventually(() => {
+      assert.deepEqual(
+        byId(id).map((e) => e.stage),
+        ['RequestReceived', 'ResponseStarted', 'ResponseComplete'],
+      );
+    });
+  });
+
+  it('admission annotations reach the event: a PodSecurity audit-mode violation', async () => {
+    const ns = {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'audited', labels: { 'pod-security.kubernetes.io/audit': 'restricted' } },
+    };
+    assert.equal((await apiRequest(cp, 'POST', '/api/v1/namespaces', { body: ns })).status, 201);
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p' },
+      spec: { containers: [{ name: 'c', image: 'nginx', securityContext: { privileged: true } }] },
+    };
+    const res = await apiRequest(cp, 'POST', '/api/v1/namespaces/audited/pods', { body: pod });
+    assert.equal(res.status, 201);
+    const ev = byId(String(res.headers['audit-id'])).find((e) => e.stage === 'ResponseComplete') as Event;
+    assert.equal(
+      ev.annotations?.['pod-security.kubernetes.io/audit-violations']?.startsWith(
+        'would violate PodSecurity "restricted:latest": ',
+      ),
+      true,
+    );
+    assert.match(
+      String(ev.annotations?.['pod-security.kubernetes.io/audit-violations']),
+      /privileged \(container "c" must not set securityContext.privileged=true\)/,
+    );
+  });
+});
