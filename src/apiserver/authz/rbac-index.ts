@@ -3,7 +3,8 @@
  * and clusterrolebindings (as upstream's authorizer reads informers): rules by role, and bindings indexed by the
  * subject they name, so that finding a user's bindings costs a few map lookups however many bindings exist.
  */
-import type { Cacher, CacheWatch } from '../cacher/cacher.js';
+import type { Cacher } from '../cacher/cacher.js';
+import { CacheFollower } from '../cacher/follower.js';
 import type { KubeObject } from '../registry/object.js';
 import { type PolicyRule, rulesOf } from './policy-rule.js';
 
@@ -134,15 +135,14 @@ export class RBACIndex {
   private readonly clusterBindings = new SubjectIndex();
   /** RoleBindings per namespace. */
   private readonly roleBindings = new Map<string, SubjectIndex>();
-  private readonly watches: CacheWatch[] = [];
-  private stopped = false;
+  private readonly follower = new CacheFollower();
 
   constructor(private readonly sources: RBACSources) {}
 
   /** Loads the current objects and follows changes; resolves once everything stored is indexed. */
   async start(): Promise<void> {
     await Promise.all([
-      this.follow(
+      this.follower.follow(
         this.sources.roles,
         (type, obj) => {
           const key = `${obj.metadata.namespace}/${obj.metadata.name}`;
@@ -151,7 +151,7 @@ export class RBACIndex {
         },
         () => this.roles.clear(),
       ),
-      this.follow(
+      this.follower.follow(
         this.sources.clusterRoles,
         (type, obj) => {
           const key = obj.metadata.name ?? '';
@@ -160,7 +160,7 @@ export class RBACIndex {
         },
         () => this.clusterRoles.clear(),
       ),
-      this.follow(
+      this.follower.follow(
         this.sources.clusterRoleBindings,
         (type, obj) => {
           const id = obj.metadata.name ?? '';
@@ -169,7 +169,7 @@ export class RBACIndex {
         },
         () => this.clusterBindings.clear(),
       ),
-      this.follow(
+      this.follower.follow(
         this.sources.roleBindings,
         (type, obj) => {
           const ns = obj.metadata.namespace ?? '';
@@ -191,34 +191,7 @@ export class RBACIndex {
   }
 
   stop(): void {
-    this.stopped = true;
-    for (const w of this.watches.splice(0)) w.stop();
-  }
-
-  /**
-   * Watches one resource from its current state; when the cache ends the watch (it was rebuilt), everything of
-   * that resource is dropped and read again.
-   */
-  private async follow(
-    source: { cacher: Feed; prefix: string },
-    apply: (type: string, obj: KubeObject) => void,
-    reset: () => void,
-  ): Promise<void> {
-    const w = await source.cacher.watch({
-      fromRevision: undefined,
-      prefix: source.prefix,
-      matches: () => true,
-      onEvent: (type, obj) => {
-        if (type !== 'BOOKMARK') apply(type, obj);
-      },
-      onEnd: () => {
-        if (this.stopped) return;
-        reset();
-        void this.follow(source, apply, reset).catch(() => {});
-      },
-    });
-    if (this.stopped) w.stop();
-    else this.watches.push(w);
+    this.follower.stop();
   }
 
   /** The rules of the role a binding refers to, or undefined when there is no such role. */

@@ -9,7 +9,7 @@
  * Only pods with spec.nodeName set take part. Each edge is counted, so that two pods on one node using the same
  * secret keep it readable until both are gone.
  */
-import type { Cacher, CacheWatch } from '../../cacher/cacher.js';
+import { CacheFollower, type CacheSource } from '../../cacher/follower.js';
 import { isObject, type KubeObject } from '../../registry/object.js';
 
 export type VertexType = 'configmap' | 'pod' | 'pvc' | 'pv' | 'secret' | 'serviceAccount' | 'volumeattachment';
@@ -155,12 +155,10 @@ export function pvSecretKeys(pv: KubeObject, claimNamespace: string): string[] {
   return [...keys];
 }
 
-type Feed = Pick<Cacher, 'watch'>;
-
 export interface NodeGraphSources {
-  pods: { cacher: Feed; prefix: string };
-  persistentVolumes?: { cacher: Feed; prefix: string };
-  volumeAttachments?: { cacher: Feed; prefix: string };
+  pods: CacheSource;
+  persistentVolumes?: CacheSource;
+  volumeAttachments?: CacheSource;
 }
 
 export class NodeGraph {
@@ -174,8 +172,7 @@ export class NodeGraph {
   private readonly secretToPV = new Counter();
   /** VolumeAttachments by name → node. */
   private readonly attachments = new Map<string, string>();
-  private readonly watches: CacheWatch[] = [];
-  private stopped = false;
+  private readonly follower = new CacheFollower();
 
   /** Adds or replaces a pod; a pod not (or no longer) bound to a node is dropped. */
   setPod(pod: KubeObject): void {
@@ -260,7 +257,7 @@ export class NodeGraph {
   /** Loads the current objects from the watch caches and follows changes; resolves once everything is in. */
   async start(sources: NodeGraphSources): Promise<void> {
     const follows = [
-      this.follow(
+      this.follower.follow(
         sources.pods,
         (type, obj) =>
           type === 'DELETED'
@@ -275,7 +272,7 @@ export class NodeGraph {
     const pvs = sources.persistentVolumes;
     if (pvs) {
       follows.push(
-        this.follow(
+        this.follower.follow(
           pvs,
           (type, obj) => (type === 'DELETED' ? this.deletePV(obj.metadata.name ?? '') : this.setPV(obj)),
           () => {
@@ -288,7 +285,7 @@ export class NodeGraph {
     const vas = sources.volumeAttachments;
     if (vas) {
       follows.push(
-        this.follow(
+        this.follower.follow(
           vas,
           (type, obj) =>
             type === 'DELETED' ? this.deleteVolumeAttachment(obj.metadata.name ?? '') : this.setVolumeAttachment(obj),
@@ -300,31 +297,7 @@ export class NodeGraph {
   }
 
   stop(): void {
-    this.stopped = true;
-    for (const w of this.watches.splice(0)) w.stop();
-  }
-
-  /** Watches one resource from its current state; when the cache ends the watch, drops it and reads it again. */
-  private async follow(
-    source: { cacher: Feed; prefix: string },
-    apply: (type: string, obj: KubeObject) => void,
-    reset: () => void,
-  ): Promise<void> {
-    const w = await source.cacher.watch({
-      fromRevision: undefined,
-      prefix: source.prefix,
-      matches: () => true,
-      onEvent: (type, obj) => {
-        if (type !== 'BOOKMARK') apply(type, obj);
-      },
-      onEnd: () => {
-        if (this.stopped) return;
-        reset();
-        void this.follow(source, apply, reset).catch(() => {});
-      },
-    });
-    if (this.stopped) w.stop();
-    else this.watches.push(w);
+    this.follower.stop();
   }
 }
 
