@@ -96,13 +96,14 @@ describe('admission plugin order and defaults', () => {
     ];
     const disablePlugins = [...DEFAULT_ON_PLUGINS].filter((n) => !kept.includes(n));
     const chain = buildAdmissionChain(
-      { enablePlugins: ['NodeRestriction'], disablePlugins },
+      { enablePlugins: ['NodeRestriction', 'AlwaysPullImages'], disablePlugins },
       deps,
       memoryLogger(lines),
     );
     assert.deepEqual(chain.mutatingNames, [
       'NamespaceLifecycle',
       'ServiceAccount',
+      'NodeRestriction',
       'TaintNodesByCondition',
       'Priority',
       'DefaultTolerationSeconds',
@@ -111,13 +112,13 @@ describe('admission plugin order and defaults', () => {
     assert.deepEqual(chain.validatingNames, ['ServiceAccount', 'Priority']);
     assert.equal(
       lines[0],
-      'Loaded 6 mutating admission controller(s) successfully in the following order: NamespaceLifecycle,ServiceAccount,TaintNodesByCondition,Priority,DefaultTolerationSeconds,DefaultStorageClass.',
+      'Loaded 7 mutating admission controller(s) successfully in the following order: NamespaceLifecycle,ServiceAccount,NodeRestriction,TaintNodesByCondition,Priority,DefaultTolerationSeconds,DefaultStorageClass.',
     );
     assert.equal(
       lines[1],
       'Loaded 2 validating admission controller(s) successfully in the following order: ServiceAccount,Priority.',
     );
-    assert.match(lines[2] ?? '', /not implemented yet.*NodeRestriction/);
+    assert.match(lines[2] ?? '', /not implemented yet.*AlwaysPullImages/);
     const none = buildAdmissionChain({ disablePlugins: [...DEFAULT_ON_PLUGINS] }, deps);
     assert.deepEqual(none.plugins, []);
   });
