@@ -113,8 +113,8 @@ export interface ControlPlaneOptions {
   /** Audit: a policy (file or object) and a log path (`-` for stdout), as --audit-policy-file/--audit-log-*. */
   audit?: AuditOptions;
   /**
-   * kube-apiserver's --authorization-mode: a list of AlwaysAllow, AlwaysDeny, RBAC, Webhook (with `webhook`, the
-   * --authorization-webhook-* flags; Node is not built yet and is refused). Undefined: every authenticated user
+   * kube-apiserver's --authorization-mode: a list of AlwaysAllow, AlwaysDeny, Node, RBAC, Webhook (with `webhook`,
+   * the --authorization-webhook-* flags). Undefined: every authenticated user
    * may do anything (wheelhouse's default until every component has its own identity). system:masters is always
    * allowed, ahead of the modes.
    */
