@@ -16,6 +16,7 @@ import {
   admissionConfigFlagsHelp,
   admissionConfigOptionsOf,
 } from './admission-config-flags.js';
+import { auditFlagSpec, auditFlagsHelp, auditOptionsOf } from './audit-flags.js';
 import { authenticationFlagSpec, authenticationFlagsHelp, authenticationOptionsOf } from './authentication-flags.js';
 import {
   authorizationWebhookFlagSpec,
@@ -50,6 +51,7 @@ ${admissionConfigFlagsHelp}
   --authorization-mode LIST        AlwaysAllow, AlwaysDeny, Node, RBAC, Webhook (default: authenticated users may do anything)
 ${authorizationWebhookFlagsHelp}
 ${authenticationFlagsHelp}
+${auditFlagsHelp}
   -v N                             log verbosity
 
 kube-controller-manager runs inside too, with its flags (see wheelhouse controller-manager --help), e.g.
@@ -75,7 +77,9 @@ kube-apiserver alone, with upstream's flag names: --secure-port (6443), --bind-a
 ${admissionConfigFlagsHelp}
 ${authorizationWebhookFlagsHelp}
 Authentication:
-${authenticationFlagsHelp}`;
+${authenticationFlagsHelp}
+Audit:
+${auditFlagsHelp}`;
 
 const admissionFlagSpec = {
   'enable-admission-plugins': { type: 'string' },
@@ -141,6 +145,7 @@ async function serve(
       ...admissionFlagSpec,
       ...admissionConfigFlagSpec,
       ...authenticationFlagSpec,
+      ...auditFlagSpec,
       ...authorizationWebhookFlagSpec,
       ...(mode.controllers ? controllerManagerFlagSpec : {}),
       ...(mode.controllers ? { 'scheduler-config': { type: 'string' }, ...kubeletFlagSpec } : {}),
@@ -188,6 +193,7 @@ async function serve(
     ...(compaction ? { compaction } : {}),
     admission: mode.controllers ? admission : standaloneAdmissionOptions(admission),
     authentication: authenticationOptionsOf(values),
+    ...auditOptionsOf(values),
     ...(authorization ? { authorization: { ...authorization, ...authorizationWebhook } } : {}),
     ...(controllers ? { controllers } : {}),
     ...(nodeOptions ? { nodes: nodeOptions } : {}),

@@ -29,14 +29,23 @@ export interface AuditOptions {
 const BATCH_FLUSH_MS = 1000;
 const BATCH_MAX = 400;
 
-/** One line of the legacy format: time AUDIT: id="…" stage="…" ip="…" method="…" user="…" … uri="…". */
+/** RFC 3339 with the fraction's trailing zeros trimmed, as Go's time.RFC3339Nano. */
+function rfc3339Nano(micro: string): string {
+  return micro.replace(/\.(\d*?)0*Z$/, (_m, digits: string) => (digits ? `.${digits}Z` : 'Z'));
+}
+
+/** kube-apiserver's legacy one-line format (--audit-log-format=legacy). */
 function legacyLine(ev: AuditEvent): string {
-  const q = (s: string | undefined) => JSON.stringify(s ?? '');
-  const ns = ev.objectRef?.namespace ? ev.objectRef.namespace : '<none>';
-  const groups = ev.user.groups?.map((g) => JSON.stringify(g)).join(',') ?? '';
-  const base = `${ev.stageTimestamp} AUDIT: id=${q(ev.auditID)} stage=${q(ev.stage)} ip=${q(ev.sourceIPs?.[0])} method=${q(ev.verb)} user=${q(ev.user.username)} groups=${q(groups)} as=${q(ev.impersonatedUser?.username ?? '<self>')} asgroups=${q(ev.impersonatedUser?.groups?.join(',') ?? '<lookup>')} user-agent=${q(ev.userAgent)} namespace=${ns} uri=${q(ev.requestURI)}`;
-  const code = ev.responseStatus?.code;
-  return ev.stage === 'RequestReceived' ? `${base}\n` : `${base} response="${code ?? '<deferred>'}"\n`;
+  const q = (s: string) => JSON.stringify(s);
+  const quoteAll = (list: string[]) => list.map(q).join(',');
+  const username = ev.user.username || '<none>';
+  const groups = ev.user.username && ev.user.groups?.length ? quoteAll(ev.user.groups) : '<none>';
+  const as = ev.impersonatedUser ? (ev.impersonatedUser.username ?? '') : '<self>';
+  const asGroups = ev.impersonatedUser?.groups ? quoteAll(ev.impersonatedUser.groups) : '<lookup>';
+  const namespace = ev.objectRef?.namespace || '<none>';
+  const response = ev.responseStatus ? String(ev.responseStatus.code) : '<deferred>';
+  const ip = ev.sourceIPs?.[0] ?? '<unknown>';
+  return `${rfc3339Nano(ev.requestReceivedTimestamp)} AUDIT: id=${q(ev.auditID)} stage=${q(ev.stage)} ip=${q(ip)} method=${q(ev.verb)} user=${q(username)} groups=${q(groups)} as=${q(as)} asgroups=${q(asGroups)} user-agent=${q(ev.userAgent ?? '')} namespace=${q(namespace)} uri=${q(ev.requestURI)} response="${response}"\n`;
 }
 
 export class Auditor {

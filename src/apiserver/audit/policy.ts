@@ -153,19 +153,20 @@ function matchesResource(rule: PolicyRule, info: RequestInfo): boolean {
   if (rule.namespaces && rule.namespaces.length > 0 && !rule.namespaces.includes(info.namespace)) return false;
   if (!rule.resources || rule.resources.length === 0) return true;
   const full = info.subresource ? `${info.resource}/${info.subresource}` : info.resource;
+  // Groups match exactly (no wildcard, as upstream); '*' is every resource and subresource, '*/scale' one
+  // subresource of any resource, 'pods/*' pods and all of their subresources.
   return rule.resources.some((gr) => {
-    if ((gr.group ?? '') !== '*' && (gr.group ?? '') !== info.apiGroup) return false;
-    const names = gr.resourceNames ?? [];
-    if (names.length > 0 && !names.includes(info.name)) return false;
+    if ((gr.group ?? '') !== info.apiGroup) return false;
     const resources = gr.resources ?? [];
     if (resources.length === 0) return true;
+    const names = gr.resourceNames ?? [];
+    if (names.length > 0 && !names.includes(info.name)) return false;
     return resources.some(
       (r) =>
         r === '*' ||
         r === full ||
-        (r === '*/*' && info.subresource !== '') ||
-        (r.startsWith('*/') && info.subresource === r.slice(2)) ||
-        (r.endsWith('/*') && info.subresource !== '' && info.resource === r.slice(0, -2)),
+        (info.subresource !== '' && r.startsWith('*/') && info.subresource === r.slice(2)) ||
+        (r.endsWith('/*') && info.resource === r.slice(0, -2)),
     );
   });
 }

@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseRequestInfo } from '../request-info.js';
+import { PolicyEvaluator, validatePolicy } from './policy.js';
+
+const req = (method: string, path: string) => parseRequestInfo(method, path, new URLSearchParams());
+const alice = { name: 'alice', groups: ['devs', 'system:authenticated'] };
+
+describe('audit policy', () => {
+  it('first matching rule wins, matching users, groups, verbs, resources, names, namespaces and URLs', () => {
+    const ev = new PolicyEvaluator(
+      validatePolicy({
+        apiVersion: 'audit.k8s.io/v1',
+        kind: 'Policy',
+        omitStages: ['RequestReceived'],
+        rules: [
+          { level: 'None', users: ['bob'] },
+          { level: 'RequestResponse', resources: [{ group: '', resources: ['pods/log'] }] },
+          { level: 'Request', resources: [{ group: 'apps', resources: ['deployments'], resourceNames: ['web'] }] },
+          { level: 'Metadata', namespaces: ['kube-system'], verbs: ['get'], omitStages: ['ResponseStarted'] },
+          { level: 'Request', userGroups: ['devs'], nonResourceURLs: ['/version', '/apis/*'] },
+          { level: 'Metadata', resources: [{ group: '', resources: ['*/status', 'secrets/*'] }] },
+          { level: 'None', resources: [{ group: '', resources: ['*'] }] },
+        ],
+      }),
+    );
+    assert.equal(ev.evaluate({ user: { name: 'bob', groups: [] }, info: req('GET', '/api/v1/pods') }).level, 'None');
+    assert.equal(
+      ev.evaluate({ user: alice, info: req('GET', '/api/v1/namespaces/a/pods/p/log') }).level,
+      'RequestResponse',
+    );
+    assert.equal(ev.evaluate({ user: alice, info: req('GET', '/api/v1/namespaces/a/pods/p') }).level, 'None');
+    assert.equal(
+      ev.evaluate({ user: alice, info: req('PUT', '/apis/apps/v1/namespaces/a/deployments/web') }).level,
+      'Request',
+    );
+    assert.equal(
+      ev.evaluate({ user: alice, info: req('PUT', '/apis/apps/v1/namespaces/a/deployments/db') }).level,
+      'None',
+    );
+    const ks = ev.evaluate({ user: alice, info: req('GET', '/api/v1/namespaces/kube-system/secrets/x') });
+    assert.equal(ks.level, 'Metadata');
+    assert.deepEqual([...ks.omitStages].sort(), ['RequestReceived', 'ResponseStarted']);
+    assert.equal(
+      ev.evaluate({ user: alice, info: req('DELETE', '/api/v1/namespaces/kube-system/configmaps/x') }).level,
+      'None',
+    );
+    assert.equal(ev.evaluate({ user: alice, info: req('GET', '/version') }).level, 'Request');
+    assert.equal(ev.evaluate({ user: alice, info: req('GET', '/apis/apps') }).level, 'Request');
+    assert.equal(ev.evaluate({ user: alice, info: req('GET', '/healthz') }).level, 'None');
+    assert.equal(
+      ev.evaluate({ user: alice, info: req('PUT', '/api/v1/namespaces/a/pods/p/status') }).level,
+      'Metadata',
+    );
+    assert.equal(ev.evaluate({ user: alice, info: req('GET', '/api/v1/namespaces/a/secrets') }).level, 'Metadata');
+    assert.equal(ev.evaluate({ user: alice, info: req('GET', '/apis/apps/v1/deployments') }).level, 'None');
+    assert.equal(ev.evaluate({ user: undefined, info: req('GET', '/version') }).level, 'None');
+  });
+
+  it('refuses invalid policies with upstream field errors', () => {
+    assert.throws(
+      () =>
+        validatePolicy({
+          omitStages: ['Sometime'],
+          rules: [
+            { level: 'Loud' },
+            { level: 'None', nonResourceURLs: ['version', '/a*b'], namespaces: ['x'] },
+            { level: 'Metadata', resources: [{ group: 'Apps', resourceNames: ['n'] }] },
+          ],
+        }),
+      {
+        message:
+          'invalid audit policy: [omitStages[0]: Invalid value: "Sometime": allowed stages are RequestReceived,ResponseStarted,ResponseComplete,Panic, ' +
+          'rules[0].level: Unsupported value: "Loud": supported values: "None", "Metadata", "Request", "RequestResponse", ' +
+          'rules[1].nonResourceURLs[0]: Invalid value: "version": non-resource URL rules must begin with a \'/\' character, ' +
+          'rules[1].nonResourceURLs[1]: Invalid value: "/a*b": non-resource URL wildcards \'*\' must be the final character of the rule, ' +
+          'rules[1].nonResourceURLs: Invalid value: []string{"version", "/a*b"}: rules cannot apply to both regular resources and non-resource URLs, ' +
+          "rules[2].resources.group: Invalid value: \"Apps\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), " +
+          'rules[2].resources.resourceNames: Invalid value: []string{"n"}: using resourceNames requires at least one resource]',
+      },
+    );
+    assert.throws(() => validatePolicy({ rules: [{}] }), {
+      message: 'invalid audit policy: rules[0].level: Required value',
+    });
+  });
+});
