@@ -17,6 +17,8 @@ import { ensureServiceAccountKeyPair } from './apiserver/authn/serviceaccount/ke
 import { authorizationModesOf } from './apiserver/authz/modes.js';
 import type { WebhookAuthorizerOptions } from './apiserver/authz/webhook/webhook-authorizer.js';
 import { ensurePki } from './apiserver/bootstrap/pki.js';
+import type { EncryptionRule } from './apiserver/encryption/config.js';
+import { encryptedStore } from './apiserver/encryption/open.js';
 import { APIServer } from './apiserver/server.js';
 import {
   buildKubeconfig,
@@ -112,6 +114,8 @@ export interface ControlPlaneOptions {
   authentication?: AuthenticationOptions;
   /** Audit: a policy (file or object) and a log path (`-` for stdout), as --audit-policy-file/--audit-log-*. */
   audit?: AuditOptions;
+  /** --encryption-provider-config: an EncryptionConfiguration file, or its rules already parsed. */
+  encryptionProviderConfig?: string | EncryptionRule[];
   /**
    * kube-apiserver's --authorization-mode: a list of AlwaysAllow, AlwaysDeny, Node, RBAC, Webhook (with `webhook`,
    * the --authorization-webhook-* flags). Undefined: every authenticated user
@@ -173,7 +177,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       : opts.storage === 'sqlite'
         ? { backend: 'sqlite', dataDir }
         : opts.storage;
-  const storage = await openStore(config, log.child('storage'));
+  const storage = encryptedStore(await openStore(config, log.child('storage')), opts.encryptionProviderConfig);
   const bindAddress = opts.bindAddress ?? '127.0.0.1';
   try {
     const pki = await ensurePki(join(dataDir, 'pki'), {

@@ -10,6 +10,7 @@ export const auditFlagSpec = {
   'audit-log-maxage': { type: 'string' },
   'audit-log-format': { type: 'string' },
   'audit-log-mode': { type: 'string' },
+  'encryption-provider-config': { type: 'string' },
 } as const;
 
 export const auditFlagsHelp = `  --audit-policy-file FILE         an audit.k8s.io/v1 Policy: which requests are audited, at which level
@@ -18,7 +19,8 @@ export const auditFlagsHelp = `  --audit-policy-file FILE         an audit.k8s.i
   --audit-log-maxbackup N          rotated files kept (default 0: all)
   --audit-log-maxage DAYS          days rotated files are kept (default 0: forever)
   --audit-log-format json|legacy   (default json)
-  --audit-log-mode blocking|batch  write each event before answering, or in batches (default blocking)`;
+  --audit-log-mode blocking|batch  write each event before answering, or in batches (default blocking)
+  --encryption-provider-config FILE  an EncryptionConfiguration: which resources are encrypted at rest, and how`;
 
 function count(values: Record<string, unknown>, name: string): number | undefined {
   const raw = values[name];
@@ -30,7 +32,12 @@ function count(values: Record<string, unknown>, name: string): number | undefine
 }
 
 /** startControlPlane's `audit` as the flags ask for it; none when there is no policy (nothing is audited, as upstream). */
-export function auditOptionsOf(values: Record<string, unknown>): { audit?: AuditOptions } {
+export function auditOptionsOf(values: Record<string, unknown>): {
+  audit?: AuditOptions;
+  encryptionProviderConfig?: string;
+} {
+  const encryption = values['encryption-provider-config'] as string | undefined;
+  const extra = encryption ? { encryptionProviderConfig: encryption } : {};
   const format = String(values['audit-log-format'] ?? 'json');
   if (format !== 'json' && format !== 'legacy')
     throw new UsageError(`invalid audit log format ${format}, allowed formats are "legacy,json"`);
@@ -42,7 +49,7 @@ export function auditOptionsOf(values: Record<string, unknown>): { audit?: Audit
   const maxAge = count(values, 'audit-log-maxage');
   const policyFile = values['audit-policy-file'] as string | undefined;
   const logPath = values['audit-log-path'] as string | undefined;
-  if (!policyFile || !logPath) return {};
+  if (!policyFile || !logPath) return extra;
   const audit: AuditOptions = {
     policyFile,
     logPath,
@@ -52,5 +59,5 @@ export function auditOptionsOf(values: Record<string, unknown>): { audit?: Audit
     ...(maxBackups !== undefined ? { maxBackups } : {}),
     ...(maxAge !== undefined ? { maxAge } : {}),
   };
-  return { audit };
+  return { audit, ...extra };
 }
