@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import { aescbc, aesgcm, identity, type Transformer, TransformerChain } from './transformers.js';
+import { aescbc, aesgcm, identity, secretbox, type Transformer, TransformerChain } from './transformers.js';
 
 interface KeyConfig {
   name?: string;
@@ -53,7 +53,9 @@ function providersOf(list: ProviderConfig[], path: string): Transformer[] {
       for (const k of keysOf('aesgcm', p.aesgcm, [16, 24, 32], at))
         out.push(aesgcm(k.name as string, Buffer.from(k.secret as string, 'base64')));
     else if (p.identity !== undefined) out.push(identity);
-    else if (p.secretbox) throw new Error(`${at}: secretbox is not supported by wheelhouse yet`);
+    else if (p.secretbox)
+      for (const k of keysOf('secretbox', p.secretbox, [32], at))
+        out.push(secretbox(k.name as string, Buffer.from(k.secret as string, 'base64')));
     else if (p.kms) throw new Error(`${at}: kms is not supported by wheelhouse`);
     else
       throw new Error(

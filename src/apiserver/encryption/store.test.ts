@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createDecipheriv } from 'node:crypto';
 import { describe, it } from 'node:test';
+import nacl from 'tweetnacl';
 import { MemoryStore } from '../../storage/memory.js';
 import type { WatchEvent } from '../../storage/types.js';
 import { parseEncryptionConfiguration } from './config.js';
@@ -108,6 +109,23 @@ describe('encryption at rest', () => {
     assert.equal((await store.get(SECRET))?.value.toString(), PLAIN);
     await store.create('/registry/secrets/default/p', PLAIN);
     assert.equal((await raw.get('/registry/secrets/default/p'))?.value.toString(), PLAIN);
+  });
+
+  it('secretbox: nonce then NaCl secretbox, readable by NaCl itself', async () => {
+    const raw = new MemoryStore();
+    const store = new EncryptingStore(raw, config([{ secretbox: { keys: [{ name: 'sb', secret: KEY2 }] } }], ['*.*']));
+    await store.create(SECRET, PLAIN);
+    const onDisk = (await raw.get(SECRET))?.value as Buffer;
+    const prefix = 'k8s:enc:secretbox:v1:sb:';
+    assert.equal(onDisk.subarray(0, prefix.length).toString(), prefix);
+    const body = onDisk.subarray(prefix.length);
+    const opened = nacl.secretbox.open(
+      new Uint8Array(body.subarray(24)),
+      new Uint8Array(body.subarray(0, 24)),
+      new Uint8Array(Buffer.from(KEY2, 'base64')),
+    );
+    assert.equal(Buffer.from(opened as Uint8Array).toString(), PLAIN);
+    assert.equal((await store.get(SECRET))?.value.toString(), PLAIN);
   });
 
   it('refuses bad configurations', () => {

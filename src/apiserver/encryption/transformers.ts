@@ -3,9 +3,11 @@
  * here and back: `k8s:enc:<provider>:v1:<key name>:` then
  *   aescbc: a 16-byte IV, then AES-CBC with PKCS#7 padding;
  *   aesgcm: a 12-byte nonce, then AES-GCM ciphertext and its 16-byte tag, the storage key as additional data;
+ *   secretbox: a 24-byte nonce, then NaCl's secretbox (XSalsa20-Poly1305: the 16-byte tag, then the ciphertext);
  *   identity: the value as is, no prefix.
  */
 import { type CipherGCMTypes, createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import nacl from 'tweetnacl';
 
 export interface Transformer {
   /** What every value this transformer wrote starts with ('' for identity). */
@@ -65,6 +67,28 @@ export function aesgcm(name: string, key: Buffer): Transformer {
       } catch {
         throw new Error('cipher: message authentication failed');
       }
+    },
+  };
+}
+
+export function secretbox(name: string, key: Buffer): Transformer {
+  const prefix = `${ENC}secretbox:v1:${name}:`;
+  const k = new Uint8Array(key);
+  return {
+    prefix,
+    toStorage(data) {
+      const nonce = randomBytes(nacl.secretbox.nonceLength);
+      const sealed = nacl.secretbox(new Uint8Array(data), new Uint8Array(nonce), k);
+      return Buffer.concat([Buffer.from(prefix), nonce, sealed]);
+    },
+    fromStorage(data) {
+      const body = data.subarray(prefix.length);
+      if (body.length < nacl.secretbox.nonceLength + nacl.secretbox.overheadLength)
+        throw new Error('the stored data was shorter than the required size');
+      const nonce = new Uint8Array(body.subarray(0, nacl.secretbox.nonceLength));
+      const opened = nacl.secretbox.open(new Uint8Array(body.subarray(nacl.secretbox.nonceLength)), nonce, k);
+      if (!opened) throw new Error('secretbox: the value does not open with this key');
+      return Buffer.from(opened);
     },
   };
 }
