@@ -94,6 +94,13 @@ describe('encryption at rest', () => {
       message:
         'Internal error occurred: unable to transform key "/registry/secrets/default/s2": no matching prefix found',
     });
+    // The list still serves the readable objects.
+    const list = await keyTwoOnly.list('/registry/secrets/');
+    assert.deepEqual(
+      list.items.map((i) => i.key),
+      [SECRET],
+    );
+    assert.deepEqual([...keyTwoOnly.unreadable], ['/registry/secrets/default/s2']);
   });
 
   it('identity first writes plain text and still reads encrypted values with a later provider', async () => {

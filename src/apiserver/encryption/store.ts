@@ -24,6 +24,8 @@ export class EncryptingStore implements Store {
   readonly backend: Store['backend'];
   private readonly prefixes = builtinPrefixes();
   private readonly cache = new Map<string, TransformerChain | null>();
+  /** Keys whose values no configured provider could read, as last seen by a list. */
+  readonly unreadable = new Set<string>();
 
   constructor(
     private readonly inner: Store,
@@ -95,7 +97,17 @@ export class EncryptingStore implements Store {
 
   async list(prefix: string, opts?: Parameters<Store['list']>[1]): ReturnType<Store['list']> {
     const res = await this.inner.list(prefix, opts);
-    return { ...res, items: res.items.map((kv) => this.kv(kv)) };
+    // A value no provider reads fails alone: it is left out of lists (and so of the watch cache), and reading it
+    // by name answers the internal error; the rest of the list is served.
+    const items: KeyValue[] = [];
+    for (const kv of res.items) {
+      try {
+        items.push(this.kv(kv));
+      } catch {
+        this.unreadable.add(kv.key);
+      }
+    }
+    return { ...res, items };
   }
 
   count(prefix: string): Promise<number> {
