@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Policy } from '../../src/apiserver/audit/policy.js';
+import { ensurePki } from '../../src/apiserver/bootstrap/pki.js';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { apiRequest } from '../../src/testing/api-client.js';
 import { eventually } from '../../src/testing/controllers.js';
@@ -156,6 +158,29 @@ describe('apiserver: audit log', () => {
       message: 'Authentication failed, attempted: bearer',
       code: 401,
     });
+  });
+
+  it('a client certificate from another CA is audited: ResponseStarted, 401, attempted x509', async () => {
+    const other = await ensurePki(join(dir, 'other-pki'), {});
+    const ca = Buffer.from(cp.kubeconfig.config.clusters[0]?.cluster['certificate-authority-data'] ?? '', 'base64');
+    const { status, id } = await new Promise<{ status: number; id: string }>((resolve, reject) => {
+      const req = request(
+        new URL('/api/v1/namespaces', cp.url),
+        { ca, cert: other.admin.certPem, key: other.admin.keyPem },
+        (r) => {
+          r.resume();
+          r.on('end', () => resolve({ status: r.statusCode ?? 0, id: String(r.headers['audit-id']) }));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    assert.equal(status, 401);
+    const evs = byId(id);
+    assert.deepEqual(
+      evs.map((e) => [e.stage, e.responseStatus?.code, e.responseStatus?.message]),
+      [['ResponseStarted', 401, 'Authentication failed, attempted: x509']],
+    );
   });
 
   it('a forbidden request and impersonation without permission are audited with the forbid decision', async () => {
