@@ -256,7 +256,7 @@ export function limitRanger(reader: ClusterReader, clock: Clock = realClock): Ad
     handles: (op) => op === 'CREATE' || op === 'UPDATE',
     async admit(attrs) {
       const found = await applicable(attrs);
-      if (!found || found.kind !== 'pod') return;
+      if (found?.kind !== 'pod') return;
       for (const lr of found.items) applyPodDefaults(lr, attrs.object as KubeObject);
     },
     async validate(attrs) {

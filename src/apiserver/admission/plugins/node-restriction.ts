@@ -106,7 +106,7 @@ export function nodeRestriction(reader: Pick<ClusterReader, 'get'>): AdmissionPl
       );
     }
     const owner = owners[0];
-    if (!owner || owner.apiVersion !== 'v1' || owner.kind !== 'Node' || owner.name !== node) {
+    if (owner?.apiVersion !== 'v1' || owner.kind !== 'Node' || owner.name !== node) {
       throw forbid(attrs, `node ${JSON.stringify(node)} can only create pods with an owner reference set to itself`);
     }
     if (owner.controller !== true) {
@@ -249,7 +249,7 @@ export function nodeRestriction(reader: Pick<ClusterReader, 'get'>): AdmissionPl
     if (attrs.operation !== 'CREATE' || attrs.subresource !== 'token') return;
     const tokenSpec = spec(attrs.object);
     const ref = isObject(tokenSpec.boundObjectRef) ? tokenSpec.boundObjectRef : undefined;
-    if (!ref || ref.apiVersion !== 'v1' || ref.kind !== 'Pod' || !ref.name) {
+    if (ref?.apiVersion !== 'v1' || ref.kind !== 'Pod' || !ref.name) {
       throw forbid(attrs, 'node requested token not bound to a pod');
     }
     if (!ref.uid) throw forbid(attrs, 'node requested token with a pod binding without a uid');
