@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -110,5 +110,71 @@ describe('RBAC with the real kubectl against wheelhouse apiserver --authorizatio
     assert.equal(yes.stdout.trim(), 'yes', yes.stderr);
     const no = await kubectl(admin, ['auth', 'can-i', 'create', 'deployments', '--as=jane']);
     assert.equal(no.stdout.trim(), 'no', no.stderr);
+  });
+
+  it('kubectl auth reconcile creates, extends and trims roles and bindings, and cannot escalate', async () => {
+    const file = join(dir, 'reconcile.yaml');
+    const manifest = (verbs: string) => `apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: config-reader, namespace: default}
+rules:
+- {apiGroups: [""], resources: [configmaps], verbs: [${verbs}]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: config-readers, namespace: default}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: config-reader}
+subjects:
+- {apiGroup: rbac.authorization.k8s.io, kind: User, name: jane}
+`;
+    const rules = async () =>
+      (await kubectl(admin, ['get', 'role', 'config-reader', '-o', 'jsonpath={.rules[*].verbs}'])).stdout;
+    writeFileSync(file, manifest('get, list'));
+    const dry = await kubectl(admin, ['auth', 'reconcile', '-f', file, '--dry-run=client']);
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.match(dry.stdout, /role.rbac.authorization.k8s.io\/config-reader reconciled \(dry run\)/);
+    assert.equal((await kubectl(admin, ['get', 'role', 'config-reader'])).code, 1, 'a dry run creates nothing');
+    const created = await kubectl(admin, ['auth', 'reconcile', '-f', file]);
+    assert.equal(created.code, 0, created.stderr);
+    assert.match(created.stdout, /role.rbac.authorization.k8s.io\/config-reader reconciled/);
+    assert.match(created.stdout, /rolebinding.rbac.authorization.k8s.io\/config-readers reconciled/);
+    assert.match(created.stderr, /reconciliation required create/);
+    assert.equal(await rules(), '["get","list"]');
+    await eventually(async () => {
+      assert.equal((await kubectl(jane, ['auth', 'can-i', 'list', 'configmaps'])).stdout.trim(), 'yes');
+    });
+    // Reconcile adds missing rules and keeps extra ones unless told to remove them.
+    writeFileSync(file, manifest('get, list, watch'));
+    const extended = await kubectl(admin, ['auth', 'reconcile', '-f', file]);
+    assert.equal(extended.code, 0, extended.stderr);
+    assert.match(extended.stderr, /reconciliation required update/);
+    assert.equal(await rules(), '["get","list"] ["watch"]');
+    writeFileSync(file, manifest('get'));
+    await kubectl(admin, ['auth', 'reconcile', '-f', file]);
+    assert.equal(await rules(), '["get","list"] ["watch"]', 'extra permissions are kept');
+    const trimmed = await kubectl(admin, ['auth', 'reconcile', '-f', file, '--remove-extra-permissions']);
+    assert.equal(trimmed.code, 0, trimmed.stderr);
+    assert.equal(await rules(), '["get"]');
+    // jane may write roles in default but holds no rights on secrets: she cannot reconcile a role granting them.
+    await kubectl(admin, ['create', 'role', 'role-writer', '--verb=get,create,update', '--resource=roles']);
+    await kubectl(admin, ['create', 'rolebinding', 'jane-role-writer', '--role=role-writer', '--user=jane']);
+    writeFileSync(
+      file,
+      `apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: secret-reader, namespace: default}
+rules:
+- {apiGroups: [""], resources: [secrets], verbs: [get]}
+`,
+    );
+    await eventually(async () => {
+      assert.equal((await kubectl(jane, ['auth', 'can-i', 'create', 'roles'])).stdout.trim(), 'yes');
+    });
+    const escalation = await kubectl(jane, ['auth', 'reconcile', '-f', file]);
+    assert.equal(escalation.code, 1);
+    assert.match(
+      escalation.stderr,
+      /roles.rbac.authorization.k8s.io "secret-reader" is forbidden: user "jane" \(groups=\["system:authenticated"\]\) is attempting to grant RBAC permissions not currently held:\n\{APIGroups:\[""\], Resources:\["secrets"\], Verbs:\["get"\]\}/,
+    );
   });
 });
