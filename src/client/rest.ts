@@ -48,7 +48,21 @@ export interface RestConfig extends ConnectionConfig {
   maxRetries?: number;
   clock?: Clock;
   logger?: Logger;
+  /**
+   * Where each request's bearer token comes from when it may change over time (client-go's WrapTransport with a
+   * token source, as kube-controller-manager's ServiceAccount clients use); read per request in place of `token`.
+   * A rejection fails the request.
+   */
+  tokenSource?: TokenSource;
+  /**
+   * Told the token a request carried when the server answered 401 to it, so that a source can drop a token the
+   * server no longer accepts (client-go's ResettableTokenSource).
+   */
+  onUnauthorized?: (token: string) => void;
 }
+
+/** A bearer token that may change over time: the current one, or a promise of it. */
+export type TokenSource = () => string | Promise<string>;
 
 export type QueryValue = string | number | boolean | undefined | readonly string[];
 
@@ -124,11 +138,28 @@ export class KubeClient {
   }
 
   /**
-   * A client with its own rate limit over this client's connection (as upstream gives some controllers a client
-   * with a multiple of --kube-api-qps). Closing it leaves the connection open; closing this client closes it.
+   * A client with its own rate limit over this client's connection and with its credentials (token source
+   * included), as upstream gives some controllers a client with a multiple of --kube-api-qps. Closing it leaves the
+   * connection open; closing the client that opened the connection closes it.
    */
   withRateLimit(qps: number, burst: number): KubeClient {
     return new KubeClient({ ...this.config, qps, burst }, { transport: this.transport });
+  }
+
+  /**
+   * This client's configuration without its credentials (no client certificate, token or token source): the same
+   * server, TLS trust, user agent, limits, clock and logger (client-go's rest.AnonymousClientConfig).
+   */
+  anonymousConfig(): RestConfig {
+    const {
+      certPem: _cert,
+      keyPem: _key,
+      token: _token,
+      tokenSource: _source,
+      onUnauthorized: _reset,
+      ...rest
+    } = this.config;
+    return { ...rest, userAgent: this.userAgent };
   }
 
   /** The rate limit this client was made with. */
@@ -289,6 +320,11 @@ export class KubeClient {
     if (payload !== undefined) headers['content-type'] = opts.contentType ?? 'application/json';
     try {
       for (let attempt = 0; ; attempt++) {
+        // A token source is asked on every attempt: a retry after Retry-After may need a refreshed token.
+        const token = await this.currentToken(abort.signal);
+        if (token !== undefined && opts.headers?.authorization === undefined) {
+          headers.authorization = `Bearer ${token}`;
+        }
         let response: TransportResponse;
         try {
           response = await this.transport.open({
@@ -320,6 +356,7 @@ export class KubeClient {
         }
         this.logger.v(6).info('request', { method, path, status: response.status });
         if (ok) return { response, body };
+        if (response.status === 401 && token !== undefined) this.config.onUnauthorized?.(token);
         const retryAfter = retryAfterSeconds(response);
         if (
           (response.status === 429 || response.status >= 500) &&
@@ -341,6 +378,26 @@ export class KubeClient {
     } finally {
       timer?.cancel();
       opts.signal?.removeEventListener('abort', onCallerAbort);
+    }
+  }
+
+  /** The token of the token source (undefined without one); gives up when the request is aborted. */
+  private async currentToken(signal: AbortSignal): Promise<string | undefined> {
+    const source = this.config.tokenSource;
+    if (source === undefined) return undefined;
+    const pending = Promise.resolve(source());
+    if (signal.aborted) throw signal.reason;
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([pending, aborted]);
+    } finally {
+      if (onAbort) signal.removeEventListener('abort', onAbort);
+      // The token source may still fail after the request gave up; that failure is the source's to report.
+      pending.catch(() => {});
     }
   }
 
