@@ -188,11 +188,11 @@ export class RestResource<T extends KubeObject> implements ResourceClient<T> {
   private path(ns: string | undefined, name?: string, subresource?: string): string {
     const { group, version, resource } = this.gvr;
     let path = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
-    if (ns !== undefined && this.namespaced !== false) path += `/namespaces/${encodeURIComponent(ns)}`;
+    if (ns !== undefined && this.namespaced !== false) path += `/namespaces/${pathSegment(ns)}`;
     path += `/${resource}`;
     if (name !== undefined) {
       if (name === '') throw new Error(`${resource}: the resource name may not be empty`);
-      path += `/${encodeURIComponent(name)}`;
+      path += `/${pathSegment(name)}`;
       if (subresource !== undefined && subresource !== '') path += `/${subresource}`;
     }
     return path;
@@ -244,4 +244,12 @@ export function withQuery(path: string, query: Record<string, QueryValue> | unde
   const text = params.toString();
   if (text === '') return path;
   return `${path}${path.includes('?') ? '&' : '?'}${text}`;
+}
+
+/**
+ * One path segment escaped as Go's URL.EscapedPath leaves it under client-go: `$&+,:;=@` stay as they are, so that
+ * names such as `system:controller:deployment-controller` reach the apiserver as written.
+ */
+function pathSegment(segment: string): string {
+  return encodeURIComponent(segment).replace(/%(24|26|2B|2C|3A|3B|3D|40)/gi, (kept) => decodeURIComponent(kept));
 }

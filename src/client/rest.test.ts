@@ -82,6 +82,11 @@ describe('KubeClient against a control plane', () => {
     assert.equal(missing.status.details?.name, 'crud');
   });
 
+  test('names with a colon are sent as written, as client-go sends them (system:controller:…)', async () => {
+    const role = await cp.client.clusterRoles().get('system:controller:deployment-controller');
+    assert.equal(role.metadata.name, 'system:controller:deployment-controller');
+  });
+
   test('withRateLimit gives a client with its own limit over the same connection', async () => {
     const limited = new KubeClient({ ...(await resolveKubeconfig(cp.kubeconfig.config)), qps: 20, burst: 30 });
     const fast = limited.withRateLimit(400, 3000);
