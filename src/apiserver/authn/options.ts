@@ -10,7 +10,7 @@ import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from './serviceaccount/claims.js';
 import { ServiceAccountTokenIssuer } from './serviceaccount/issuer.js';
 import { readPublicKeys, readSigningKey } from './serviceaccount/keys.js';
 import { legacyServiceAccountTokenAuthenticator } from './serviceaccount/legacy.js';
-import { loadTokenFile, staticTokenAuthenticator } from './token-file.js';
+import { type StaticToken, staticTokenAuthenticator, staticTokens } from './token-file.js';
 import { tokenWebhookAuthenticator } from './webhook/token-webhook.js';
 
 /** kube-apiserver's authentication flags. */
@@ -19,6 +19,11 @@ export interface AuthenticationOptions {
   anonymousAuth?: boolean;
   /** --token-auth-file: static tokens, upstream's CSV. */
   tokenAuthFile?: string;
+  /**
+   * Static tokens held in memory (no flag upstream): the same authenticator as --token-auth-file's, with these
+   * entries after the file's. startControlPlane gives one to each simulated node and to their add-ons.
+   */
+  staticTokens?: StaticToken[];
   /** --service-account-key-file (repeatable): public keys that verify ServiceAccount tokens. */
   serviceAccountKeyFiles?: string[];
   /** --service-account-signing-key-file: the private key TokenRequest signs with. */
@@ -79,9 +84,9 @@ export function buildAuthentication(opts: AuthenticationOptions, registry: APIRe
   const tokenAuthenticators: TokenAuthenticator[] = [];
   const issuers = opts.serviceAccountIssuers?.length ? opts.serviceAccountIssuers : [DEFAULT_SERVICE_ACCOUNT_ISSUER];
   const apiAudiences = opts.apiAudiences?.length ? opts.apiAudiences : issuers;
-  if (opts.tokenAuthFile) {
+  if (opts.tokenAuthFile || opts.staticTokens?.length) {
     tokenAuthenticators.push(
-      audienceAgnostic(staticTokenAuthenticator(loadTokenFile(opts.tokenAuthFile)), apiAudiences),
+      audienceAgnostic(staticTokenAuthenticator(staticTokens(opts.tokenAuthFile, opts.staticTokens)), apiAudiences),
     );
   }
   const keyFiles = opts.serviceAccountKeyFiles?.length

@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { loadTokenFile, parseCsv, staticTokenAuthenticator } from './token-file.js';
+import type { APIRegistry } from '../api-registry.js';
+import { buildAuthentication } from './options.js';
+import { loadTokenFile, parseCsv, staticTokenAuthenticator, staticTokens } from './token-file.js';
 
 describe('static token file (--token-auth-file)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'tokens-'));
@@ -40,5 +42,36 @@ describe('static token file (--token-auth-file)', () => {
       () => loadTokenFile(p),
       new Error(`token file '${p}' must have at least 3 columns (token, user name, user uid), found 2`),
     );
+  });
+
+  it('merges in-memory static tokens after the file: a token in both keeps the in-memory user', async () => {
+    const p = file('merge.csv', 'shared,from-file,u1\nfile-only,jane,u2,"dev"\n');
+    const tokens = staticTokens(p, [
+      { token: 'shared', user: 'system:node:node-1', groups: ['system:nodes'] },
+      { token: 'mem-only', user: 'bot', uid: 'u9' },
+      { token: '', user: 'nobody' },
+    ]);
+    const authn = staticTokenAuthenticator(tokens);
+    assert.deepEqual(await authn('shared'), { name: 'system:node:node-1', groups: ['system:nodes'] });
+    assert.deepEqual(await authn('file-only'), { name: 'jane', uid: 'u2', groups: ['dev'] });
+    assert.deepEqual(await authn('mem-only'), { name: 'bot', uid: 'u9', groups: [] });
+    assert.equal(await authn(''), undefined);
+    assert.deepEqual([...staticTokens(undefined, [{ token: 't', user: 'u' }]).keys()], ['t']);
+  });
+
+  it('AuthenticationOptions.staticTokens alone turns the static-token authenticator on', async () => {
+    const registry = {} as APIRegistry;
+    const none = buildAuthentication({}, registry);
+    assert.equal(none.tokenAuthenticators.length, 0);
+    const authn = buildAuthentication(
+      { staticTokens: [{ token: 'node-1-token', user: 'system:node:node-1', groups: ['system:nodes'] }] },
+      registry,
+    );
+    assert.equal(authn.tokenAuthenticators.length, 1);
+    const [tokens] = authn.tokenAuthenticators;
+    assert.deepEqual(await tokens?.('node-1-token'), { name: 'system:node:node-1', groups: ['system:nodes'] });
+    assert.equal(await tokens?.('other'), undefined);
+    assert.equal(authn.authenticators.length, 2, 'client certificates, then bearer tokens');
+    authn.stop();
   });
 });

@@ -70,6 +70,27 @@ export function loadTokenFile(path: string): Map<string, UserInfo> {
   return tokens;
 }
 
+/** A static token given in memory rather than in a --token-auth-file: the same fields as a line of the file. */
+export interface StaticToken {
+  token: string;
+  user: string;
+  uid?: string;
+  groups?: string[];
+}
+
+/**
+ * The tokens of a --token-auth-file (when given) and the in-memory ones, in that order: a token in both keeps the
+ * in-memory record, as a later line of the file wins over an earlier one. Empty tokens are skipped, as in the file.
+ */
+export function staticTokens(file: string | undefined, entries: readonly StaticToken[] = []): Map<string, UserInfo> {
+  const tokens = file ? loadTokenFile(file) : new Map<string, UserInfo>();
+  for (const e of entries) {
+    if (e.token === '') continue;
+    tokens.set(e.token, { name: e.user, ...(e.uid ? { uid: e.uid } : {}), groups: [...(e.groups ?? [])] });
+  }
+  return tokens;
+}
+
 /** Static tokens: a token in the file names its user; any other token is not this authenticator's. */
 export function staticTokenAuthenticator(tokens: Map<string, UserInfo>): TokenAuthenticator {
   return (token) => {
