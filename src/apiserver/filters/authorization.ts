@@ -1,4 +1,4 @@
-import { StatusError } from '../../api/status-error.js';
+import { qualifiedResource, StatusError } from '../../api/status-error.js';
 import type { Filter, RequestContext } from '../context.js';
 
 /** The audit annotations upstream's authorization filter adds to each request's event. */
@@ -38,7 +38,9 @@ export function forbiddenMessage(ctx: RequestContext): string {
   const info = ctx.info;
   if (!info.isResourceRequest) return `forbidden: User "${user}" cannot ${info.verb} path "${ctx.url.pathname}"`;
   const resource = info.subresource ? `${info.resource}/${info.subresource}` : info.resource;
-  const what = `${info.resource}${info.name ? ` "${info.name}"` : ''} is forbidden`;
+  // The group-qualified resource (deployments.apps), as upstream's NewForbidden names it.
+  const qualified = qualifiedResource({ group: info.apiGroup, resource: info.resource });
+  const what = `${qualified}${info.name ? ` "${info.name}"` : ''} is forbidden`;
   const scope = info.namespace
     ? ` in the namespace "${info.namespace}"`
     : info.resource === 'namespaces'
