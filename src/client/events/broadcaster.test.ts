@@ -97,6 +97,40 @@ describe('EventBroadcaster and its recorders', () => {
     assert.equal(events.all()[0]?.count, 3);
   });
 
+  it('writes each event through the sink its source picks (one broadcaster for several nodes)', async () => {
+    const clock = new FakeClock(START);
+    const sinks = new Map(
+      ['node-a', 'node-b'].map((host) => [
+        host,
+        new MemoryResourceClient<CoreEvent>({ resource: 'events', kind: 'Event', now: () => clock.now() }),
+      ]),
+    );
+    const broadcaster = new EventBroadcaster({
+      sink: (event) => sinks.get(event.source.host ?? '') as MemoryResourceClient<CoreEvent>,
+      clock,
+    });
+    const a = broadcaster.recorder('kubelet', 'node-a');
+    const b = broadcaster.recorder('kubelet', 'node-b');
+    a.event(pod, 'Normal', 'Pulled', 'pulled');
+    b.event(node, 'Normal', 'Starting', 'Starting kubelet.');
+    await broadcaster.flush();
+    clock.step(1_000);
+    a.event(pod, 'Normal', 'Pulled', 'pulled');
+    await broadcaster.flush();
+    const onA = sinks.get('node-a') as MemoryResourceClient<CoreEvent>;
+    const onB = sinks.get('node-b') as MemoryResourceClient<CoreEvent>;
+    assert.deepEqual(
+      onA.actions.map((x) => x.verb),
+      ['create', 'patch'],
+      'the repeat is patched through the same sink',
+    );
+    assert.deepEqual(
+      onB.all().map((e) => e.reason),
+      ['Starting'],
+    );
+    assert.equal(onA.all()[0]?.count, 2);
+  });
+
   it('creates the event anew when the one to patch was deleted', async () => {
     const { events, broadcaster, recorder } = setup();
     recorder.event(pod, 'Normal', 'Pulled', 'Container image "nginx" already present on machine');

@@ -40,9 +40,15 @@ export interface EventRecorder {
   ): void;
 }
 
+/**
+ * Where events are written: core/v1 events of any namespace, or a choice of them per event (e.g. the client of the
+ * node an event's source names, when one broadcaster serves the kubelets of several nodes).
+ */
+export type EventSink = ResourceClient | ((event: CoreEvent) => ResourceClient);
+
 export interface EventBroadcasterOptions {
-  /** core/v1 events, any namespace: when given, events are recorded to it (startRecordingToSink). */
-  sink?: ResourceClient;
+  /** When given, events are recorded to it (startRecordingToSink). */
+  sink?: EventSink;
   clock?: Clock;
   logger?: Logger;
   correlator?: CorrelatorOptions;
@@ -119,7 +125,7 @@ export class EventBroadcaster {
   }
 
   /** Writes every event to `events` (core/v1 Events of any namespace), through a correlator of its own. */
-  startRecordingToSink(events: ResourceClient): EventWatcher {
+  startRecordingToSink(events: EventSink): EventWatcher {
     const correlator = new EventCorrelator(this.clock, this.correlatorOptions);
     return this.startEventWatcher((event) => this.recordToSink(events, event, correlator));
   }
@@ -239,10 +245,11 @@ export class EventBroadcaster {
     for (const resolve of waiters) resolve();
   }
 
-  private async recordToSink(sink: ResourceClient, event: CoreEvent, correlator: EventCorrelator): Promise<void> {
+  private async recordToSink(events: EventSink, event: CoreEvent, correlator: EventCorrelator): Promise<void> {
     const result = correlator.correlate(event);
     if (result.skip || !result.event) return;
     const toWrite = result.event;
+    const sink = typeof events === 'function' ? events(event) : events;
     for (let tries = 0; ; ) {
       if (await this.recordEvent(sink, toWrite, result.patch, correlator)) return;
       tries++;
