@@ -14,6 +14,9 @@ export const kubeletHelp = `Usage: wheelhouse kubelet --sim --kubeconfig FILE [f
 
 Runs simulated kubelets (runtime sim) in this process, against any apiserver: each registers a Node, renews its
 Lease in kube-node-lease, reports node status, and runs the pods bound to it through their simulated lifecycles.
+Every node of the process, and their volume provisioner, acts as the --kubeconfig's user: one identity for all,
+which must be allowed what they all do (e.g. system:masters, or cluster-admin). The nodes of wheelhouse up each act
+as their own system:node:<name>, with tokens only that process's apiserver knows.
 
 Flags:
   --sim                                   use the simulated runtime (the only one so far)
@@ -122,7 +125,9 @@ export async function kubeletCommand(args: string[], out: (line: string) => void
     throw new UsageError(`invalid argument "${values['kube-api-burst']}" for "--kube-api-burst" flag`);
   const log = createLogger({ component: 'kubelet', verbosity: Number(values.v ?? 0) });
   const connection = await loadKubeconfig(values.kubeconfig ? { kubeconfigPath: values.kubeconfig } : {});
-  // Each upstream kubelet has its own client and limits; here they share one, with the sum of their limits.
+  // Each upstream kubelet has its own client, identity and limits; here they share one (the kubeconfig's user, for
+  // every node: tokens for system:node:<name> identities exist only inside `wheelhouse up`'s apiserver), with the
+  // sum of their limits.
   const client = new KubeClient({
     ...connection,
     qps: qps * Math.max(1, nodes),

@@ -2,14 +2,15 @@
  * The kubelet of one simulated node: registration (or taking over a Node that exists), the Lease in
  * kube-node-lease renewed every 10 s, node status computed every 10 s and reported when it changed or every 5
  * minutes, and the pods bound to the node: admission, the simulated runtime, status reports and the final deletion
- * of gracefully deleted pods. Everything runs on timers of the shared wheel and talks to the API through the shared
- * client. A stopped node (stopNode, or the sim.wheelhouse.dev/stopped annotation) neither reads nor writes: no
- * lease, no node status, no pod status, no new pods; its containers go on, and it catches up when started again.
+ * of gracefully deleted pods. Everything runs on timers of the shared wheel and talks to the API through the node's
+ * own client (its identity, system:node:<name>, when it has one). A stopped node (stopNode, or the
+ * sim.wheelhouse.dev/stopped annotation) neither reads nor writes: no lease, no node status, no pod status, no new
+ * pods; its containers go on, and it catches up when started again.
  */
 import type { EventRecorder } from '../client/events/broadcaster.js';
 import type { ObjectReference } from '../client/events/event.js';
 import type { KubeClient } from '../client/rest.js';
-import { isAlreadyExists, isConflict, isNotFound, type KubeObject } from '../client/types.js';
+import { isAlreadyExists, isConflict, isNotFound, type KubeObject, type ResourceClient } from '../client/types.js';
 import type { Clock, TimerHandle } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { formatMicroTime, formatTime } from './format.js';
@@ -45,7 +46,6 @@ export const NODE_STATUS_REPORT_FREQUENCY_MS = 300_000;
 
 /** What the nodes of one SimKubelets share. */
 export interface SimContext {
-  readonly client: KubeClient;
   readonly clock: Clock;
   readonly wheel: TimerWheel;
   readonly limiter: Limiter;
@@ -107,12 +107,17 @@ export class SimNode implements PodHost {
   private leaseRenewal: Promise<void> | undefined;
   /** The Node was deleted (seen by the informer): no lease renewals until it is back. */
   private nodeDeleted = false;
+  /** Where this node's events are written (its client's core/v1 events). */
+  readonly events: ResourceClient;
 
   constructor(
     private readonly ctx: SimContext,
     readonly spec: SimNodeSpec,
+    /** What this kubelet talks to the API through: its own identity, or the fleet's client. */
+    readonly client: KubeClient,
   ) {
     this.name = spec.name;
+    this.events = client.events();
     this.runtime = newRuntimeInfo(ctx.kubeletPort);
     this.log = ctx.logger.child(spec.name);
   }
@@ -205,7 +210,7 @@ export class SimNode implements PodHost {
   }
 
   private async register(): Promise<void> {
-    const nodes = this.ctx.client.nodes();
+    const nodes = this.client.nodes();
     const now = this.ctx.clock.now();
     const fresh = registrationNode(this.spec, this.runtime, now);
     const recorder = this.ctx.recorder(this.name);
@@ -311,7 +316,7 @@ export class SimNode implements PodHost {
   }
 
   private async tryRenewLease(): Promise<void> {
-    const leases = this.ctx.client.leases(NODE_LEASE_NAMESPACE);
+    const leases = this.client.leases(NODE_LEASE_NAMESPACE);
     const now = formatMicroTime(this.ctx.clock.now());
     try {
       if (this.lease) {
@@ -368,7 +373,7 @@ export class SimNode implements PodHost {
     if (!nodeStatusChanged(desired, current) && now - this.lastReport < this.ctx.nodeStatusReportFrequencyMs) return;
     try {
       await this.ctx.heartbeats.run(() =>
-        this.ctx.client.nodes().patch(this.name, 'strategic', { status: desired }, { subresource: 'status' }),
+        this.client.nodes().patch(this.name, 'strategic', { status: desired }, { subresource: 'status' }),
       );
       this.lastReport = now;
       this.conditionEvents(current, desired);
@@ -619,7 +624,7 @@ export class SimNode implements PodHost {
     if (text === rec.lastWritten) return true;
     try {
       const written = await this.ctx.limiter.run(() =>
-        this.ctx.client
+        this.client
           .pods(pod.metadata.namespace)
           .patch(
             pod.metadata.name ?? '',
@@ -652,7 +657,7 @@ export class SimNode implements PodHost {
   private async finalDelete(pod: KubeObject): Promise<boolean> {
     try {
       await this.ctx.limiter.run(() =>
-        this.ctx.client.pods(pod.metadata.namespace).delete(pod.metadata.name ?? '', {
+        this.client.pods(pod.metadata.namespace).delete(pod.metadata.name ?? '', {
           gracePeriodSeconds: 0,
           preconditions: { uid: pod.metadata.uid ?? '' },
         }),

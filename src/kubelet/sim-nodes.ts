@@ -2,6 +2,7 @@
  * Simulated nodes with their kubelet endpoint: one KubeletServer (logs, exec, attach, port-forward) for every node
  * of the process, and the SimKubelets that advertise its port in their Nodes' daemonEndpoints.
  */
+import type { KubeClient } from '../client/rest.js';
 import { SimLocalProvisioner } from './provisioner/sim-local.js';
 import { apiObjectSource } from './server/object-source.js';
 import { KubeletServer } from './server/server.js';
@@ -22,18 +23,25 @@ export interface SimNodes {
  * simulated kubelets; resolves once every node is registered.
  */
 export async function startSimNodes(
-  opts: SimKubeletsOptions & { bindAddress?: string; provisioner?: boolean },
+  opts: SimKubeletsOptions & {
+    bindAddress?: string;
+    provisioner?: boolean;
+    /** The provisioner's client (its own identity); `client` by default. */
+    provisionerClient?: KubeClient;
+  },
 ): Promise<SimNodes> {
-  const { bindAddress, provisioner: withProvisioner, ...simOpts } = opts;
+  const { bindAddress, provisioner: withProvisioner, provisionerClient, ...simOpts } = opts;
+  let kubelets: SimKubelets | undefined;
   const server = new KubeletServer({
     runtime: { pod: () => undefined, containerLog: () => undefined },
-    objects: apiObjectSource(opts.client),
+    // exec reads a pod's ConfigMaps and Secrets as the kubelet of the pod's node.
+    objects: apiObjectSource((node) => (node && kubelets ? kubelets.clientOf(node) : opts.client)),
     port: opts.kubeletPort ?? 0,
     ...(bindAddress ? { bindAddress } : {}),
     ...(opts.logger ? { logger: opts.logger.child('kubelet-server') } : {}),
   });
   const port = await server.start();
-  const kubelets = new SimKubelets({ ...simOpts, kubeletPort: port });
+  kubelets = new SimKubelets({ ...simOpts, kubeletPort: port });
   server.runtime = kubelets;
   try {
     await kubelets.start();
@@ -45,7 +53,7 @@ export async function startSimNodes(
     withProvisioner === false
       ? undefined
       : new SimLocalProvisioner({
-          client: opts.client,
+          client: provisionerClient ?? opts.client,
           ...(opts.clock ? { clock: opts.clock } : {}),
           ...(opts.logger ? { logger: opts.logger.child('sim-local-provisioner') } : {}),
         });

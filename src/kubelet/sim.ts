@@ -1,9 +1,12 @@
 /**
  * SimKubelets: any number of simulated kubelets (runtime `sim`) in one process, named node-1 … node-N, each an API
  * client like a real kubelet — registering its Node, renewing its Lease, reporting node and pod status — and cheap
- * enough for thousands: one client, one pod informer over every bound pod (spec.nodeName != "") indexed by node
- * (upstream's kubelet watches with a field selector on its own node name; one per node would not scale here), one
- * Node informer, one timer wheel, one bound on API calls in flight, a small pool of event broadcasters.
+ * enough for thousands: one pod informer over every bound pod (spec.nodeName != "") indexed by node (upstream's
+ * kubelet watches with a field selector on its own node name; one per node would not scale here), one Node
+ * informer, one timer wheel, one bound on API calls in flight, a small pool of event broadcasters. The informers
+ * use `client`; each node writes through its own client when `nodeClient` gives one (its identity,
+ * system:node:<name>, see identities.ts), else through `client` too. Events go through the client of the node they
+ * come from.
  *
  * Fault injection: stopNode(name) / startNode(name), or from another process the Node annotation
  * `sim.wheelhouse.dev/stopped: "true"` (wheelhouse node stop), which the kubelets watch and obey (level-triggered:
@@ -13,11 +16,13 @@
 import { SharedIndexInformer } from '../client/cache/shared-informer.js';
 import { DeletedFinalStateUnknown } from '../client/cache/store.js';
 import { EventBroadcaster, type EventRecorder } from '../client/events/broadcaster.js';
+import type { CoreEvent } from '../client/events/event.js';
 import type { KubeClient } from '../client/rest.js';
 import type { KubeObject, ListerWatcher, ListOptions } from '../client/types.js';
 import { type Clock, realClock } from '../util/clock.js';
 import { type Logger, silentLogger } from '../util/logger.js';
 import { Limiter } from './limiter.js';
+import { simNodeNames } from './node-names.js';
 import { type NodeConfig, nodeSpecFor } from './nodestatus/node-config.js';
 import { type LifecycleConfig, Lifecycles } from './runtimes/sim/lifecycle-config.js';
 import type { ContainerLog } from './runtimes/sim/logs.js';
@@ -32,17 +37,25 @@ import {
 } from './sim-node.js';
 import { TimerWheel } from './timer-wheel.js';
 
+export { DEFAULT_NODE_NAME_PREFIX } from './node-names.js';
 export { STOPPED_ANNOTATION } from './sim-node.js';
 
 export const DEFAULT_KUBELET_PORT = 10250;
-export const DEFAULT_NODE_NAME_PREFIX = 'node-';
 const NODE_NAME_INDEX = 'spec.nodeName';
 /** Event broadcasters shared by the nodes (each writes its events one at a time). */
 const EVENT_BROADCASTERS = 16;
 
 export interface SimKubeletsOptions {
-  /** One client for every node (its identity is what the kubelets act as). */
+  /**
+   * The client of the shared informers (every bound pod, every Node), and of every node that `nodeClient` gives
+   * none: its identity must be allowed to list and watch all pods and nodes.
+   */
   client: KubeClient;
+  /**
+   * Each node's own client (e.g. one authenticated as system:node:<name>): registration, Lease, node and pod
+   * status, final pod deletion and the node's events go through it. Called once per node, at construction.
+   */
+  nodeClient?: (node: string) => KubeClient;
   /** How many nodes (named <namePrefix>1 … <namePrefix>N), or their names. Default 3. */
   nodes?: number | string[];
   namePrefix?: string;
@@ -94,21 +107,18 @@ export class SimKubelets {
     this.log = (opts.logger ?? silentLogger).child('kubelet');
     this.wheel = new TimerWheel(this.clock, (err) => this.log.error('Timer failed', { err: String(err) }));
     const lifecycles = opts.lifecycles instanceof Lifecycles ? opts.lifecycles : new Lifecycles(opts.lifecycles ?? {});
-    const prefix = opts.namePrefix ?? DEFAULT_NODE_NAME_PREFIX;
-    const names = Array.isArray(opts.nodes)
-      ? opts.nodes
-      : Array.from({ length: opts.nodes ?? 3 }, (_, i) => `${prefix}${i + 1}`);
+    const names = simNodeNames(opts);
     if (opts.events !== false) {
       const count = Math.max(1, Math.min(EVENT_BROADCASTERS, names.length));
+      const fallback = this.client.events();
+      // A broadcaster serves several nodes: each event is written by the node its source names.
+      const sink = (event: CoreEvent) => this.nodes.get(event.source.host ?? '')?.events ?? fallback;
       for (let i = 0; i < count; i++) {
-        this.broadcasters.push(
-          new EventBroadcaster({ sink: this.client.events(), clock: this.clock, logger: this.log }),
-        );
+        this.broadcasters.push(new EventBroadcaster({ sink, clock: this.clock, logger: this.log }));
       }
     }
     const self = this;
     this.ctx = {
-      client: this.client,
       clock: this.clock,
       wheel: this.wheel,
       limiter: new Limiter(opts.maxInFlight ?? 64),
@@ -134,7 +144,8 @@ export class SimKubelets {
       },
     };
     names.forEach((name, i) => {
-      this.nodes.set(name, new SimNode(this.ctx, nodeSpecFor(name, i + 1, opts.nodeConfig)));
+      const client = opts.nodeClient?.(name) ?? this.client;
+      this.nodes.set(name, new SimNode(this.ctx, nodeSpecFor(name, i + 1, opts.nodeConfig), client));
     });
     const dropManagedFields = (obj: KubeObject): KubeObject => {
       if (obj.metadata?.managedFields) delete obj.metadata.managedFields;
@@ -217,6 +228,11 @@ export class SimKubelets {
   /** Undoes stopNode (the annotation, if set, still keeps the node stopped). */
   startNode(name: string): void {
     this.mustGet(name).setManualStop(false);
+  }
+
+  /** The client node `name` acts through (its own identity, when nodeClient gave one); `client` for other names. */
+  clientOf(name: string): KubeClient {
+    return this.nodes.get(name)?.client ?? this.client;
   }
 
   /** Whether the node is stopped (by stopNode or by the annotation). */

@@ -22,20 +22,25 @@ export function findContainer(pod: KubeObject, name: string): Json | undefined {
   return undefined;
 }
 
-/** Reads ConfigMaps and Secrets once per command. */
+/** Reads a pod's ConfigMaps and Secrets once per command, as the kubelet of the pod's node. */
 class ObjectCache {
   private readonly cache = new Map<string, Promise<KubeObject | undefined>>();
+  private readonly namespace: string;
+  private readonly node: string | undefined;
   constructor(
     private readonly source: ObjectSource | undefined,
-    private readonly namespace: string,
-  ) {}
+    pod: KubeObject,
+  ) {
+    this.namespace = pod.metadata.namespace ?? 'default';
+    this.node = typeof pod.spec?.nodeName === 'string' && pod.spec.nodeName !== '' ? pod.spec.nodeName : undefined;
+  }
 
   configMap(name: string): Promise<KubeObject | undefined> {
-    return this.get('cm', name, (s) => s.configMap(this.namespace, name));
+    return this.get('cm', name, (s) => s.configMap(this.namespace, name, this.node));
   }
 
   secret(name: string): Promise<KubeObject | undefined> {
-    return this.get('secret', name, (s) => s.secret(this.namespace, name));
+    return this.get('secret', name, (s) => s.secret(this.namespace, name, this.node));
   }
 
   private get(kind: string, name: string, load: (s: ObjectSource) => Promise<KubeObject | undefined>) {
@@ -146,7 +151,7 @@ export async function containerEnvironment(
   source: ObjectSource | undefined,
 ): Promise<Map<string, string>> {
   const container = findContainer(pod, containerName) ?? {};
-  const objects = new ObjectCache(source, pod.metadata.namespace ?? 'default');
+  const objects = new ObjectCache(source, pod);
   const env = new Map<string, string>();
   env.set('PATH', DEFAULT_PATH);
   env.set('HOSTNAME', pod.spec?.hostname ?? pod.metadata.name ?? '');
@@ -316,7 +321,7 @@ export async function containerFiles(
   const container = findContainer(pod, containerName) ?? {};
   const volumes = new Map<string, Json>();
   for (const v of (pod.spec?.volumes ?? []) as Json[]) if (v?.name) volumes.set(v.name, v);
-  const objects = new ObjectCache(source, pod.metadata.namespace ?? 'default');
+  const objects = new ObjectCache(source, pod);
   for (const mount of (container.volumeMounts ?? []) as Json[]) {
     const volume = volumes.get(mount?.name);
     if (!volume || typeof mount.mountPath !== 'string') continue;

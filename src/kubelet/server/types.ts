@@ -53,8 +53,11 @@ export interface PodRuntime {
   exec?(namespace: string, name: string, container: string, command: string[], io: ExecIO): Promise<number>;
 }
 
-/** Where exec reads the ConfigMaps and Secrets a pod refers to (env and mounted volumes). */
+/**
+ * Where exec reads the ConfigMaps and Secrets a pod refers to (env and mounted volumes). `node` is the pod's node,
+ * whose kubelet reads them (under the Node authorizer, only a node with a pod that uses an object may read it).
+ */
 export interface ObjectSource {
-  configMap(namespace: string, name: string): Promise<KubeObject | undefined>;
-  secret(namespace: string, name: string): Promise<KubeObject | undefined>;
+  configMap(namespace: string, name: string, node?: string): Promise<KubeObject | undefined>;
+  secret(namespace: string, name: string, node?: string): Promise<KubeObject | undefined>;
 }
