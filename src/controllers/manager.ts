@@ -1,7 +1,9 @@
 /**
- * kube-controller-manager: runs the enabled controllers over one client and one set of shared informers, under
- * leader election on the `kube-system/kube-controller-manager` Lease when --leader-elect is on. Losing the lease
- * stops every controller (their signal aborts); a new term starts them again with fresh caches.
+ * kube-controller-manager: runs the enabled controllers over one set of shared informers, under leader election on
+ * the `kube-system/kube-controller-manager` Lease when --leader-elect is on. Losing the lease stops every controller
+ * (their signal aborts); a new term starts them again with fresh caches. The informers and leader election use the
+ * manager's own client; each controller writes with it too, or with --use-service-account-credentials with the
+ * client of its own ServiceAccount (and records its events with that client, as upstream's controllers do).
  */
 import { Gauge, Registry } from 'prom-client';
 import { SharedInformerFactory } from '../client/cache/factory.js';
@@ -14,6 +16,7 @@ import { type Logger, silentLogger } from '../util/logger.js';
 import type { Controller, ControllerContext, ControllerDescriptor } from './context.js';
 import { isControllerEnabled, validateControllerSelection } from './names.js';
 import { type ControllerManagerOptions, DEFAULT_CONTROLLER_MANAGER_OPTIONS } from './options.js';
+import { ControllerClientBuilder } from './service-account-credentials.js';
 
 export interface ControllerManagerConfig {
   client: KubeClient;
@@ -35,6 +38,8 @@ export class ControllerManager {
   private running: Promise<void> | undefined;
   private leading = false;
   private elector: LeaderElector | undefined;
+  /** With --use-service-account-credentials: the controllers' clients, made on first use, kept across terms. */
+  private clientBuilder: ControllerClientBuilder | undefined;
   /** Names of the controllers running now. */
   readonly active = new Set<string>();
   /** /metrics of the controller manager: leader status and the controllers running, with upstream's names. */
@@ -127,6 +132,31 @@ export class ControllerManager {
   async stop(): Promise<void> {
     this.stopping.abort();
     await this.running;
+    this.clientBuilder?.close();
+  }
+
+  /**
+   * The client a controller acts with: its ServiceAccount's with --use-service-account-credentials (when it names
+   * one), else the manager's own.
+   */
+  clientFor(descriptor: ControllerDescriptor): KubeClient {
+    if (!this.options.useServiceAccountCredentials || descriptor.serviceAccount === undefined) {
+      return this.config.client;
+    }
+    if (!this.clientBuilder) {
+      if (!this.options.serviceAccountPrivateKeyPem) {
+        // As upstream: another controller manager may be making the legacy tokens; requests simply work or fail.
+        this.log.info(
+          'Warning: --use-service-account-credentials was specified without providing a --service-account-private-key-file',
+        );
+      }
+      this.clientBuilder = new ControllerClientBuilder({
+        root: this.config.client,
+        clock: this.clock,
+        logger: this.log.child('client-builder'),
+      });
+    }
+    return this.clientBuilder.client(descriptor.serviceAccount);
   }
 
   /** One term: creates the enabled controllers, starts the informers, runs the controllers until signal aborts. */
@@ -138,19 +168,29 @@ export class ControllerManager {
       // As upstream: informers resync at a random period between --min-resync-period and twice it.
       defaultResync: this.options.minResyncPeriodMs * (1 + Math.random()),
     });
-    const broadcaster = new EventBroadcaster({
-      sink: this.config.client.events(),
-      clock: this.clock,
-      logger: this.log.child('events'),
-    });
+    // One event broadcaster per identity, writing with that identity's client.
+    const broadcasters = new Map<KubeClient, EventBroadcaster>();
+    const broadcasterOf = (client: KubeClient): EventBroadcaster => {
+      let broadcaster = broadcasters.get(client);
+      if (!broadcaster) {
+        broadcaster = new EventBroadcaster({
+          sink: client.events(),
+          clock: this.clock,
+          logger: this.log.child('events'),
+        });
+        broadcasters.set(client, broadcaster);
+      }
+      return broadcaster;
+    };
     const controllers: { name: string; controller: Controller }[] = [];
     for (const d of this.enabledDescriptors()) {
+      const client = this.clientFor(d);
       const ctx: ControllerContext = {
-        client: this.config.client,
+        client,
         informers,
         clock: this.clock,
         logger: this.log.child(d.name),
-        recorder: (component) => broadcaster.recorder(component),
+        recorder: (component) => broadcasterOf(client).recorder(component),
         options: this.options,
         signal,
       };
@@ -175,6 +215,6 @@ export class ControllerManager {
     // Informers asked for by controllers after the first start (e.g. discovered resources) are started by them.
     await Promise.all(runs);
     await informers.shutdown();
-    await broadcaster.shutdown();
+    await Promise.all([...broadcasters.values()].map((b) => b.shutdown()));
   }
 }

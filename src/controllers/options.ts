@@ -15,6 +15,11 @@ export interface ClusterSigningCAs {
 export interface ControllerManagerOptions {
   /** --controllers (default `*`). */
   controllers: string[];
+  /**
+   * --use-service-account-credentials (default false; kubeadm sets it): each controller acts as its ServiceAccount
+   * kube-system/<name> with a TokenRequest token, instead of as the controller manager's own identity.
+   */
+  useServiceAccountCredentials: boolean;
   /** --kube-api-qps / --kube-api-burst. */
   kubeApiQps: number;
   kubeApiBurst: number;
@@ -86,6 +91,7 @@ export interface ControllerManagerOptions {
 
 export const DEFAULT_CONTROLLER_MANAGER_OPTIONS: Readonly<ControllerManagerOptions> = {
   controllers: ['*'],
+  useServiceAccountCredentials: false,
   kubeApiQps: 20,
   kubeApiBurst: 30,
   leaderElect: LEADER_ELECTION_DEFAULTS.leaderElect,

@@ -6,5 +6,6 @@ import { ClusterRoleAggregationController } from './clusterroleaggregation-contr
 
 export const clusterRoleAggregationController: ControllerDescriptor = {
   name: 'clusterrole-aggregation-controller',
+  serviceAccount: 'clusterrole-aggregation-controller',
   create: (ctx) => new ClusterRoleAggregationController(ctx),
 };

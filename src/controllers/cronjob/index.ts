@@ -8,5 +8,6 @@ export { CronJobController } from './cronjob-controller.js';
 
 export const cronJobController: ControllerDescriptor = {
   name: CRONJOB_CONTROLLER,
+  serviceAccount: 'cronjob-controller',
   create: (ctx) => new CronJobController(ctx),
 };

@@ -9,5 +9,6 @@ export { daemonPodTolerations, nodeShouldRunDaemonPod } from './placement.js';
 
 export const daemonSetController: ControllerDescriptor = {
   name: DAEMON_SET_CONTROLLER_NAME,
+  serviceAccount: 'daemon-set-controller',
   create: (ctx) => new DaemonSetController(ctx),
 };

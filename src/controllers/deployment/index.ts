@@ -8,5 +8,6 @@ export { DeploymentController } from './controller.js';
 
 export const deploymentController: ControllerDescriptor = {
   name: 'deployment-controller',
+  serviceAccount: 'deployment-controller',
   create: (ctx) => new DeploymentController(ctx),
 };

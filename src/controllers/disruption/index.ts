@@ -6,5 +6,6 @@ import { DisruptionController } from './disruption-controller.js';
 
 export const disruptionController: ControllerDescriptor = {
   name: 'disruption-controller',
+  serviceAccount: 'disruption-controller',
   create: (ctx) => new DisruptionController(ctx),
 };

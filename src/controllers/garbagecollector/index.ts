@@ -15,6 +15,7 @@ export function newGarbageCollectorController(
 ): ControllerDescriptor {
   return {
     name: 'garbage-collector-controller',
+    serviceAccount: 'generic-garbage-collector',
     create(ctx) {
       if (!ctx.options.enableGarbageCollector) {
         ctx.logger.info('Warning: skipping controller', { controller: 'garbage-collector-controller' });

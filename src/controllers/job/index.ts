@@ -8,7 +8,7 @@ export { JobController, type JobControllerOptions, SYNC_JOB_BATCH_PERIOD_MS } fr
 
 /** The descriptor with non-default options (tests shorten the pod-event batch period). */
 export function jobControllerWith(opts: JobControllerOptions): ControllerDescriptor {
-  return { name: 'job-controller', create: (ctx) => new JobController(ctx, opts) };
+  return { name: 'job-controller', serviceAccount: 'job-controller', create: (ctx) => new JobController(ctx, opts) };
 }
 
 export const jobController: ControllerDescriptor = jobControllerWith({});

@@ -7,5 +7,6 @@ export { NamespaceController } from './namespace-controller.js';
 /** kube-controller-manager's `namespace-controller`: empties namespaces being deleted, then lets them go. */
 export const namespaceController: ControllerDescriptor = {
   name: 'namespace-controller',
+  serviceAccount: 'namespace-controller',
   create: (ctx) => new NamespaceController(ctx),
 };

@@ -7,5 +7,6 @@ import { NodeLifecycleController } from './node-lifecycle-controller.js';
 
 export const nodeLifecycleController: ControllerDescriptor = {
   name: 'node-lifecycle-controller',
+  serviceAccount: 'node-controller',
   create: (ctx) => new NodeLifecycleController(ctx),
 };

@@ -7,5 +7,6 @@ import { PersistentVolumeController } from './pv-controller.js';
 
 export const persistentVolumeBinderController: ControllerDescriptor = {
   name: 'persistentvolume-binder-controller',
+  serviceAccount: 'persistent-volume-binder',
   create: (ctx) => new PersistentVolumeController(ctx),
 };

@@ -7,5 +7,6 @@ import { PodGCController } from './podgc-controller.js';
 
 export const podGcController: ControllerDescriptor = {
   name: 'pod-garbage-collector-controller',
+  serviceAccount: 'pod-garbage-collector',
   create: (ctx) => new PodGCController(ctx),
 };

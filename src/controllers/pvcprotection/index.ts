@@ -6,5 +6,6 @@ export { PVC_PROTECTION_FINALIZER, PvcProtectionController } from './pvc-protect
 /** kube-controller-manager's `persistentvolumeclaim-protection-controller` (alias `pvc-protection`). */
 export const pvcProtectionController: ControllerDescriptor = {
   name: 'persistentvolumeclaim-protection-controller',
+  serviceAccount: 'pvc-protection-controller',
   create: (ctx) => new PvcProtectionController(ctx),
 };

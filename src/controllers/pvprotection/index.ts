@@ -6,5 +6,6 @@ export { PV_PROTECTION_FINALIZER, PvProtectionController } from './pv-protection
 /** kube-controller-manager's `persistentvolume-protection-controller` (alias `pv-protection`). */
 export const pvProtectionController: ControllerDescriptor = {
   name: 'persistentvolume-protection-controller',
+  serviceAccount: 'pv-protection-controller',
   create: (ctx) => new PvProtectionController(ctx),
 };

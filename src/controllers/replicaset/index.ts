@@ -11,10 +11,12 @@ export { REPLICA_SET_KIND, REPLICATION_CONTROLLER_KIND, type ReplicaSetKind } fr
 
 export const replicaSetController: ControllerDescriptor = {
   name: REPLICA_SET_KIND.name,
+  serviceAccount: 'replicaset-controller',
   create: (ctx) => new ReplicaSetController(ctx, REPLICA_SET_KIND),
 };
 
 export const replicationControllerController: ControllerDescriptor = {
   name: REPLICATION_CONTROLLER_KIND.name,
+  serviceAccount: 'replication-controller',
   create: (ctx) => new ReplicaSetController(ctx, REPLICATION_CONTROLLER_KIND),
 };

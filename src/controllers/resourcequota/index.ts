@@ -6,5 +6,6 @@ import { ResourceQuotaController } from './resourcequota-controller.js';
 
 export const resourceQuotaController: ControllerDescriptor = {
   name: 'resourcequota-controller',
+  serviceAccount: 'resourcequota-controller',
   create: (ctx) => new ResourceQuotaController(ctx),
 };

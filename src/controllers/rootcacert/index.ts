@@ -15,6 +15,7 @@ export {
  */
 export const rootCaCertPublisherController: ControllerDescriptor = {
   name: 'root-ca-certificate-publisher-controller',
+  serviceAccount: 'root-ca-cert-publisher',
   create(ctx): Controller {
     const pem = ctx.options.rootCaPem;
     if (pem === undefined || pem.trim() === '') {

@@ -6,5 +6,6 @@ export { SERVICE_ACCOUNTS_TO_ENSURE, ServiceAccountsController } from './service
 /** kube-controller-manager's `serviceaccount-controller`: a `default` ServiceAccount in every active namespace. */
 export const serviceAccountController: ControllerDescriptor = {
   name: 'serviceaccount-controller',
+  serviceAccount: 'service-account-controller',
   create: (ctx) => new ServiceAccountsController(ctx),
 };

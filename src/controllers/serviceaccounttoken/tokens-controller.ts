@@ -186,6 +186,7 @@ export class TokensController implements Controller {
   }
 }
 
+/** No ServiceAccount of its own: upstream runs it with the root client, the controller manager's identity. */
 export const serviceAccountTokenController: ControllerDescriptor = {
   name: 'serviceaccount-token-controller',
   create(ctx): Controller {

@@ -9,5 +9,6 @@ export { StatefulSetController } from './controller.js';
 
 export const statefulSetController: ControllerDescriptor = {
   name: 'statefulset-controller',
+  serviceAccount: 'statefulset-controller',
   create: (ctx) => new StatefulSetController(ctx),
 };

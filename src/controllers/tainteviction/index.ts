@@ -7,5 +7,6 @@ import { TaintEvictionController } from './taint-eviction-controller.js';
 
 export const taintEvictionController: ControllerDescriptor = {
   name: 'taint-eviction-controller',
+  serviceAccount: 'node-controller',
   create: (ctx) => new TaintEvictionController(ctx),
 };

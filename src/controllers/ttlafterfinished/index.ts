@@ -6,5 +6,6 @@ import { TTLAfterFinishedController } from './ttlafterfinished-controller.js';
 
 export const ttlAfterFinishedController: ControllerDescriptor = {
   name: 'ttl-after-finished-controller',
+  serviceAccount: 'ttl-after-finished-controller',
   create: (ctx) => new TTLAfterFinishedController(ctx),
 };

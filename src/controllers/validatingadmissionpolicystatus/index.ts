@@ -4,5 +4,6 @@ import { CONTROLLER_NAME, ValidatingAdmissionPolicyStatusController } from './st
 /** kube-controller-manager's `validatingadmissionpolicy-status-controller`: type checking written to policies' status. */
 export const validatingAdmissionPolicyStatusController: ControllerDescriptor = {
   name: CONTROLLER_NAME,
+  serviceAccount: 'validatingadmissionpolicy-status-controller',
   create: (ctx) => new ValidatingAdmissionPolicyStatusController(ctx),
 };
