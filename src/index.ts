@@ -127,8 +127,10 @@ export interface ControlPlaneOptions {
   compaction?: CompactionPolicy;
   /**
    * Runs kube-controller-manager in this process too (as `wheelhouse up` does), with its own identity
-   * (system:kube-controller-manager) and kubeconfig; `true` for upstream's defaults, or flag values. Off by default:
-   * tests of a controller usually want only the apiserver.
+   * (system:kube-controller-manager) and kubeconfig; `true` for upstream's defaults, or flag values. As kubeadm sets
+   * it, `useServiceAccountCredentials` is on unless turned off here: each controller acts as its ServiceAccount
+   * kube-system/<name>, with the bootstrap role system:controller:<name>. Off by default: tests of a controller
+   * usually want only the apiserver.
    */
   controllers?: boolean | Partial<ControllerManagerOptions>;
   /**
@@ -236,6 +238,8 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     if (opts.controllers) {
       const options: ControllerManagerOptions = {
         ...DEFAULT_CONTROLLER_MANAGER_OPTIONS,
+        // As kubeadm runs kube-controller-manager: every controller with its own ServiceAccount.
+        useServiceAccountCredentials: true,
         ...(opts.controllers === true ? {} : opts.controllers),
       };
       options.rootCaPem ??= pki.ca.certPem;

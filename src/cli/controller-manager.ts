@@ -14,6 +14,8 @@ export const controllerManagerHelp = `Usage: wheelhouse controller-manager --kub
 kube-controller-manager alone, with upstream's flag names and defaults:
   --kubeconfig FILE                      how to reach the apiserver (its user is the controller-manager's identity)
   --controllers LIST                     * (all on by default), NAME to enable, -NAME to disable (default *)
+  --use-service-account-credentials BOOL each controller acts as ServiceAccount kube-system/<name> with a
+                                         TokenRequest token, not as the kubeconfig's user (default false)
   --kube-api-qps N / --kube-api-burst N  client rate limits (default 20 / 30)
   --leader-elect BOOL                    campaign for kube-system/kube-controller-manager (default true)
   --leader-elect-lease-duration D        (15s)   --leader-elect-renew-deadline D (10s)
@@ -33,6 +35,7 @@ ${certificatesFlagsHelp}
 
 /** Flag name → option key and kind, for the flags that map one to one. */
 const FLAGS: Record<string, [keyof ControllerManagerOptions, 'int' | 'number' | 'duration' | 'bool' | 'string']> = {
+  'use-service-account-credentials': ['useServiceAccountCredentials', 'bool'],
   'kube-api-qps': ['kubeApiQps', 'number'],
   'kube-api-burst': ['kubeApiBurst', 'int'],
   'leader-elect': ['leaderElect', 'bool'],
@@ -72,9 +75,15 @@ const FLAGS: Record<string, [keyof ControllerManagerOptions, 'int' | 'number' | 
   'unhealthy-zone-threshold': ['unhealthyZoneThreshold', 'number'],
 };
 
-/** The ControllerManagerOptions that kube-controller-manager's flags (as parsed strings) say; throws UsageError. */
-export function controllerManagerOptionsOf(values: Record<string, string | undefined>): ControllerManagerOptions {
-  const options: Record<string, unknown> = { ...DEFAULT_CONTROLLER_MANAGER_OPTIONS };
+/**
+ * The ControllerManagerOptions that kube-controller-manager's flags (as parsed strings) say over `defaults`
+ * (upstream's unless given); throws UsageError.
+ */
+export function controllerManagerOptionsOf(
+  values: Record<string, string | undefined>,
+  defaults: Readonly<ControllerManagerOptions> = DEFAULT_CONTROLLER_MANAGER_OPTIONS,
+): ControllerManagerOptions {
+  const options: Record<string, unknown> = { ...defaults };
   if (values.controllers !== undefined) {
     options.controllers = values.controllers
       .split(',')

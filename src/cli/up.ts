@@ -8,6 +8,7 @@ import {
   parsePluginList,
 } from '../apiserver/admission/options.js';
 import { parseAuthorizationModes } from '../apiserver/authz/modes.js';
+import { DEFAULT_CONTROLLER_MANAGER_OPTIONS } from '../controllers/options.js';
 import { startControlPlane } from '../index.js';
 import { loadConfigurationFile } from '../scheduler/config/load.js';
 import { createLogger } from '../util/logger.js';
@@ -56,6 +57,7 @@ ${auditFlagsHelp}
 
 kube-controller-manager runs inside too, with its flags (see wheelhouse controller-manager --help), e.g.
   --controllers LIST               * (default), NAME, -NAME
+  --use-service-account-credentials BOOL  each controller as ServiceAccount kube-system/<name> (default true, as kubeadm)
   --kube-api-qps N                 its client's rate limit (default 20; --kube-api-burst 30)
   --terminated-pod-gc-threshold N  (default 12500)
 
@@ -179,8 +181,12 @@ async function serve(
     : undefined;
   // Several clusters may run on one machine: the kubelet endpoint takes a free port unless one is asked for.
   if (nodeOptions && values['kubelet-port'] === undefined) nodeOptions.kubeletPort = 0;
+  // As kubeadm runs kube-controller-manager: --use-service-account-credentials unless the flag says otherwise.
   const controllers = mode.controllers
-    ? controllerManagerOptionsOf(values as Record<string, string | undefined>)
+    ? controllerManagerOptionsOf(values as Record<string, string | undefined>, {
+        ...DEFAULT_CONTROLLER_MANAGER_OPTIONS,
+        useServiceAccountCredentials: true,
+      })
     : undefined;
   const log = createLogger({ component: 'wheelhouse', verbosity: Number(values.v ?? 0) });
   const cp = await startControlPlane({
