@@ -114,6 +114,7 @@ export function approverHandler(ctx: ControllerContext): (csr: KubeObject) => Pr
 
 export const csrApprovingController: ControllerDescriptor = {
   name: 'certificatesigningrequest-approving-controller',
+  serviceAccount: 'certificate-controller',
   create(ctx): Controller {
     return new CertificateController(ctx, 'csrapproving', approverHandler(ctx));
   },

@@ -128,5 +128,6 @@ export class CsrCleaner implements Controller {
 
 export const csrCleanerController: ControllerDescriptor = {
   name: 'certificatesigningrequest-cleaner-controller',
+  serviceAccount: 'certificate-controller',
   create: (ctx) => new CsrCleaner(ctx),
 };

@@ -149,6 +149,7 @@ export function signerHandler(
 
 export const csrSigningController: ControllerDescriptor = {
   name: 'certificatesigningrequest-signing-controller',
+  serviceAccount: 'certificate-controller',
   create(ctx): Controller {
     const cas = ctx.options.clusterSigning ?? {};
     const loops: CertificateController[] = [];
