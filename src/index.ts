@@ -30,8 +30,11 @@ import {
 import { KubeClient } from './client/rest.js';
 import type { ControllerManager } from './controllers/manager.js';
 import { type ControllerManagerOptions, DEFAULT_CONTROLLER_MANAGER_OPTIONS } from './controllers/options.js';
+import { type SimNodeClients, SimNodeIdentities } from './kubelet/identities.js';
+import { simNodeNames } from './kubelet/node-names.js';
 import type { SimKubeletsOptions } from './kubelet/sim.js';
 import type { SimNodes } from './kubelet/sim-nodes.js';
+import { ensureSimNodesRbac } from './kubelet/sim-rbac.js';
 import type { KubeSchedulerConfiguration } from './scheduler/config/types.js';
 import type { Scheduler } from './scheduler/scheduler.js';
 import { type CompactionPolicy, Compactor } from './storage/compactor.js';
@@ -141,8 +144,12 @@ export interface ControlPlaneOptions {
   /**
    * Simulated nodes (kubelets with the `sim` runtime) run in this process: how many, or SimKubelets options
    * (node groups, lifecycles, …). Their kubelet endpoint (logs, exec, port-forward) listens on a free loopback port.
+   * Each kubelet acts as its own node, `system:node:<name>` in `system:nodes` (a random token per node, held by the
+   * apiserver as a static token), so the Node authorizer and NodeRestriction govern it; their shared informers and
+   * their volume provisioner act as `system:wheelhouse:sim-kubelets` and `system:wheelhouse:sim-local-provisioner`,
+   * with ClusterRoles created when the nodes start (kubelet/identities.ts, kubelet/sim-rbac.ts).
    */
-  nodes?: number | Omit<SimKubeletsOptions, 'client'>;
+  nodes?: number | Omit<SimKubeletsOptions, 'client' | 'nodeClient'>;
   logger?: Logger;
 }
 
@@ -193,6 +200,17 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       ...(admission ? { admission } : {}),
     });
     const authentication: AuthenticationOptions = { ...opts.authentication };
+    const simNodeOpts =
+      opts.nodes === undefined || opts.nodes === 0
+        ? undefined
+        : typeof opts.nodes === 'number'
+          ? { nodes: opts.nodes }
+          : opts.nodes;
+    // The simulated nodes' identities: a token for each node and each of their add-ons, known to the apiserver.
+    const simIdentities = simNodeOpts ? new SimNodeIdentities(simNodeNames(simNodeOpts)) : undefined;
+    if (simIdentities) {
+      authentication.staticTokens = [...(authentication.staticTokens ?? []), ...simIdentities.staticTokens()];
+    }
     if (!authentication.serviceAccountSigningKeyFile && !authentication.serviceAccountKeyFiles?.length) {
       const sa = ensureServiceAccountKeyPair(join(dataDir, 'pki'));
       authentication.serviceAccountSigningKeyFile = sa.keyFile;
@@ -316,20 +334,26 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       if (scheduler.url) await writeFile(join(dataDir, SCHEDULER_URL_FILE), `${scheduler.url}\n`);
     }
     let nodes: SimNodes | undefined;
-    let nodeClient: KubeClient | undefined;
-    if (opts.nodes !== undefined && opts.nodes !== 0) {
-      const nodeOpts = typeof opts.nodes === 'number' ? { nodes: opts.nodes } : opts.nodes;
-      const count = typeof nodeOpts.nodes === 'number' ? nodeOpts.nodes : (nodeOpts.nodes?.length ?? 3);
-      // Until nodes get identities of their own (system:node:<name>), the kubelets act as the admin, with the
-      // sum of upstream's per-kubelet client limits (50 qps, burst 100 each).
-      nodeClient = new KubeClient({
-        ...(await resolveKubeconfig(kubeconfig)),
-        qps: 50 * Math.max(1, count),
-        burst: 100 * Math.max(1, count),
-        logger: log.child('kubelet/client'),
-      });
+    let simClients: SimNodeClients | undefined;
+    if (simNodeOpts && simIdentities) {
+      // The add-on's RBAC first (a cluster with RBAC but not the Node mode also gets system:node bound to
+      // system:nodes), then clients of every identity over one connection without a client certificate.
+      const modes = opts.authorization?.modes ?? [];
+      await ensureSimNodesRbac(client, { bindNodeRole: modes.includes('RBAC') && !modes.includes('Node') });
+      const clients = simIdentities.clients(
+        { server: url, caPem: pki.ca.certPem },
+        { logger: log.child('kubelet/client') },
+      );
+      simClients = clients;
+      await clients.waitUntilAuthorized();
       const { startSimNodes } = await import('./kubelet/sim-nodes.js');
-      nodes = await startSimNodes({ ...nodeOpts, client: nodeClient, logger: log.child('kubelet') });
+      nodes = await startSimNodes({
+        ...simNodeOpts,
+        client: clients.fleet,
+        nodeClient: (name) => clients.node(name),
+        provisionerClient: clients.provisioner,
+        logger: log.child('kubelet'),
+      });
       // The simulated nodes bring their provisioner; its class is the cluster's default (kind's `standard`).
       const { ensureDefaultStorageClass } = await import('./kubelet/provisioner/storage-class.js');
       await ensureDefaultStorageClass(client);
@@ -345,7 +369,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       ...(nodes ? { nodes } : {}),
       async stop() {
         await nodes?.stop();
-        nodeClient?.close();
+        simClients?.close();
         await scheduler?.stop();
         schedulerClient?.close();
         await controllerManager?.stop();
