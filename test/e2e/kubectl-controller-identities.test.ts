@@ -10,6 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import type { AuditEvent } from '../../src/apiserver/audit/event.js';
+import { ensurePki } from '../../src/apiserver/bootstrap/pki.js';
+import { buildKubeconfig, writeKubeconfig } from '../../src/client/kubeconfig.js';
+import { type ControlPlane, startControlPlane } from '../../src/index.js';
+import { eventually } from '../../src/testing/controllers.js';
 import { startWheelhouse, type WheelhouseProcess } from '../../src/testing/wheelhouse-process.js';
 
 const run = promisify(execFile);
@@ -108,5 +113,67 @@ describe('controller identities with the real kubectl against wheelhouse up', ()
       '--as=system:kube-controller-manager',
     ).catch((e: { stdout?: string }) => e.stdout ?? '');
     assert.equal(manager.trim(), 'no');
+  });
+});
+
+describe('wheelhouse controller-manager --use-service-account-credentials=true against an RBAC apiserver', () => {
+  let cp: ControlPlane;
+  let kcm: WheelhouseProcess;
+  const audit: AuditEvent[] = [];
+  before(async () => {
+    cp = await startControlPlane({
+      authorization: { modes: ['Node', 'RBAC'] },
+      audit: {
+        policy: { apiVersion: 'audit.k8s.io/v1', kind: 'Policy', rules: [{ level: 'Metadata' }] },
+        sink: (event) => {
+          if (event.stage === 'ResponseComplete') audit.push(event);
+        },
+      },
+    });
+    const pki = await ensurePki(join(cp.dataDir, 'pki'));
+    const kubeconfig = join(cp.dataDir, 'controller-manager.kubeconfig');
+    await writeKubeconfig(
+      kubeconfig,
+      buildKubeconfig({
+        server: cp.url,
+        caPem: pki.ca.certPem,
+        certPem: pki.controllerManager.certPem,
+        keyPem: pki.controllerManager.keyPem,
+        userName: 'system:kube-controller-manager',
+      }),
+    );
+    kcm = await startWheelhouse('controller-manager', [
+      '--kubeconfig',
+      kubeconfig,
+      '--use-service-account-credentials=true',
+      '--leader-elect=false',
+      '--controllers',
+      'replicaset',
+    ]);
+  });
+  after(async () => {
+    if (kcm) assert.equal(await kcm.stop(), 0);
+    await cp?.stop();
+  });
+
+  it('creates a ReplicaSet’s pods as ServiceAccount kube-system/replicaset-controller', async () => {
+    await cp.client.replicaSets('default').create({
+      metadata: { name: 'web' },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+      },
+    });
+    await eventually(async () => {
+      assert.equal((await cp.client.pods('default').list({ labelSelector: 'app=web' })).items.length, 2);
+    });
+    const creators = new Set(
+      audit
+        .filter((e) => e.verb === 'create' && e.objectRef?.resource === 'pods' && e.responseStatus?.code === 201)
+        .map((e) => e.user.username),
+    );
+    assert.deepEqual([...creators], ['system:serviceaccount:kube-system:replicaset-controller']);
+    assert.match(kcm.out(), /--use-service-account-credentials was specified without providing a --service-account/);
   });
 });
