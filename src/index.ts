@@ -14,7 +14,7 @@ import { bootstrapCluster, buildRegistry } from './apiserver/assemble.js';
 import type { AuditOptions } from './apiserver/audit/auditor.js';
 import type { AuthenticationOptions } from './apiserver/authn/options.js';
 import { ensureServiceAccountKeyPair } from './apiserver/authn/serviceaccount/keys.js';
-import { authorizationModesOf } from './apiserver/authz/modes.js';
+import { authorizationModesOf, DEFAULT_AUTHORIZATION_MODES } from './apiserver/authz/modes.js';
 import type { WebhookAuthorizerOptions } from './apiserver/authz/webhook/webhook-authorizer.js';
 import { ensurePki } from './apiserver/bootstrap/pki.js';
 import type { EncryptionRule } from './apiserver/encryption/config.js';
@@ -121,9 +121,8 @@ export interface ControlPlaneOptions {
   encryptionProviderConfig?: string | EncryptionRule[];
   /**
    * kube-apiserver's --authorization-mode: a list of AlwaysAllow, AlwaysDeny, Node, RBAC, Webhook (with `webhook`,
-   * the --authorization-webhook-* flags). Undefined: every authenticated user
-   * may do anything (wheelhouse's default until every component has its own identity). system:masters is always
-   * allowed, ahead of the modes.
+   * the --authorization-webhook-* flags). Undefined: Node,RBAC, as kubeadm sets it (upstream's flag default is
+   * AlwaysAllow; pass `{ modes: ['AlwaysAllow'] }` for that). system:masters is always allowed, ahead of the modes.
    */
   authorization?: { modes: string[]; webhook?: WebhookAuthorizerOptions };
   /** How often to compact storage history and how much to keep (undefined: never compact). */
@@ -338,7 +337,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     if (simNodeOpts && simIdentities) {
       // The add-on's RBAC first (a cluster with RBAC but not the Node mode also gets system:node bound to
       // system:nodes), then clients of every identity over one connection without a client certificate.
-      const modes = opts.authorization?.modes ?? [];
+      const modes = opts.authorization?.modes ?? DEFAULT_AUTHORIZATION_MODES;
       await ensureSimNodesRbac(client, { bindNodeRole: modes.includes('RBAC') && !modes.includes('Node') });
       const clients = simIdentities.clients(
         { server: url, caPem: pki.ca.certPem },

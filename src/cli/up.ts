@@ -49,7 +49,7 @@ Flags:
 ${admissionConfigFlagsHelp}
   --default-not-ready-toleration-seconds N    toleration added to every pod for not-ready:NoExecute (300)
   --default-unreachable-toleration-seconds N  toleration added to every pod for unreachable:NoExecute (300)
-  --authorization-mode LIST        AlwaysAllow, AlwaysDeny, Node, RBAC, Webhook (default: authenticated users may do anything)
+  --authorization-mode LIST        AlwaysAllow, AlwaysDeny, Node, RBAC, Webhook (default Node,RBAC, as kubeadm)
 ${authorizationWebhookFlagsHelp}
 ${authenticationFlagsHelp}
 ${auditFlagsHelp}
@@ -74,7 +74,7 @@ kube-apiserver alone, with upstream's flag names: --secure-port (6443), --bind-a
 --etcd-servers, --etcd-cafile, --etcd-certfile, --etcd-keyfile, --etcd-compaction-interval,
 --service-cluster-ip-range, --service-node-port-range, --enable-admission-plugins, --disable-admission-plugins,
 --default-not-ready-toleration-seconds, --default-unreachable-toleration-seconds, --authorization-mode
-(AlwaysAllow, AlwaysDeny, Node, RBAC, Webhook; default: authenticated users may do anything); plus --data-dir and
+(AlwaysAllow, AlwaysDeny, Node, RBAC, Webhook; default Node,RBAC, as kubeadm); plus --data-dir and
 --storage as for wheelhouse up.
 ${admissionConfigFlagsHelp}
 ${authorizationWebhookFlagsHelp}

@@ -8,7 +8,7 @@ import type { Authorizer } from '../filters/authorization.js';
 import { addAccessReviews } from './access-review.js';
 import { type AuthorizationResult, attributesOf, type ModeAuthorizer } from './attributes.js';
 import { bindingWritePolicy, roleWritePolicy } from './escalation.js';
-import { AuthorizerChain, DEFAULT_AUTHORIZATION_MODE } from './modes.js';
+import { AuthorizerChain, DEFAULT_AUTHORIZATION_MODES } from './modes.js';
 import { NodeGraph } from './node/graph.js';
 import { NodeAuthorizer } from './node/node-authorizer.js';
 import { RBACIndex } from './rbac-index.js';
@@ -25,7 +25,7 @@ export interface Authorization {
 
 /**
  * Sets up authorization over a registry whose watch caches are started. modes: --authorization-mode's list
- * (undefined: wheelhouse's current default, authenticated users allowed); webhook: the Webhook mode's authorizer.
+ * (undefined: wheelhouse's default, Node,RBAC); webhook: the Webhook mode's authorizer.
  */
 export async function setUpAuthorization(
   registry: APIRegistry,
@@ -48,9 +48,10 @@ export async function setUpAuthorization(
     clusterRoleBindings: source('clusterrolebindings'),
   });
   await index.start();
-  const graph = modes?.includes('Node') ? await startNodeGraph(registry) : undefined;
+  const chosen = modes ?? [...DEFAULT_AUTHORIZATION_MODES];
+  const graph = chosen.includes('Node') ? await startNodeGraph(registry) : undefined;
   const node = graph ? new NodeAuthorizer(graph) : undefined;
-  const chain = new AuthorizerChain(modes ?? [DEFAULT_AUTHORIZATION_MODE], index, extra.webhook, node);
+  const chain = new AuthorizerChain(chosen, index, extra.webhook, node);
   const current = () => chain;
   registry.authorizer = chain;
   served('roles').store.writePolicy = roleWritePolicy('roles', index, current);

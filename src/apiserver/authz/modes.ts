@@ -13,11 +13,10 @@ export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhoo
 export const SUPPORTED_AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'RBAC', 'Webhook', 'Node'];
 
 /**
- * What wheelhouse does when no --authorization-mode is given, until every component has its own identity and the
- * Node authorizer exists: authenticated users may do anything; anonymous users may read the public health and
- * version endpoints (what system:public-info-viewer grants).
+ * The modes when no --authorization-mode is given: Node,RBAC, as kubeadm configures kube-apiserver (upstream's flag
+ * default is AlwaysAllow).
  */
-export const DEFAULT_AUTHORIZATION_MODE = 'AuthenticatedAllowed';
+export const DEFAULT_AUTHORIZATION_MODES: readonly string[] = ['Node', 'RBAC'];
 
 export const MASTERS_GROUP = 'system:masters';
 
@@ -42,28 +41,6 @@ export const alwaysAllow: ModeAuthorizer = {
 export const alwaysDeny: ModeAuthorizer = {
   authorize: () => ({ decision: 'deny', reason: 'Everything is forbidden.' }),
   rulesFor: nothing,
-};
-
-const PUBLIC_PATHS = ['/healthz', '/livez', '/readyz', '/version'];
-
-export const authenticatedAllowed: ModeAuthorizer = {
-  authorize(attrs) {
-    if (attrs.user.groups.includes('system:authenticated')) return { decision: 'allow', reason: '' };
-    const path = attrs.path;
-    if (!attrs.isResourceRequest && attrs.verb === 'get') {
-      if (PUBLIC_PATHS.some((p) => path === p || path.startsWith(`${p}/`))) return { decision: 'allow', reason: '' };
-    }
-    return { decision: 'no-opinion', reason: '' };
-  },
-  rulesFor(user) {
-    if (user.groups.includes('system:authenticated')) return everything();
-    return {
-      resourceRules: [],
-      nonResourceRules: [{ verbs: ['get'], nonResourceURLs: PUBLIC_PATHS.flatMap((p) => [p, `${p}/*`]) }],
-      incomplete: false,
-      errors: [],
-    };
-  },
 };
 
 /** Upstream's privileged-group authorizer: members of system:masters may do anything. */
@@ -133,8 +110,6 @@ export class AuthorizerChain implements ModeAuthorizer {
           case 'Node':
             if (!node) throw new Error('authorization-mode Node needs the node graph');
             return node;
-          case DEFAULT_AUTHORIZATION_MODE:
-            return authenticatedAllowed;
           default:
             throw new Error(`authorization-mode ${JSON.stringify(mode)} is not implemented by wheelhouse yet`);
         }

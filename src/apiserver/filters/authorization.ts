@@ -18,20 +18,6 @@ export type Authorizer = (
   ctx: RequestContext,
 ) => Decision | DecisionWithReason | Promise<Decision | DecisionWithReason>;
 
-/** Paths anyone may read, as upstream's system:public-info-viewer role grants. */
-const PUBLIC_PATHS = ['/healthz', '/livez', '/readyz', '/version'];
-
-/**
- * Until RBAC arrives: authenticated users may do anything; anonymous users may read the public health and version
- * endpoints.
- */
-export const authenticatedAllowed: Authorizer = (ctx) => {
-  if (ctx.user?.groups.includes('system:authenticated')) return 'allow';
-  const path = ctx.url.pathname;
-  if (ctx.method === 'GET' && PUBLIC_PATHS.some((p) => path === p || path.startsWith(`${p}/`))) return 'allow';
-  return 'no-opinion';
-};
-
 /** The message upstream gives when no authorizer allows a request. */
 export function forbiddenMessage(ctx: RequestContext): string {
   const user = ctx.user?.name ?? 'system:anonymous';
