@@ -170,7 +170,8 @@ describe('ServiceAccountTokenSource', () => {
 describe('ControllerClientBuilder against a control plane', () => {
   let cp: ControlPlane;
   before(async () => {
-    cp = await startControlPlane({ storage: 'memory' });
+    // No token cache, so that a deleted ServiceAccount's token is refused at the next request.
+    cp = await startControlPlane({ storage: 'memory', authentication: { tokenSuccessCacheTTLMs: 0 } });
   });
   after(() => cp?.stop());
 

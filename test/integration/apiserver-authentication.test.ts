@@ -36,7 +36,9 @@ describe('apiserver authentication: 401, static tokens, ServiceAccount tokens, i
     dir = mkdtempSync(join(tmpdir(), 'authn-'));
     const tokenFile = join(dir, 'tokens.csv');
     writeFileSync(tokenFile, 'static-secret,jane,jane-uid,"dev,ops"\n');
-    cp = await startControlPlane({ authentication: { tokenAuthFile: tokenFile } });
+    // No token cache: these tests revoke tokens and expect the next request to be refused (with kube-apiserver's
+    // 10 s cache, the default, a revoked token may work until its entry expires).
+    cp = await startControlPlane({ authentication: { tokenAuthFile: tokenFile, tokenSuccessCacheTTLMs: 0 } });
   });
   after(async () => {
     await cp?.stop();
@@ -220,5 +222,39 @@ describe('apiserver authentication: --anonymous-auth=false', () => {
     assert.equal(res.status, 401);
     assert.deepEqual(res.body, UNAUTHORIZED);
     assert.equal((await apiRequest(cp, 'GET', '/api/v1/namespaces')).status, 200);
+  });
+});
+
+describe("apiserver authentication: kube-apiserver's token cache (on by default)", () => {
+  let cp: ControlPlane;
+  before(async () => {
+    cp = await startControlPlane();
+  });
+  after(async () => {
+    await cp?.stop();
+  });
+
+  it('keeps a revoked token working until its 10 s entry expires, then refuses it', async () => {
+    await apiRequest(cp, 'POST', '/api/v1/namespaces/default/serviceaccounts', {
+      body: { metadata: { name: 'brief' } },
+    });
+    const tr = await apiRequest(cp, 'POST', '/api/v1/namespaces/default/serviceaccounts/brief/token', {
+      body: { spec: {} },
+    });
+    assert.equal(tr.status, 201, tr.text);
+    const token: string = tr.body.status.token;
+    const whoami = () => asToken(cp, 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', token, whoamiBody);
+    assert.equal((await whoami()).status, 201);
+    await apiRequest(cp, 'DELETE', '/api/v1/namespaces/default/serviceaccounts/brief');
+    const deletedAt = Date.now();
+    const cached = await whoami();
+    assert.equal(cached.status, 201, 'answered from the cache');
+    assert.equal(cached.body.status.userInfo.username, 'system:serviceaccount:default:brief');
+    let status = 201;
+    while (status === 201 && Date.now() - deletedAt < 30_000) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      status = (await whoami()).status;
+    }
+    assert.equal(status, 401, 'refused once the entry expired');
   });
 });

@@ -34,26 +34,38 @@ export function audienceAgnostic(authn: TokenAuthenticator, implicit: string[]):
 }
 
 /**
- * Asks each token authenticator in turn, as upstream's union does: the first user wins; the refusals of the others
- * are kept, and when none recognises the token it is refused with them (or "invalid bearer token" when none had
- * anything to say).
+ * The token authenticators as one, as upstream's union: the first user wins; when none recognises the token it is
+ * refused with the others' refusals, or left to the caller (undefined) when none had anything to say.
+ */
+export function tokenUnion(authenticators: TokenAuthenticator[]): TokenAuthenticator {
+  return async (token, audiences) => {
+    const refusals: string[] = [];
+    for (const authn of authenticators) {
+      try {
+        const user = await authn(token, audiences);
+        if (user) return user;
+      } catch (err) {
+        if (!(err instanceof AuthenticationError)) throw err;
+        refusals.push(err.message);
+      }
+    }
+    if (refusals.length > 0) throw new AuthenticationError(aggregateErrors(refusals));
+    return undefined;
+  };
+}
+
+/**
+ * Asks the token authenticators as their union does; a token none recognises and none refused is refused as an
+ * "invalid bearer token", as upstream's bearertoken authenticator refuses it.
  */
 export async function authenticateToken(
   tokenAuthenticators: TokenAuthenticator[],
   token: string,
   audiences: string[],
 ): Promise<TokenUser> {
-  const refusals: string[] = [];
-  for (const authn of tokenAuthenticators) {
-    try {
-      const user = await authn(token, audiences);
-      if (user) return user;
-    } catch (err) {
-      if (!(err instanceof AuthenticationError)) throw err;
-      refusals.push(err.message);
-    }
-  }
-  throw new AuthenticationError(refusals.length > 0 ? aggregateErrors(refusals) : 'invalid bearer token');
+  const user = await tokenUnion(tokenAuthenticators)(token, audiences);
+  if (!user) throw new AuthenticationError('invalid bearer token');
+  return user;
 }
 
 /** The token of an `Authorization: Bearer <token>` header, or undefined. */

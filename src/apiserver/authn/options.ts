@@ -3,13 +3,14 @@ import type { Clock } from '../../util/clock.js';
 import type { APIRegistry } from '../api-registry.js';
 import { type Authenticator, x509Authenticator } from '../filters/authentication.js';
 import type { KubeObject } from '../registry/object.js';
-import { audienceAgnostic, bearerTokenAuthenticator, type TokenAuthenticator } from './bearer.js';
+import { audienceAgnostic, bearerTokenAuthenticator, type TokenAuthenticator, tokenUnion } from './bearer.js';
 import { type OIDCOptions, oidcAuthenticator } from './oidc/authenticator.js';
 import { type ObjectGetter, serviceAccountTokenAuthenticator } from './serviceaccount/authenticator.js';
 import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from './serviceaccount/claims.js';
 import { ServiceAccountTokenIssuer } from './serviceaccount/issuer.js';
 import { readPublicKeys, readSigningKey } from './serviceaccount/keys.js';
 import { legacyServiceAccountTokenAuthenticator } from './serviceaccount/legacy.js';
+import { cachedTokenAuthenticator } from './token-cache.js';
 import { type StaticToken, staticTokenAuthenticator, staticTokens } from './token-file.js';
 import { tokenWebhookAuthenticator } from './webhook/token-webhook.js';
 
@@ -43,6 +44,11 @@ export interface AuthenticationOptions {
    * v1beta1 as upstream), --authentication-token-webhook-cache-ttl (default 2m).
    */
   tokenWebhook?: { configFile: string; version?: string; cacheTTLMs?: number };
+  /**
+   * How long a bearer token that authenticated is remembered (kube-apiserver's TokenSuccessCacheTTL, 10 s, which it
+   * has no flag for); 0 turns the cache off, so that a revoked token fails at once.
+   */
+  tokenSuccessCacheTTLMs?: number;
 }
 
 /** What the apiserver runs from the authentication options. */
@@ -53,7 +59,7 @@ export interface Authentication {
   /** Present when a signing key is configured: TokenRequest and the OIDC discovery endpoints are served. */
   issuer?: ServiceAccountTokenIssuer;
   getObject: ObjectGetter;
-  /** The bearer-token authenticators alone (TokenReview asks them). */
+  /** The bearer-token authenticators alone, as one cached union (TokenReview asks it). */
   tokenAuthenticators: TokenAuthenticator[];
   /** TokenRequest's limits: --service-account-max-token-expiration, --service-account-extend-token-expiration. */
   tokenExpiration: { maxSeconds?: number; extend: boolean };
@@ -132,15 +138,25 @@ export function buildAuthentication(opts: AuthenticationOptions, registry: APIRe
   const issuer = opts.serviceAccountSigningKeyFile
     ? new ServiceAccountTokenIssuer(issuers[0] as string, readSigningKey(opts.serviceAccountSigningKeyFile), keys)
     : undefined;
+  // As kube-apiserver: one union of the token authenticators behind the token cache, for requests and TokenReview.
+  const tokens =
+    tokenAuthenticators.length > 0
+      ? [
+          cachedTokenAuthenticator(tokenUnion(tokenAuthenticators), {
+            ...(opts.tokenSuccessCacheTTLMs !== undefined ? { ttlMs: opts.tokenSuccessCacheTTLMs } : {}),
+            ...(clock ? { clock } : {}),
+          }),
+        ]
+      : [];
   const authenticators: Authenticator[] = [x509Authenticator];
-  if (tokenAuthenticators.length > 0) authenticators.push(bearerTokenAuthenticator(tokenAuthenticators, apiAudiences));
+  if (tokens.length > 0) authenticators.push(bearerTokenAuthenticator(tokens, apiAudiences));
   return {
     authenticators,
     anonymous: opts.anonymousAuth ?? true,
     apiAudiences,
     ...(issuer ? { issuer } : {}),
     getObject,
-    tokenAuthenticators,
+    tokenAuthenticators: tokens,
     tokenExpiration: {
       ...(opts.serviceAccountMaxTokenExpirationSeconds
         ? { maxSeconds: opts.serviceAccountMaxTokenExpirationSeconds }
