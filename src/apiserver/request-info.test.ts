@@ -74,6 +74,21 @@ describe('parseRequestInfo', () => {
     ]);
   });
 
+  it('undoes percent-escapes in the path, as Go decodes URL.Path; keeps a broken escape as sent', () => {
+    assert.deepEqual(info('GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles/system%3Abasic-user'), [
+      true,
+      'get',
+      'rbac.authorization.k8s.io',
+      'v1',
+      '',
+      'clusterroles',
+      '',
+      'system:basic-user',
+    ]);
+    assert.equal(info('GET', '/api/v1/namespaces/d%65fault/pods/p%2')[4], 'default');
+    assert.equal(info('GET', '/api/v1/namespaces/default/pods/p%2')[7], 'p%2');
+  });
+
   it('reads watches from the query and from the old /watch/ path', () => {
     assert.deepEqual(info('GET', '/api/v1/namespaces/default/pods?watch=true'), [
       true,

@@ -25,6 +25,14 @@ const LEGACY_PREFIX = 'api';
 /** Subresources of a namespace that are not "resources inside the namespace". */
 const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
 
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 export function parseRequestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
   const httpVerb = method.toLowerCase();
   const info: RequestInfo = {
@@ -40,7 +48,12 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
     name: '',
     parts: [],
   };
-  let segments = path.split('/').filter((s) => s.length > 0);
+  // Percent-escapes are undone, as Go's URL.Path is decoded before upstream reads it (a client may send
+  // `system%3Amasters`); a segment with a broken escape is kept as sent.
+  let segments = path
+    .split('/')
+    .filter((s) => s.length > 0)
+    .map((s) => (s.includes('%') ? decodeSegment(s) : s));
   if (segments.length < 2 || !API_PREFIXES.has(segments[0] as string)) return info;
   info.apiPrefix = segments[0] as string;
   segments = segments.slice(1);

@@ -3,7 +3,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { CoreV1Api, KubeConfig, makeInformer, type V1ConfigMap, Watch } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  KubeConfig,
+  makeInformer,
+  RbacAuthorizationV1Api,
+  type V1ConfigMap,
+  Watch,
+} from '@kubernetes/client-node';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { SqliteStore } from '../../src/storage/sqlite/store.js';
 import { freePort } from '../../src/testing/etcd.js';
@@ -113,5 +120,25 @@ describe('@kubernetes/client-node against wheelhouse', () => {
     stopped = true;
     clearTimeout(restart);
     await informer.stop();
+  });
+
+  it('reads objects whose names it percent-escapes (system:basic-user is sent as system%3Abasic-user)', async () => {
+    const own = await startControlPlane();
+    try {
+      const kc = new KubeConfig();
+      kc.loadFromFile(own.kubeconfig.path);
+      const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
+      const role = await rbac.readClusterRole({ name: 'system:basic-user' });
+      assert.equal(role.metadata?.name, 'system:basic-user');
+      const binding = await rbac.readClusterRoleBinding({ name: 'system:basic-user' });
+      assert.equal(binding.roleRef.name, 'system:basic-user');
+      await rbac.patchClusterRole({
+        name: 'system:basic-user',
+        body: [{ op: 'add', path: '/metadata/labels/escaped', value: 'yes' }],
+      });
+      assert.equal((await rbac.readClusterRole({ name: 'system:basic-user' })).metadata?.labels?.escaped, 'yes');
+    } finally {
+      await own.stop();
+    }
   });
 });
