@@ -91,6 +91,24 @@ describe('apiserver: audit log', () => {
     assert.ok(done.requestReceivedTimestamp <= done.stageTimestamp);
   });
 
+  it('at Metadata level a create names its object in objectRef, from the request body', async () => {
+    const res = await apiRequest(cp, 'POST', '/api/v1/namespaces/default/serviceaccounts', {
+      body: { metadata: { name: 'audited-sa' } },
+    });
+    assert.equal(res.status, 201, res.text);
+    const evs = byId(String(res.headers['audit-id']));
+    const [received, done] = evs as [Event, Event];
+    assert.equal(done.level, 'Metadata');
+    assert.deepEqual(received.objectRef, { resource: 'serviceaccounts', namespace: 'default', apiVersion: 'v1' });
+    assert.deepEqual(done.objectRef, {
+      resource: 'serviceaccounts',
+      namespace: 'default',
+      name: 'audited-sa',
+      apiVersion: 'v1',
+    });
+    assert.equal(done.requestObject, undefined);
+  });
+
   it('Request level carries the request object, not the response; rule omitStages drops RequestReceived', async () => {
     const body = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's1' }, stringData: { k: 'v' } };
     const res = await apiRequest(cp, 'POST', '/api/v1/namespaces/default/secrets', { body });
@@ -103,6 +121,8 @@ describe('apiserver: audit log', () => {
     const ev = evs[0] as Event;
     assert.equal(ev.level, 'Request');
     assert.equal(ev.verb, 'create');
+    // The path names no object; the request's object completes the reference, as upstream's LogRequestObject does.
+    assert.deepEqual(ev.objectRef, { resource: 'secrets', namespace: 'default', name: 's1', apiVersion: 'v1' });
     assert.deepEqual(ev.requestObject, body);
     assert.equal(ev.responseObject, undefined);
     assert.deepEqual(ev.responseStatus, { metadata: {}, code: 201 });

@@ -66,6 +66,17 @@ function parseJson(buf: Buffer | undefined): unknown {
   }
 }
 
+/** Fills what the request path did not say (name, namespace, uid, resourceVersion) from the request's object. */
+function completeObjectRef(ref: NonNullable<AuditEvent['objectRef']>, body: unknown): void {
+  const meta = (body as { metadata?: Record<string, unknown> } | undefined)?.metadata;
+  if (!meta || typeof meta !== 'object') return;
+  const fields = ['namespace', 'name', 'uid', 'resourceVersion'] as const;
+  for (const field of fields) {
+    const value = meta[field];
+    if (!ref[field] && typeof value === 'string' && value !== '') ref[field] = value;
+  }
+}
+
 export interface AuditFilters {
   failedAuthentication: Filter;
   audit: Filter;
@@ -133,8 +144,12 @@ export function auditFilters(auditor: Auditor): AuditFilters {
       if (ctx.user !== requester) ev.impersonatedUser = auditUser(ctx.user);
       ev.verb = ctx.info.verb;
       ev.responseStatus = failure ?? { metadata: {}, code: status };
+      const body = parseJson(ctx.requestBody);
+      // As upstream's LogRequestObject, at every level: the object of a create or update completes the reference.
+      if (ev.objectRef && (ctx.info.verb === 'create' || ctx.info.verb === 'update')) {
+        completeObjectRef(ev.objectRef, body);
+      }
       if (LEVEL_RANK[decision.level] >= LEVEL_RANK.Request) {
-        const body = parseJson(ctx.requestBody);
         if (body !== undefined) ev.requestObject = decision.omitManagedFields ? withoutManagedFields(body) : body;
       }
       if (wantsResponse && stage === 'ResponseComplete') {
