@@ -19,7 +19,8 @@ describe('serviceaccount-token-controller', () => {
   let saKey: string;
   let caPem: string;
   before(async () => {
-    cp = await startControlPlane();
+    // No token cache: a token is expected to fail at the next request once its Secret is gone.
+    cp = await startControlPlane({ authentication: { tokenSuccessCacheTTLMs: 0 } });
     saKey = await readFile(join(cp.dataDir, 'pki', 'sa.key'), 'utf8');
     caPem = await readFile(join(cp.dataDir, 'pki', 'ca.crt'), 'utf8');
     manager = await runControllers(cp, [serviceAccountTokenController], {
