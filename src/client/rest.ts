@@ -151,15 +151,7 @@ export class KubeClient {
    * server, TLS trust, user agent, limits, clock and logger (client-go's rest.AnonymousClientConfig).
    */
   anonymousConfig(): RestConfig {
-    const {
-      certPem: _cert,
-      keyPem: _key,
-      token: _token,
-      tokenSource: _source,
-      onUnauthorized: _reset,
-      ...rest
-    } = this.config;
-    return { ...rest, userAgent: this.userAgent };
+    return { ...withoutCredentials(this.config), userAgent: this.userAgent };
   }
 
   /** The rate limit this client was made with. */
@@ -418,5 +410,44 @@ export class KubeClient {
     }
     if (!watch) await this.limiter.take();
     if (signal.aborted) throw signal.reason;
+  }
+}
+
+/** A configuration with its credentials taken out: no client certificate, token or token source. */
+function withoutCredentials(config: RestConfig): RestConfig {
+  const { certPem: _cert, keyPem: _key, token: _token, tokenSource: _source, onUnauthorized: _reset, ...rest } = config;
+  return rest;
+}
+
+/** What each client of a TokenClientPool sets for itself. */
+export type PooledClientConfig = Pick<
+  RestConfig,
+  'token' | 'tokenSource' | 'onUnauthorized' | 'qps' | 'burst' | 'userAgent' | 'logger'
+>;
+
+/**
+ * Clients that each send their own bearer token over one HTTP/2 connection, which carries no client certificate
+ * (the apiserver tries client certificates before bearer tokens, as upstream, so a connection with one would make
+ * every request the certificate's). The controller manager's ServiceAccount clients and the simulated kubelets'
+ * node identities use it, so that any number of identities cost one connection.
+ */
+export class TokenClientPool {
+  private readonly config: RestConfig;
+  private readonly transport: Http2Transport;
+
+  /** config: where the clients connect and what they trust; its credentials, if any, are left out. */
+  constructor(config: RestConfig, logger: Logger = silentLogger) {
+    this.config = withoutCredentials(config);
+    this.transport = new Http2Transport(this.config, logger);
+  }
+
+  /** A client over the pool's connection, with its own credentials and limits. */
+  client(own: PooledClientConfig): KubeClient {
+    return new KubeClient({ ...this.config, ...own }, { transport: this.transport });
+  }
+
+  /** Closes the shared connection: every client's requests and watches end. */
+  close(): void {
+    this.transport.close();
   }
 }

@@ -6,9 +6,7 @@
  * gone by (or when the apiserver refuses it). The clients carry no client certificate — a connection with one
  * would authenticate as the certificate — and share one connection among them.
  */
-import type { RestConfig } from '../client/rest.js';
-import { KubeClient } from '../client/rest.js';
-import { Http2Transport } from '../client/transport.js';
+import { type KubeClient, type RestConfig, TokenClientPool } from '../client/rest.js';
 import { isAlreadyExists, isNotFound, type KubeObject, type ResourceClient } from '../client/types.js';
 import { type Clock, realClock } from '../util/clock.js';
 import { type Logger, silentLogger } from '../util/logger.js';
@@ -187,14 +185,14 @@ export interface ControllerClientBuilderOptions {
 export class ControllerClientBuilder {
   readonly namespace: string;
   private readonly config: RestConfig;
-  private readonly transport: Http2Transport;
+  private readonly pool: TokenClientPool;
   private readonly clients = new Map<string, KubeClient>();
   private readonly sources = new Map<string, ServiceAccountTokenSource>();
 
   constructor(private readonly opts: ControllerClientBuilderOptions) {
     this.namespace = opts.namespace ?? 'kube-system';
     this.config = opts.root.anonymousConfig();
-    this.transport = new Http2Transport(this.config, opts.logger ?? silentLogger);
+    this.pool = new TokenClientPool(this.config, opts.logger ?? silentLogger);
   }
 
   /** The client of ServiceAccount `<namespace>/<name>` (one per name; its first request waits for a token). */
@@ -210,16 +208,12 @@ export class ControllerClientBuilder {
       ...(this.opts.clock ? { clock: this.opts.clock } : {}),
       ...(this.opts.logger ? { logger: this.opts.logger.child(name) } : {}),
     });
-    client = new KubeClient(
-      {
-        ...this.config,
-        // As upstream's AddUserAgent: the manager's user agent, then the ServiceAccount's user name.
-        userAgent: `${this.config.userAgent}/system:serviceaccount:${this.namespace}:${name}`,
-        tokenSource: () => source.get(),
-        onUnauthorized: (token) => source.reset(token),
-      },
-      { transport: this.transport },
-    );
+    client = this.pool.client({
+      // As upstream's AddUserAgent: the manager's user agent, then the ServiceAccount's user name.
+      userAgent: `${this.config.userAgent}/system:serviceaccount:${this.namespace}:${name}`,
+      tokenSource: () => source.get(),
+      onUnauthorized: (token) => source.reset(token),
+    });
     this.clients.set(name, client);
     this.sources.set(name, source);
     return client;
@@ -232,6 +226,6 @@ export class ControllerClientBuilder {
 
   /** Closes the shared connection: every client made here fails from now on. */
   close(): void {
-    this.transport.close();
+    this.pool.close();
   }
 }

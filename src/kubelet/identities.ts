@@ -16,8 +16,7 @@
  * connection, with upstream's kubelet limits (50 qps, burst 100).
  */
 import { randomBytes } from 'node:crypto';
-import { KubeClient } from '../client/rest.js';
-import { Http2Transport } from '../client/transport.js';
+import { type KubeClient, TokenClientPool } from '../client/rest.js';
 import { ApiError } from '../client/types.js';
 import { type Logger, silentLogger } from '../util/logger.js';
 
@@ -94,25 +93,15 @@ export class SimNodeClients {
   readonly fleet: KubeClient;
   /** The volume provisioner's client (system:wheelhouse:sim-local-provisioner). */
   readonly provisioner: KubeClient;
-  private readonly transport: Http2Transport;
+  private readonly pool: TokenClientPool;
   private readonly nodeClients = new Map<string, KubeClient>();
-  private readonly connection: SimConnection;
 
   constructor(
     private readonly identities: SimNodeIdentities,
     connection: SimConnection,
     private readonly logger: Logger,
   ) {
-    // Only what reaches and checks the server: never a client certificate, which would outrank every token.
-    this.connection = {
-      server: connection.server,
-      ...(connection.caPem !== undefined ? { caPem: connection.caPem } : {}),
-      ...(connection.tlsServerName !== undefined ? { tlsServerName: connection.tlsServerName } : {}),
-      ...(connection.insecureSkipTlsVerify !== undefined
-        ? { insecureSkipTlsVerify: connection.insecureSkipTlsVerify }
-        : {}),
-    };
-    this.transport = new Http2Transport(this.connection, logger);
+    this.pool = new TokenClientPool(connection, logger);
     this.fleet = this.clientFor(identities.fleet);
     this.provisioner = this.clientFor(identities.provisioner);
   }
@@ -158,19 +147,15 @@ export class SimNodeClients {
 
   /** Closes the shared connection (every client's requests and watches end). */
   close(): void {
-    this.transport.close();
+    this.pool.close();
   }
 
   private clientFor(identity: SimIdentity): KubeClient {
-    return new KubeClient(
-      {
-        ...this.connection,
-        token: identity.token,
-        qps: KUBELET_API_QPS,
-        burst: KUBELET_API_BURST,
-        logger: this.logger,
-      },
-      { transport: this.transport },
-    );
+    return this.pool.client({
+      token: identity.token,
+      qps: KUBELET_API_QPS,
+      burst: KUBELET_API_BURST,
+      logger: this.logger,
+    });
   }
 }
