@@ -1,7 +1,8 @@
 /**
  * What every controller gets from kube-controller-manager: the API client (the controller-manager's identity, or
- * with --use-service-account-credentials the controller's own ServiceAccount), the shared informers, a clock, a logger, an event recorder, the flag values, and a signal that ends its work when
- * leadership is lost or the manager stops. Controllers reach the cluster only through these (ARCHITECTURE.md rule 1).
+ * with --use-service-account-credentials the controller's own ServiceAccount), the shared informers, a clock, a
+ * logger, an event recorder, the flag values, and a signal that ends its work when leadership is lost or the manager
+ * stops. Controllers reach the cluster only through these (ARCHITECTURE.md rule 1).
  */
 import type { SharedInformerFactory } from '../client/cache/factory.js';
 import type { EventRecorder } from '../client/events/broadcaster.js';

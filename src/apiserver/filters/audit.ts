@@ -138,18 +138,24 @@ export function auditFilters(auditor: Auditor): AuditFilters {
       } as typeof res.end;
     }
 
+    // The request's body, parsed once and only when an event needs it.
+    let parsedBody: { value: unknown } | undefined;
+    const requestObject = (): unknown => {
+      parsedBody ??= { value: parseJson(ctx.requestBody) };
+      return parsedBody.value;
+    };
     const finish = (status: number, stage: Stage, failure?: Record<string, unknown>): AuditEvent => {
       const ev = baseEvent(ctx, decision, stage);
       ev.user = auditUser(requester);
       if (ctx.user !== requester) ev.impersonatedUser = auditUser(ctx.user);
       ev.verb = ctx.info.verb;
       ev.responseStatus = failure ?? { metadata: {}, code: status };
-      const body = parseJson(ctx.requestBody);
       // As upstream's LogRequestObject, at every level: the object of a create or update completes the reference.
       if (ev.objectRef && (ctx.info.verb === 'create' || ctx.info.verb === 'update')) {
-        completeObjectRef(ev.objectRef, body);
+        completeObjectRef(ev.objectRef, requestObject());
       }
       if (LEVEL_RANK[decision.level] >= LEVEL_RANK.Request) {
+        const body = requestObject();
         if (body !== undefined) ev.requestObject = decision.omitManagedFields ? withoutManagedFields(body) : body;
       }
       if (wantsResponse && stage === 'ResponseComplete') {
