@@ -95,20 +95,10 @@ export class ServiceAccountTokenSource {
     const { namespace, name } = this.opts;
     let delay: number = FETCH_BACKOFF.initialMs;
     for (let step = 1; ; step++) {
+      let failed = 'get or create service account failed';
       try {
         await getOrCreateServiceAccount(this.opts.core, namespace, name);
-      } catch (err) {
-        this.log.info('get or create service account failed', {
-          namespace,
-          serviceAccountName: name,
-          error: String(err),
-        });
-        if (step >= FETCH_BACKOFF.steps) throw this.timedOut();
-        await this.sleep(delay);
-        delay *= FETCH_BACKOFF.factor;
-        continue;
-      }
-      try {
+        failed = 'get token failed';
         const answer = await this.opts.core.serviceAccounts(namespace).createSubresource(name, 'token', {
           apiVersion: 'authentication.k8s.io/v1',
           kind: 'TokenRequest',
@@ -117,7 +107,7 @@ export class ServiceAccountTokenSource {
         } as KubeObject);
         return parseTokenRequest(answer);
       } catch (err) {
-        this.log.info('get token failed', { namespace, serviceAccountName: name, error: String(err) });
+        this.log.info(failed, { namespace, serviceAccountName: name, error: String(err) });
         if (step >= FETCH_BACKOFF.steps) throw this.timedOut();
         await this.sleep(delay);
         delay *= FETCH_BACKOFF.factor;
