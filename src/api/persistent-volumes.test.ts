@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import assert from '../testing/assert.js';
 import { checkNodeAffinity, claimClass, findMatchingVolume, podClaimNames } from './persistent-volumes.js';
 
 function pv(name: string, size: string, extra: Record<string, unknown> = {}, phase = 'Available') {

@@ -1,6 +1,6 @@
-import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import assert from '../testing/assert.js';
 import { resourcesOf, servedGroupVersions } from './catalog.js';
 import { schemaForDefinition, schemaForKind } from './schema.js';
 import type { SchemaNode } from './schema-node.js';

@@ -1,10 +1,10 @@
-import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Auditor } from '../apiserver/audit/auditor.js';
 import { parseRequestInfo } from '../apiserver/request-info.js';
+import assert from '../testing/assert.js';
 import { auditOptionsOf } from './audit-flags.js';
 
 describe('audit flags', () => {

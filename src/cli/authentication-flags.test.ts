@@ -1,6 +1,6 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseArgs } from 'node:util';
+import assert from '../testing/assert.js';
 import { authenticationFlagSpec, authenticationOptionsOf } from './authentication-flags.js';
 import { authorizationWebhookFlagSpec, authorizationWebhookOptionsOf } from './authorization-flags.js';
 

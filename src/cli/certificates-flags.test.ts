@@ -1,9 +1,9 @@
-import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { DEFAULT_CONTROLLER_MANAGER_OPTIONS } from '../controllers/options.js';
+import assert from '../testing/assert.js';
 import { applyCertificatesFlags } from './certificates-flags.js';
 
 describe('certificate flags of the controller manager', () => {

@@ -1,6 +1,6 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DEFAULT_CONTROLLER_MANAGER_OPTIONS } from '../controllers/options.js';
+import assert from '../testing/assert.js';
 import { controllerManagerHelp, controllerManagerOptionsOf } from './controller-manager.js';
 import { UsageError } from './storage-flags.js';
 

@@ -1,10 +1,10 @@
-import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { KubeObject } from '../client/types.js';
 import type { Lifecycles } from '../kubelet/runtimes/sim/lifecycle-config.js';
+import assert from '../testing/assert.js';
 import { kubeletCommand, simKubeletOptionsOf } from './kubelet.js';
 import { UsageError } from './storage-flags.js';
 

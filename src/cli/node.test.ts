@@ -1,7 +1,7 @@
-import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type ControlPlane, startControlPlane } from '../index.js';
 import { STOPPED_ANNOTATION } from '../kubelet/sim.js';
+import assert from '../testing/assert.js';
 import { nodeCommand } from './node.js';
 import { UsageError } from './storage-flags.js';
 

@@ -1,6 +1,6 @@
-import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type ControlPlane, startControlPlane } from '../index.js';
+import assert from '../testing/assert.js';
 import { type DiscoveredResource, serverPreferredResources, serverResources } from './discovery.js';
 
 let cp: ControlPlane;

@@ -1,4 +1,3 @@
-import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -7,6 +6,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { ensurePki, type Pki } from '../apiserver/bootstrap/pki.js';
+import assert from '../testing/assert.js';
 import { buildKubeconfig, loadKubeconfig, mergeKubeconfig, writeKubeconfig } from './kubeconfig.js';
 
 // The real kubectl reads the files we write. `config` subcommands need no server.

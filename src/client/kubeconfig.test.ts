@@ -1,9 +1,9 @@
-import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { after, test } from 'node:test';
 import { parse } from 'yaml';
+import assert from '../testing/assert.js';
 import {
   buildKubeconfig,
   kubeconfigPaths,

@@ -2,9 +2,10 @@
  * Leader election against a real in-process control plane: the Lease is written through the apiserver, a
  * release hands it over, and the LeaderElection event lands in kube-system.
  */
-import assert from 'node:assert/strict';
+
 import { after, before, describe, it } from 'node:test';
 import { type ControlPlane, startControlPlane } from '../index.js';
+import assert from '../testing/assert.js';
 import { EventBroadcaster } from './events/broadcaster.js';
 import type { CoreEvent } from './events/event.js';
 import { LeaderElector } from './leader-election.js';

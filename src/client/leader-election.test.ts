@@ -1,6 +1,6 @@
-import assert from 'node:assert/strict';
 import { hostname } from 'node:os';
 import { describe, it } from 'node:test';
+import assert from '../testing/assert.js';
 import { MemoryResourceClient } from '../testing/memory-resource-client.js';
 import { FakeClock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';

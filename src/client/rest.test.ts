@@ -1,8 +1,8 @@
-import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { type ControlPlane, startControlPlane } from '../index.js';
+import assert from '../testing/assert.js';
 import { resolveKubeconfig } from './kubeconfig.js';
 import { KubeClient } from './rest.js';
 import {

@@ -2,7 +2,7 @@
  * The REST client's wire behaviour against a small HTTP/2 (cleartext) server of the test's own: retries, the
  * rate limit, time limits, made-up errors, reconnection and watch decoding. Time is a FakeClock throughout.
  */
-import assert from 'node:assert/strict';
+
 import {
   constants,
   createServer,
@@ -12,6 +12,7 @@ import {
 } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { after, describe, test } from 'node:test';
+import assert from '../testing/assert.js';
 import { FakeClock } from '../util/clock.js';
 import { createLogger } from '../util/logger.js';
 import { KubeClient, RequestTimeoutError, type RestConfig } from './rest.js';

@@ -1,6 +1,6 @@
-import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type ControlPlane, startControlPlane } from '../index.js';
+import assert from '../testing/assert.js';
 import { eventually } from '../testing/controllers.js';
 import type { ControllerContext, ControllerDescriptor } from './context.js';
 import { ControllerManager } from './manager.js';

@@ -2,9 +2,10 @@
  * A thousand simulated kubelets in one process against one apiserver: every node registers and gets its Lease.
  * (No timing is asserted; most of the time goes to the apiserver's writes.)
  */
-import assert from 'node:assert/strict';
+
 import { describe, it } from 'node:test';
 import { startControlPlane } from '../index.js';
+import assert from '../testing/assert.js';
 import { eventually } from '../testing/controllers.js';
 import { SimKubelets } from './sim.js';
 

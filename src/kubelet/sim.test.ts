@@ -3,10 +3,11 @@
  * graceful deletion and fault injection. Time on the kubelets' side is a FakeClock the tests step; the apiserver
  * and the informers run on real time, so each check waits (eventually) for the reports to land.
  */
-import assert from 'node:assert/strict';
+
 import { after, before, describe, it } from 'node:test';
 import type { KubeObject } from '../client/types.js';
 import { type ControlPlane, startControlPlane } from '../index.js';
+import assert from '../testing/assert.js';
 import { eventually } from '../testing/controllers.js';
 import { FakeClock } from '../util/clock.js';
 import { SimKubelets, STOPPED_ANNOTATION } from './sim.js';

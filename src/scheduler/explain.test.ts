@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import assert from '../testing/assert.js';
 import { formatVerdicts } from './explain.js';
 import { newNodeInfo } from './framework/node-info.js';
 import { Code, Status } from './framework/types.js';

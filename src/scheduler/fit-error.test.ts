@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import assert from '../testing/assert.js';
 import { Diagnosis, fitErrorMessage } from './fit-error.js';
 import { Code, Status } from './framework/types.js';
 import { numFeasibleNodesToFind } from './schedule-one.js';

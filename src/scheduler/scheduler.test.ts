@@ -1,8 +1,8 @@
-import assert from 'node:assert/strict';
 import { request } from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import type { KubeObject } from '../client/types.js';
 import { type ControlPlane, startControlPlane } from '../index.js';
+import assert from '../testing/assert.js';
 import { eventually } from '../testing/controllers.js';
 import { defaultProfile } from './config/defaults.js';
 import { fetchVerdicts, formatVerdicts } from './explain.js';

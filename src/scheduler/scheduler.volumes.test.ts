@@ -1,4 +1,3 @@
-import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { isNotFound, type KubeObject } from '../client/types.js';
 import { nodeLifecycleController } from '../controllers/nodelifecycle/index.js';
@@ -6,6 +5,7 @@ import { persistentVolumeBinderController } from '../controllers/persistentvolum
 import { pvcProtectionController } from '../controllers/pvcprotection/index.js';
 import { pvProtectionController } from '../controllers/pvprotection/index.js';
 import { type ControlPlane, startControlPlane } from '../index.js';
+import assert from '../testing/assert.js';
 import { eventually, runControllers } from '../testing/controllers.js';
 
 /**

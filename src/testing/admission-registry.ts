@@ -2,7 +2,7 @@
  * A registry of every built-in resource over memory storage, with no admission of its own, for unit tests of the
  * admission plugins: seed cluster state with `put`, then run a plugin over attributes made with `attrs`.
  */
-import assert from 'node:assert/strict';
+
 import { StatusError } from '../api/status-error.js';
 import { attributesFor } from '../apiserver/admission/attributes.js';
 import type { AdmissionAttributes, AdmissionPlugin, Operation } from '../apiserver/admission/types.js';
@@ -11,6 +11,7 @@ import { buildRegistry } from '../apiserver/assemble.js';
 import type { KubeObject } from '../apiserver/registry/object.js';
 import { MemoryStore } from '../storage/memory.js';
 import { silentLogger } from '../util/logger.js';
+import assert from './assert.js';
 
 export interface AdmissionTestCluster {
   registry: APIRegistry;

@@ -1,6 +1,7 @@
 /** What PodSecurity tests share: upstream's texts for a common pod, and assertions on one check's result. */
-import assert from 'node:assert/strict';
+
 import type { CheckResult } from '../apiserver/admission/podsecurity/checks/check.js';
+import assert from './assert.js';
 
 /**
  * Upstream's restricted:latest reasons, with details, for a pod of one container `c` that sets only

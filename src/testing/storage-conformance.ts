@@ -1,4 +1,3 @@
-import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import {
@@ -9,6 +8,7 @@ import {
   type Store,
   type WatchEvent,
 } from '../storage/types.js';
+import assert from './assert.js';
 
 /**
  * The storage contract's conformance suite. Every backend runs it: `runStorageConformance({ name, newStore })`.

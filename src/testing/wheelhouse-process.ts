@@ -1,6 +1,6 @@
-import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import assert from './assert.js';
 
 /** The wheelhouse command of this checkout. */
 export const WHEELHOUSE_BIN = join(import.meta.dirname, '..', '..', 'bin', 'wheelhouse.mjs');

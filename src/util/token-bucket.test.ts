@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import assert from '../testing/assert.js';
 import { FakeClock } from './clock.js';
 import { TokenBucket } from './token-bucket.js';
 

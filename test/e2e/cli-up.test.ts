@@ -1,4 +1,3 @@
-import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,6 +5,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { compactionPolicyOf, storageConfigOf, UsageError } from '../../src/cli/storage-flags.js';
+import assert from '../../src/testing/assert.js';
 import { startWheelhouse, WHEELHOUSE_BIN as wheelhouse } from '../../src/testing/wheelhouse-process.js';
 
 const run = promisify(execFile);

@@ -1,4 +1,3 @@
-import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +12,7 @@ import {
 } from '@kubernetes/client-node';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { SqliteStore } from '../../src/storage/sqlite/store.js';
+import assert from '../../src/testing/assert.js';
 import { freePort } from '../../src/testing/etcd.js';
 
 const until = async (cond: () => boolean, what: string, timeoutMs = 15_000) => {

@@ -2,13 +2,14 @@
  * The real kubectl against `wheelhouse up --nodes 3`: Jobs run to completion on simulated nodes, whose pods complete
  * or fail as their sim.wheelhouse.dev annotations ask (issue 7's Job acceptance). One cluster serves every test.
  */
-import assert from 'node:assert/strict';
+
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import assert from '../../src/testing/assert.js';
 import { eventually } from '../../src/testing/controllers.js';
 import { startWheelhouse, type WheelhouseProcess } from '../../src/testing/wheelhouse-process.js';
 

@@ -1,9 +1,9 @@
-import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { kubectl } from '../../src/testing/api-client.js';
+import assert from '../../src/testing/assert.js';
 
 const MANIFEST = `apiVersion: v1
 kind: Namespace

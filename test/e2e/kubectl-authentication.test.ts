@@ -3,13 +3,14 @@
  * ServiceAccount token from `kubectl create token`, a static-token user, impersonation with --as/--as-group, and a
  * garbage token refused with kubectl's Unauthorized message.
  */
-import assert from 'node:assert/strict';
+
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import assert from '../../src/testing/assert.js';
 import { eventually } from '../../src/testing/controllers.js';
 import { startWheelhouse, type WheelhouseProcess } from '../../src/testing/wheelhouse-process.js';
 

@@ -1,10 +1,10 @@
-import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { apiRequest, kubectl } from '../../src/testing/api-client.js';
+import assert from '../../src/testing/assert.js';
 
 /** Creates an object through the JSON API. */
 async function create(cp: ControlPlane, path: string, body: unknown): Promise<void> {

@@ -4,7 +4,7 @@
  * certificate, build a kubeconfig for the new user and see `kubectl auth whoami` name them; `kubectl certificate
  * deny`; and the refusal of a system:masters request.
  */
-import assert from 'node:assert/strict';
+
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { kubeconfigCommand } from '../../src/cli/kubeconfig.js';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
+import assert from '../../src/testing/assert.js';
 import { eventually } from '../../src/testing/controllers.js';
 
 const run = promisify(execFile);

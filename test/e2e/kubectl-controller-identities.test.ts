@@ -3,7 +3,7 @@
  * as kubeadm does: the real kubectl sees each controller's ServiceAccount holding exactly upstream's bootstrap rules,
  * and a Deployment still rolls out.
  */
-import assert from 'node:assert/strict';
+
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +14,7 @@ import type { AuditEvent } from '../../src/apiserver/audit/event.js';
 import { ensurePki } from '../../src/apiserver/bootstrap/pki.js';
 import { buildKubeconfig, writeKubeconfig } from '../../src/client/kubeconfig.js';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
+import assert from '../../src/testing/assert.js';
 import { eventually } from '../../src/testing/controllers.js';
 import { startWheelhouse, type WheelhouseProcess } from '../../src/testing/wheelhouse-process.js';
 

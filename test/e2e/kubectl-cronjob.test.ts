@@ -4,13 +4,14 @@
  * `kubectl get cronjob` prints upstream's columns (issue 7's CronJob acceptance). The scheduled run is on the real
  * clock, so this test waits up to a minute once.
  */
-import assert from 'node:assert/strict';
+
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import assert from '../../src/testing/assert.js';
 import { eventually } from '../../src/testing/controllers.js';
 import { startWheelhouse, type WheelhouseProcess } from '../../src/testing/wheelhouse-process.js';
 

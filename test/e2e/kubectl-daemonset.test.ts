@@ -3,7 +3,7 @@
  * acceptance). A pod on each node; a node joined later (a second `wheelhouse kubelet --sim` process) gets one; a node
  * tainted NoExecute loses its pod; `kubectl rollout status|history|undo ds/x` follow an image change.
  */
-import assert from 'node:assert/strict';
+
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import assert from '../../src/testing/assert.js';
 import { eventually } from '../../src/testing/controllers.js';
 import { startWheelhouse, WHEELHOUSE_BIN, type WheelhouseProcess } from '../../src/testing/wheelhouse-process.js';
 

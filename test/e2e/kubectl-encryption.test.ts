@@ -1,4 +1,3 @@
-import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import type { EncryptingStore } from '../../src/apiserver/encryption/store.js';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
+import assert from '../../src/testing/assert.js';
 
 const run = promisify(execFile);
 

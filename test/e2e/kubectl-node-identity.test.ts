@@ -3,7 +3,7 @@
  * `wheelhouse kubeconfig`) against --authorization-mode=Node,RBAC with NodeRestriction: it gets its own Node, may
  * not patch node-2, may not read a secret none of its pods uses, and may once a pod bound to it mounts the secret.
  */
-import assert from 'node:assert/strict';
+
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { kubeconfigCommand } from '../../src/cli/kubeconfig.js';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { apiRequest } from '../../src/testing/api-client.js';
+import assert from '../../src/testing/assert.js';
 import { eventually } from '../../src/testing/controllers.js';
 
 const run = promisify(execFile);

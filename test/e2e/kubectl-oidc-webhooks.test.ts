@@ -4,13 +4,14 @@
  * issuer and with a token only the webhook knows; allowed and forbidden actions with upstream's messages; forged,
  * expired and wrong-audience ID tokens refused as Unauthorized.
  */
-import assert from 'node:assert/strict';
+
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import assert from '../../src/testing/assert.js';
 import { eventually } from '../../src/testing/controllers.js';
 import {
   type ReviewObject,

@@ -2,7 +2,7 @@
  * The real kubectl's logs, exec, attach and port-forward against the apiserver's pod subresources, proxied to the
  * kubelet endpoint serving a fake runtime (the simulated kubelets plug in the same way).
  */
-import assert from 'node:assert/strict';
+
 import { type ChildProcessWithoutNullStreams, execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ import { FakePodRuntime } from '../../src/kubelet/server/fake-runtime.js';
 import { apiObjectSource } from '../../src/kubelet/server/object-source.js';
 import { KubeletServer } from '../../src/kubelet/server/server.js';
 import { apiRequest, kubectl } from '../../src/testing/api-client.js';
+import assert from '../../src/testing/assert.js';
 import { eventually } from '../../src/testing/controllers.js';
 
 const running = { running: { startedAt: new Date().toISOString() } };

@@ -1,4 +1,3 @@
-import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { deploymentController } from '../../src/controllers/deployment/index.js';
 import { markAllReady } from '../../src/controllers/deployment/test-fixtures.js';
@@ -6,6 +5,7 @@ import type { ControllerManager } from '../../src/controllers/manager.js';
 import { replicaSetController } from '../../src/controllers/replicaset/index.js';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { kubectl } from '../../src/testing/api-client.js';
+import assert from '../../src/testing/assert.js';
 import { runControllers } from '../../src/testing/controllers.js';
 
 const MANIFEST = `apiVersion: apps/v1

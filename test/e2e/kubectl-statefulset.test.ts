@@ -3,13 +3,14 @@
  * scheduler and simulated kubelets (issue 7's StatefulSet acceptance): ordered scale-up and reverse-order
  * scale-down, a partitioned rolling update, and kubectl rollout status, history and undo.
  */
-import assert from 'node:assert/strict';
+
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import assert from '../../src/testing/assert.js';
 import { eventually } from '../../src/testing/controllers.js';
 import { startWheelhouse, type WheelhouseProcess } from '../../src/testing/wheelhouse-process.js';
 

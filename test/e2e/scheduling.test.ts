@@ -4,13 +4,14 @@
  * test, in order; each test cleans up what would get in the next one's way. Node failure is in
  * node-failure.test.ts (it needs shortened node-lifecycle flags).
  */
-import assert from 'node:assert/strict';
+
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import assert from '../../src/testing/assert.js';
 import { eventually } from '../../src/testing/controllers.js';
 import { startWheelhouse, WHEELHOUSE_BIN, type WheelhouseProcess } from '../../src/testing/wheelhouse-process.js';
 

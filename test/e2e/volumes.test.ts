@@ -3,13 +3,14 @@
  * (WaitForFirstConsumer, provisioned by the simulated nodes), the persistentvolume-binder, the scheduler's
  * VolumeBinding, and a StatefulSet's volumeClaimTemplates.
  */
-import assert from 'node:assert/strict';
+
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import assert from '../../src/testing/assert.js';
 import { eventually } from '../../src/testing/controllers.js';
 import { startWheelhouse, type WheelhouseProcess } from '../../src/testing/wheelhouse-process.js';
 

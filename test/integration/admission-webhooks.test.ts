@@ -1,8 +1,8 @@
-import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { apiRequest } from '../../src/testing/api-client.js';
+import assert from '../../src/testing/assert.js';
 import { eventually } from '../../src/testing/controllers.js';
 import { jsonPatch, startWebhookServer, type WebhookServer } from '../../src/testing/webhook-server.js';
 

@@ -1,4 +1,3 @@
-import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -8,6 +7,7 @@ import type { Policy } from '../../src/apiserver/audit/policy.js';
 import { ensurePki } from '../../src/apiserver/bootstrap/pki.js';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { apiRequest } from '../../src/testing/api-client.js';
+import assert from '../../src/testing/assert.js';
 import { eventually } from '../../src/testing/controllers.js';
 
 interface Event {

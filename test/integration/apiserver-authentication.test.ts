@@ -1,4 +1,3 @@
-import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -7,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { ensurePki } from '../../src/apiserver/bootstrap/pki.js';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { apiRequest } from '../../src/testing/api-client.js';
+import assert from '../../src/testing/assert.js';
 
 const UNAUTHORIZED = {
   kind: 'Status',

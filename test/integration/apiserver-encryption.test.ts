@@ -1,9 +1,9 @@
-import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { parseEncryptionConfiguration } from '../../src/apiserver/encryption/config.js';
 import type { EncryptingStore } from '../../src/apiserver/encryption/store.js';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { apiRequest } from '../../src/testing/api-client.js';
+import assert from '../../src/testing/assert.js';
 
 describe('apiserver: a value no configured key reads', () => {
   let cp: ControlPlane;

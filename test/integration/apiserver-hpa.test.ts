@@ -1,7 +1,7 @@
-import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { apiRequest, kubectl } from '../../src/testing/api-client.js';
+import assert from '../../src/testing/assert.js';
 
 const V2 = '/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers';
 const V1 = '/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers';

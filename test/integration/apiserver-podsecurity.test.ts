@@ -1,10 +1,10 @@
-import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { type ApiResponse, apiRequest } from '../../src/testing/api-client.js';
+import assert from '../../src/testing/assert.js';
 import { privilegedContainerViolations } from '../../src/testing/pod-security.js';
 
 const NS = '/api/v1/namespaces';

@@ -1,10 +1,10 @@
-import assert from 'node:assert/strict';
 import { request } from 'node:https';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ensurePki, issueClientCertificate } from '../../src/apiserver/bootstrap/pki.js';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { type ApiResponse, apiRequest } from '../../src/testing/api-client.js';
+import assert from '../../src/testing/assert.js';
 import { eventually } from '../../src/testing/controllers.js';
 
 interface Identity {

@@ -1,4 +1,3 @@
-import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { apiRequest } from '../../src/testing/api-client.js';
+import assert from '../../src/testing/assert.js';
 import { type ReviewObject, startReviewWebhook, type TestReviewWebhook } from '../../src/testing/review-servers.js';
 
 const ISSUER = 'https://kubernetes.default.svc.cluster.local';

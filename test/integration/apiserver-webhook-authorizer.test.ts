@@ -1,10 +1,10 @@
-import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { apiRequest } from '../../src/testing/api-client.js';
+import assert from '../../src/testing/assert.js';
 import { type ReviewObject, startReviewWebhook, type TestReviewWebhook } from '../../src/testing/review-servers.js';
 import { FakeClock } from '../../src/util/clock.js';
 

@@ -1,4 +1,3 @@
-import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,6 +10,7 @@ import {
 import type { ControllerManager } from '../../src/controllers/manager.js';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { apiRequest } from '../../src/testing/api-client.js';
+import assert from '../../src/testing/assert.js';
 import { eventually, runControllers } from '../../src/testing/controllers.js';
 import { csrObject, makeCertificateRequest } from '../../src/testing/csr.js';
 import { FakeClock } from '../../src/util/clock.js';

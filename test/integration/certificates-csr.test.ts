@@ -1,7 +1,7 @@
-import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { apiRequest } from '../../src/testing/api-client.js';
+import assert from '../../src/testing/assert.js';
 import { csrObject, makeCertificateRequest } from '../../src/testing/csr.js';
 
 const CSRS = '/apis/certificates.k8s.io/v1/certificatesigningrequests';

@@ -4,13 +4,14 @@
  * system:controller:<name>, while the controller manager's own identity keeps upstream's narrow
  * system:kube-controller-manager role. Who wrote what is read from the audit log.
  */
-import assert from 'node:assert/strict';
+
 import { after, before, describe, it } from 'node:test';
 import type { AuditEvent } from '../../src/apiserver/audit/event.js';
 import type { KubeObject } from '../../src/client/types.js';
 import { CONTROLLERS } from '../../src/controllers/registry.js';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { apiRequest } from '../../src/testing/api-client.js';
+import assert from '../../src/testing/assert.js';
 import { eventually } from '../../src/testing/controllers.js';
 
 const SA_PREFIX = 'system:serviceaccount:kube-system:';

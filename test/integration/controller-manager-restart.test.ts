@@ -1,4 +1,3 @@
-import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
   createNamespace,
@@ -11,6 +10,7 @@ import {
 } from '../../src/controllers/deployment/test-fixtures.js';
 import { CONTROLLERS } from '../../src/controllers/registry.js';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
+import assert from '../../src/testing/assert.js';
 import { eventually, runControllers } from '../../src/testing/controllers.js';
 
 describe('kube-controller-manager restarted mid-rollout', () => {

@@ -1,10 +1,10 @@
-import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { apiRequest, kubectl } from '../../src/testing/api-client.js';
+import assert from '../../src/testing/assert.js';
 
 const SERVICES = '/api/v1/namespaces/default/services';
 const service = (name: string, spec: Record<string, unknown> = {}) => ({

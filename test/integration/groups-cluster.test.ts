@@ -1,8 +1,8 @@
-import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { kubernetesServiceCIDR } from '../../src/apiserver/registry/resources/groups-index.js';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { apiRequest } from '../../src/testing/api-client.js';
+import assert from '../../src/testing/assert.js';
 
 const TABLE = { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' };
 

@@ -1,10 +1,10 @@
-import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { systemPriorityClasses } from '../../src/apiserver/registry/resources/groups-index.js';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { apiRequest, kubectl } from '../../src/testing/api-client.js';
+import assert from '../../src/testing/assert.js';
 
 /** The rows of kubectl's table output, each split into cells (kubectl pads columns with at least three spaces). */
 function rows(stdout: string): string[][] {

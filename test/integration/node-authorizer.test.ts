@@ -3,10 +3,11 @@
  * system:nodes (impersonated by the admin here), reads what its pods use once they are bound to it, its own Node
  * and Lease, and is refused the rest with upstream's reasons.
  */
-import assert from 'node:assert/strict';
+
 import { after, before, describe, it } from 'node:test';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { type ApiResponse, apiRequest } from '../../src/testing/api-client.js';
+import assert from '../../src/testing/assert.js';
 import { eventually } from '../../src/testing/controllers.js';
 
 const asNode = { 'Impersonate-User': 'system:node:node-1', 'Impersonate-Group': 'system:nodes' };

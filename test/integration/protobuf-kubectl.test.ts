@@ -3,7 +3,7 @@
  * for the apiserver, records each POST body and answers with its decoding; each body must decode to exactly the
  * object `kubectl create … --dry-run=client -o json` prints for the same command (Go's JSON of the same struct).
  */
-import assert from 'node:assert/strict';
+
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { decodeKubernetesProtobuf } from '../../src/api/protobuf/decode.js';
+import assert from '../../src/testing/assert.js';
 
 const run = promisify(execFile);
 const KUBECTL = '/usr/bin/kubectl';

@@ -6,7 +6,7 @@
  * exec through the kubelet endpoint, pod logs, a claim of the default class and a node stopped and started again
  * all work without one Forbidden answer to them, as the audit log shows.
  */
-import assert from 'node:assert/strict';
+
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,7 @@ import type { Policy } from '../../src/apiserver/audit/policy.js';
 import { ApiError, type ControlPlane, type KubeObject, startControlPlane } from '../../src/index.js';
 import { SIM_KUBELETS_USER, SIM_LOCAL_PROVISIONER_USER } from '../../src/kubelet/identities.js';
 import { ensureSimNodesRbac, SIM_NODES_BINDING } from '../../src/kubelet/sim-rbac.js';
+import assert from '../../src/testing/assert.js';
 import { eventually } from '../../src/testing/controllers.js';
 import { createLogger } from '../../src/util/logger.js';
 

@@ -1,4 +1,3 @@
-import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,6 +5,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, describe, it } from 'node:test';
 import { SqliteStore } from '../../src/storage/sqlite/store.js';
+import assert from '../../src/testing/assert.js';
 
 const writerScript = join(import.meta.dirname, '..', 'fixtures', 'sqlite-crash-writer.ts');
 

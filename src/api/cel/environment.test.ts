@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import assert from '../../testing/assert.js';
 import { CelAuthorizer, CelCompileError, CelEvaluationError, compileCel, openAPISchemaForCel } from './index.js';
 
 const run = (expression: string, activation: Record<string, unknown> = {}, names: string[] = ['object']) =>

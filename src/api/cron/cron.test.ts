@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import assert from '../../testing/assert.js';
 import { formatRFC3339, isKnownTimeZone, parseSchedule, scheduleError, ZERO_TIME } from './index.js';
 
 /** "2012-07-09 23:35" read in UTC, or an RFC 3339 time with its offset. */

@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import assert from '../../testing/assert.js';
 import { decodeJsonPatch, jsonPatchStrictErrors, MAX_JSON_PATCH_OPERATIONS } from './json-patch-decode.js';
 import { PatchError } from './patch-error.js';
 

@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import assert from '../../testing/assert.js';
 import { buildSchema } from './schema-fixture.js';
 import { applyStrategicMergePatch } from './strategic-merge-patch.js';
 

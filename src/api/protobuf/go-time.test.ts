@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import assert from '../../testing/assert.js';
 import { formatGoDuration, formatRFC3339, GO_ZERO_TIME_UNIX_SECONDS } from './go-time.js';
 
 describe('formatRFC3339', () => {

@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import assert from '../../testing/assert.js';
 import { MAX_DEPTH, MessageDecoder } from './message.js';
 import { ProtobufError } from './protobuf-error.js';
 import { buildProtoTable, kubernetesProtoTable, type ProtoTable } from './table.js';

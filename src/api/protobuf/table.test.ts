@@ -1,6 +1,6 @@
-import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import assert from '../../testing/assert.js';
 import { customJsonConverter } from './custom-json.js';
 import { messageTypeOf } from './decode.js';
 import { kubernetesProtoTable, type MessageFacts } from './table.js';

@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import assert from '../../testing/assert.js';
 import { ProtobufError } from './protobuf-error.js';
 import { readFields, readVarint } from './wire.js';
 import { bytesField, doubleField, fixed32Field, message, varintBytes, varintField } from './wire-writer.js';

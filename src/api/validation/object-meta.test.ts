@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import assert from '../../testing/assert.js';
 import { invalidMessage, path } from '../field-errors.js';
 import { nameIsDNSLabel, nameIsDNSSubdomain } from './name-validators.js';
 import {

@@ -1,6 +1,6 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { StatusError } from '../../api/status-error.js';
+import assert from '../../testing/assert.js';
 import { attributesFor } from './attributes.js';
 import { AdmissionChain } from './chain.js';
 import { type AdmissionAttributes, type AdmissionPlugin, admissionForbidden } from './types.js';

@@ -1,8 +1,8 @@
-import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import assert from '../../testing/assert.js';
 import { Auditor } from './auditor.js';
 import type { AuditEvent } from './event.js';
 

@@ -1,8 +1,8 @@
-import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import assert from '../../testing/assert.js';
 import type { APIRegistry } from '../api-registry.js';
 import { buildAuthentication } from './options.js';
 import { loadTokenFile, parseCsv, staticTokenAuthenticator, staticTokens } from './token-file.js';

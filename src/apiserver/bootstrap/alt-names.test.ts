@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import assert from '../../testing/assert.js';
 import { apiserverAltNames, canonicalIP, coversAltNames, isValidDnsSan } from './alt-names.js';
 
 test('the serving certificate names loopback, the host, the kubernetes Service and its IP', () => {

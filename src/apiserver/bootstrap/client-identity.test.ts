@@ -1,4 +1,3 @@
-import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -6,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { PeerCertificate } from 'node:tls';
+import assert from '../../testing/assert.js';
 import { parseClientIdentity } from './client-identity.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wheelhouse-identity-'));

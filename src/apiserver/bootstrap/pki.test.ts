@@ -1,11 +1,11 @@
 import 'reflect-metadata';
-import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import * as x509 from '@peculiar/x509';
+import assert from '../../testing/assert.js';
 import { ensurePki, issueClientCertificate, parseClientIdentity } from './pki.js';
 
 const SERVER_AUTH = '1.3.6.1.5.5.7.3.1';

@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import assert from '../../testing/assert.js';
 import { apiServerServiceIP } from './service-ip.js';
 
 test('the kubernetes Service IP is the first address of the service CIDR', () => {

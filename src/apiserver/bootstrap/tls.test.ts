@@ -1,4 +1,3 @@
-import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -10,6 +9,7 @@ import { after, before, test } from 'node:test';
 import type { TLSSocket } from 'node:tls';
 import { promisify } from 'node:util';
 import { buildKubeconfig, writeKubeconfig } from '../../client/kubeconfig.js';
+import assert from '../../testing/assert.js';
 import { ensurePki, type Pki, parseClientIdentity } from './pki.js';
 
 // A real TLS server with the generated serving certificate, asking for client certificates trusted by the CA,

@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import assert from '../../testing/assert.js';
 import { sortByKubeAwareVersion } from './version-priority.js';
 
 describe('Kubernetes version ordering', () => {

@@ -1,9 +1,9 @@
-import assert from 'node:assert/strict';
 import { createDecipheriv } from 'node:crypto';
 import { describe, it } from 'node:test';
 import nacl from 'tweetnacl';
 import { MemoryStore } from '../../storage/memory.js';
 import type { WatchEvent } from '../../storage/types.js';
+import assert from '../../testing/assert.js';
 import { parseEncryptionConfiguration } from './config.js';
 import { EncryptingStore } from './store.js';
 

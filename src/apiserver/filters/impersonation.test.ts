@@ -1,6 +1,6 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { StatusError } from '../../api/status-error.js';
+import assert from '../../testing/assert.js';
 import type { RequestContext } from '../context.js';
 import { parseRequestInfo } from '../request-info.js';
 import type { Authorizer } from './authorization.js';

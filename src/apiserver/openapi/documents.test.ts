@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import assert from '../../testing/assert.js';
 import { buildV2Document } from './document-v2.js';
 import { buildV3Document } from './document-v3.js';
 import { operationIdPart } from './operations.js';

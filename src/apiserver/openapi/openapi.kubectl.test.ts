@@ -4,7 +4,7 @@
  * wire them. kubectl must explain fields from /openapi/v3, find `fieldValidation` there and send it, compute
  * client-side apply patches from v3, and never need /openapi/v2.
  */
-import assert from 'node:assert/strict';
+
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -15,6 +15,7 @@ import { after, before, describe, test } from 'node:test';
 import { schemaForKind } from '../../api/schema.js';
 import { buildKubeconfig, writeKubeconfig } from '../../client/kubeconfig.js';
 import { MemoryStore } from '../../storage/memory.js';
+import assert from '../../testing/assert.js';
 import { silentLogger } from '../../util/logger.js';
 import type { APIRegistry } from '../api-registry.js';
 import { buildRegistry, ensureSystemNamespaces } from '../assemble.js';

@@ -1,9 +1,9 @@
-import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { createServer, get as httpGet, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
+import assert from '../../testing/assert.js';
 import type { RequestContext } from '../context.js';
 import { parseRequestInfo } from '../request-info.js';
 import { OpenAPIService } from './service.js';

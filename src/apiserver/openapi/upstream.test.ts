@@ -5,10 +5,11 @@
  * group/version/kinds, parameters, answers, tags and request media types, and every definition (descriptions
  * and defaults aside). Media types we do not serve (protobuf, CBOR) are left out of the comparison.
  */
-import assert from 'node:assert/strict';
+
 import { existsSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { resourcesOf, servedGroupVersions } from '../../api/catalog.js';
+import assert from '../../testing/assert.js';
 import { APIRegistry } from '../api-registry.js';
 import { buildV2Document } from './document-v2.js';
 import { servedByGroupVersion } from './served.js';

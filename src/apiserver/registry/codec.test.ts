@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import assert from '../../testing/assert.js';
 import { decodeFromStorage, encodeForStorage, RawJson, storedJsonWithRevision } from './codec.js';
 
 const text = (raw: RawJson | undefined) => Buffer.concat(raw?.parts ?? []).toString('utf8');

@@ -1,8 +1,8 @@
-import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { schemaForKind } from '../../api/schema.js';
 import type { SchemaNode } from '../../api/schema-node.js';
 import { StatusError } from '../../api/status-error.js';
+import assert from '../../testing/assert.js';
 import type { HttpResponse } from '../context.js';
 import {
   addWarnings,

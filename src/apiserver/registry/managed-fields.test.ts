@@ -1,6 +1,6 @@
-import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { schemaForKind } from '../../api/schema.js';
+import assert from '../../testing/assert.js';
 import { type ManagedFieldsEntry, updateManagedFields } from './managed-fields.js';
 
 const schema = schemaForKind({ group: '', version: 'v1', kind: 'Pod' });

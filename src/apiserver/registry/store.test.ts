@@ -1,6 +1,6 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MemoryStore } from '../../storage/memory.js';
+import assert from '../../testing/assert.js';
 import { silentLogger } from '../../util/logger.js';
 import { AdmissionChain } from '../admission/chain.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../admission/types.js';

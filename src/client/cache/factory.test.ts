@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import assert from '../../testing/assert.js';
 import { FakeListerWatcher } from '../../testing/fake-lister-watcher.js';
 import { FakeClock } from '../../util/clock.js';
 import type { GroupVersionResource, KubeObject, ListerWatcher } from '../types.js';

@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
+import assert from '../../testing/assert.js';
 import { eventually, FakeListerWatcher, goneError, settle } from '../../testing/fake-lister-watcher.js';
 import { FakeClock } from '../../util/clock.js';
 import { ApiError, type KubeObject } from '../types.js';

@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
+import assert from '../../testing/assert.js';
 import { eventually, FakeListerWatcher, settle } from '../../testing/fake-lister-watcher.js';
 import { FakeClock } from '../../util/clock.js';
 import { createLogger } from '../../util/logger.js';

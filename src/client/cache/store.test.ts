@@ -1,6 +1,6 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { LabelSelector } from '../../api/labels.js';
+import assert from '../../testing/assert.js';
 import type { KubeObject } from '../types.js';
 import { Lister } from './listers.js';
 import {

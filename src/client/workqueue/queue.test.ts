@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import assert from '../../testing/assert.js';
 import { type QueueItem, WorkQueue } from './queue.js';
 
 const keyOf = <K>(item: QueueItem<K>): K => {

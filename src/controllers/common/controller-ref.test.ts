@@ -1,7 +1,7 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { LabelSelector } from '../../api/labels.js';
 import { ApiError, type KubeObject, type ResourceClient } from '../../client/types.js';
+import assert from '../../testing/assert.js';
 import {
   ClaimError,
   ControllerRefManager,

@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import assert from '../../testing/assert.js';
 import { FakeClock } from '../../util/clock.js';
 import { ControllerExpectations, EXPECTATIONS_TIMEOUT_MS, UIDTrackingControllerExpectations } from './expectations.js';
 

@@ -1,7 +1,7 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Indexer } from '../../client/cache/store.js';
 import type { KubeObject } from '../../client/types.js';
+import assert from '../../testing/assert.js';
 import {
   compareActivePodsWithRanks,
   filterActivePods,

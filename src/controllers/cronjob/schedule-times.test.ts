@@ -1,7 +1,7 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseSchedule } from '../../api/cron/index.js';
 import type { KubeObject } from '../../client/types.js';
+import assert from '../../testing/assert.js';
 import { formatRFC1123Z, mostRecentScheduleTime, nextScheduleTimeDuration } from './schedule-times.js';
 
 const T = (s: string) => Date.parse(s);

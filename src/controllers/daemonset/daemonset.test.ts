@@ -1,9 +1,9 @@
-import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { KubeObject } from '../../client/types.js';
 import type { ControllerManager } from '../../controllers/manager.js';
 import { type ControlPlane, startControlPlane } from '../../index.js';
 import { startSimNodes } from '../../kubelet/sim-nodes.js';
+import assert from '../../testing/assert.js';
 import { eventually, runControllers } from '../../testing/controllers.js';
 import { CONTROLLER_REVISION_HASH_LABEL_KEY } from '../history/hash.js';
 import { nodeLifecycleController } from '../nodelifecycle/index.js';

@@ -1,7 +1,7 @@
-import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ControllerManager } from '../../controllers/manager.js';
 import { type ControlPlane, startControlPlane } from '../../index.js';
+import assert from '../../testing/assert.js';
 import { eventually, runControllers } from '../../testing/controllers.js';
 import { replicaSetController } from '../replicaset/index.js';
 import { deploymentController } from './index.js';

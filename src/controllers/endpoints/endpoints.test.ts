@@ -1,8 +1,8 @@
-import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { KubeObject } from '../../client/types.js';
 import { type ControlPlane, startControlPlane } from '../../index.js';
 import { kubectl } from '../../testing/api-client.js';
+import assert from '../../testing/assert.js';
 import { eventually, runControllers } from '../../testing/controllers.js';
 import { createNamespace, createNode, runPod, setPodStatus } from '../endpointslice/test-fixtures.js';
 import type { EndpointSubset, Endpoints, Pod, Service } from '../endpointslice/types.js';

@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import assert from '../../testing/assert.js';
 import { newEndpointSlice, planAddressType, podToEndpoint } from './plan.js';
 import { EndpointSliceTracker, TriggerTimeTracker } from './trackers.js';
 import type { EndpointSlice, Pod, Service } from './types.js';

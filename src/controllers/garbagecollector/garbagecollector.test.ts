@@ -1,8 +1,8 @@
-import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { isNotFound, type KubeObject, type OwnerReference, type ResourceClient } from '../../client/types.js';
 import { type ControlPlane, startControlPlane } from '../../index.js';
+import assert from '../../testing/assert.js';
 import { eventually, runControllers } from '../../testing/controllers.js';
 import type { ControllerDescriptor } from '../context.js';
 import type { ControllerManager } from '../manager.js';

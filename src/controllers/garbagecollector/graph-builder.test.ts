@@ -1,10 +1,10 @@
-import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { SharedInformerFactory } from '../../client/cache/factory.js';
 import type { EventRecorder } from '../../client/events/broadcaster.js';
 import type { KubeObject, OwnerReference } from '../../client/types.js';
 import { createRateLimitingQueue, type RateLimitingQueue } from '../../client/workqueue/rate-limiting.js';
 import { startControlPlane } from '../../index.js';
+import assert from '../../testing/assert.js';
 import { eventually } from '../../testing/controllers.js';
 import { silentLogger } from '../../util/logger.js';
 import { alternateOwnerIdentity, GraphNode, partitionDependents, ReferenceCache } from './graph.js';

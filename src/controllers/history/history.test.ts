@@ -1,9 +1,9 @@
-import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LabelSelector } from '../../api/labels.js';
 import { Indexer } from '../../client/cache/store.js';
 import type { KubeObject } from '../../client/types.js';
 import { type ControlPlane, startControlPlane } from '../../index.js';
+import assert from '../../testing/assert.js';
 import {
   CONTROLLER_REVISION_HASH_LABEL,
   ControllerHistory,

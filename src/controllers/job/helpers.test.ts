@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import assert from '../../testing/assert.js';
 import { BackoffStore, getFinishedTime, remainingBackoff } from './backoff.js';
 import { firstPendingIndexes, OrderedIntervals, podGenerateNameWithIndex } from './indexes.js';
 import { matchPodFailurePolicy, matchSuccessPolicy } from './policies.js';

@@ -1,6 +1,6 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GroupDiscoveryFailedError } from '../../client/discovery.js';
+import assert from '../../testing/assert.js';
 import {
   CONDITION_TYPES,
   emptyTotals,

@@ -1,7 +1,7 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { formatMicroTime, formatTime } from '../../client/events/event.js';
 import type { KubeObject } from '../../client/types.js';
+import assert from '../../testing/assert.js';
 import { getNodeCondition, judgeNodeHealth, zoneKeyOf } from './node-health.js';
 import { computeZoneState } from './zones.js';
 

@@ -1,9 +1,9 @@
-import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Taint } from '../../api/taints.js';
 import { formatMicroTime, formatTime } from '../../client/events/event.js';
 import { isNotFound, type KubeObject } from '../../client/types.js';
 import { type ControlPlane, startControlPlane } from '../../index.js';
+import assert from '../../testing/assert.js';
 import { eventually, runControllers } from '../../testing/controllers.js';
 import { FakeClock } from '../../util/clock.js';
 import type { ControllerManager } from '../manager.js';

@@ -2,7 +2,7 @@
  * The replicaset controller against an apiserver whose answers the test bends: pod creates that fail (quota-like
  * refusals) and a pod watch that delivers late (a slow informer).
  */
-import assert from 'node:assert/strict';
+
 import { after, before, describe, it } from 'node:test';
 import type { KubeClient } from '../../client/rest.js';
 import {
@@ -13,6 +13,7 @@ import {
   type WatchStream,
 } from '../../client/types.js';
 import { type ControlPlane, startControlPlane } from '../../index.js';
+import assert from '../../testing/assert.js';
 import { eventually } from '../../testing/controllers.js';
 import { ControllerManager } from '../manager.js';
 import { replicaSetController } from './index.js';

@@ -1,6 +1,6 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KubeObject } from '../../client/types.js';
+import assert from '../../testing/assert.js';
 import { calculateStatus, formatTime, nextAvailableAfter } from './status.js';
 
 const NOW = Date.parse('2025-06-01T12:00:00Z');

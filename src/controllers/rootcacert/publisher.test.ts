@@ -1,9 +1,9 @@
-import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SharedInformerFactory } from '../../client/cache/factory.js';
 import type { EventRecorder } from '../../client/events/broadcaster.js';
 import { isNotFound } from '../../client/types.js';
 import { type ControlPlane, startControlPlane } from '../../index.js';
+import assert from '../../testing/assert.js';
 import { eventually, runControllers } from '../../testing/controllers.js';
 import { realClock } from '../../util/clock.js';
 import { silentLogger } from '../../util/logger.js';

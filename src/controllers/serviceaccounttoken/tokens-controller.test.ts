@@ -1,4 +1,3 @@
-import assert from 'node:assert/strict';
 import { createPublicKey } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -7,6 +6,7 @@ import { jwtVerify } from 'jose';
 import { isNotFound } from '../../client/types.js';
 import { type ControlPlane, startControlPlane } from '../../index.js';
 import { apiRequest } from '../../testing/api-client.js';
+import assert from '../../testing/assert.js';
 import { eventually, runControllers } from '../../testing/controllers.js';
 import type { ControllerManager } from '../manager.js';
 import { serviceAccountTokenController } from './index.js';

@@ -1,8 +1,8 @@
-import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Toleration } from '../../api/taints.js';
 import { isNotFound, type KubeObject } from '../../client/types.js';
 import { type ControlPlane, startControlPlane } from '../../index.js';
+import assert from '../../testing/assert.js';
 import { eventually, runControllers } from '../../testing/controllers.js';
 import { FakeClock } from '../../util/clock.js';
 import { updatePodCondition } from '../common/pod-conditions.js';

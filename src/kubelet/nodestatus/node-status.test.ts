@@ -1,6 +1,6 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KubeObject } from '../../client/types.js';
+import assert from '../../testing/assert.js';
 import { nodeSpecFor, podCIDRFor } from './node-config.js';
 import { desiredNodeStatus, newRuntimeInfo, nodeStatusChanged, registrationNode } from './node-status.js';
 

@@ -1,8 +1,8 @@
-import assert from 'node:assert/strict';
 import { request } from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import { WebSocket } from 'ws';
 import type { KubeObject } from '../../client/types.js';
+import assert from '../../testing/assert.js';
 import { FakePodRuntime } from './fake-runtime.js';
 import { KubeletServer } from './server.js';
 

@@ -1,6 +1,6 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KubeObject } from '../../client/types.js';
+import assert from '../../testing/assert.js';
 import { containerEnvironment, containerFiles } from './pod-files.js';
 import { interactiveShell, runCommand } from './shell.js';
 import type { ExecIO, ObjectSource } from './types.js';

@@ -1,6 +1,6 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { constants, createDeflate, createInflate, type Deflate, type Inflate } from 'node:zlib';
+import assert from '../../testing/assert.js';
 import {
   adler32,
   controlFrame,

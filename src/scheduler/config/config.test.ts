@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import assert from '../../testing/assert.js';
 import { defaultConfiguration, mergePluginSet } from './defaults.js';
 import { parseConfiguration } from './load.js';
 

@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import assert from '../../testing/assert.js';
 import { FakeClock } from '../../util/clock.js';
 import { type Pod, type PreEnqueuePlugin, type QueuedPodInfo, QueueingHint, Status } from '../framework/types.js';
 import { EVENT_ASSIGNED_POD_ADD, EVENT_NODE_ADD } from './events.js';

@@ -1,7 +1,7 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FakeRecorder } from '../../client/events/fake-recorder.js';
 import type { KubeClient } from '../../client/rest.js';
+import assert from '../../testing/assert.js';
 import { FakeClock } from '../../util/clock.js';
 import { silentLogger } from '../../util/logger.js';
 import { Snapshot } from '../cache/snapshot.js';

@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import assert from '../../testing/assert.js';
 import { EtcdCluster, etcdSkip } from '../../testing/etcd.js';
 import { describeEvents, expectStorageError, WatchRecorder } from '../../testing/storage-conformance.js';
 import { EtcdStore } from './store.js';

@@ -1,9 +1,9 @@
-import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import assert from '../../testing/assert.js';
 import { describeEvents, expectStorageError, WatchRecorder } from '../../testing/storage-conformance.js';
 import { SqliteStore } from './store.js';
 

@@ -1,10 +1,10 @@
-import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import assert from '../../testing/assert.js';
 import type { KeyValue } from '../types.js';
 import { inspectSnapshot, restoreSnapshot, saveSnapshot } from './snapshot.js';
 import { SqliteStore } from './store.js';

@@ -1,6 +1,6 @@
-import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type AdmissionTestCluster, admissionTestCluster, runPlugin } from '../../../testing/admission-registry.js';
+import assert from '../../../testing/assert.js';
 import type { KubeObject } from '../../registry/object.js';
 import { ClusterReader } from './cluster-reader.js';
 import { defaultIngressClass, defaultIngressClassPlugin } from './default-ingress-class.js';

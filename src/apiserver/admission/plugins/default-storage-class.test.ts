@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import assert from '../../../testing/assert.js';
 import type { KubeObject } from '../../registry/object.js';
 import { attributesFor } from '../attributes.js';
 import type { AdmissionAttributes } from '../types.js';

@@ -1,6 +1,6 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { StatusError } from '../../../api/status-error.js';
+import assert from '../../../testing/assert.js';
 import type { KubeObject } from '../../registry/object.js';
 import { attributesFor } from '../attributes.js';
 import type { AdmissionAttributes } from '../types.js';

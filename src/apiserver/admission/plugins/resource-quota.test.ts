@@ -1,4 +1,3 @@
-import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
   type AdmissionTestCluster,
@@ -6,6 +5,7 @@ import {
   refusalMessage as refusal,
   runPlugin,
 } from '../../../testing/admission-registry.js';
+import assert from '../../../testing/assert.js';
 import type { KubeObject } from '../../registry/object.js';
 import { ClusterReader } from './cluster-reader.js';
 import { resourceQuota } from './resource-quota.js';

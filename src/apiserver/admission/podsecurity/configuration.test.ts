@@ -1,6 +1,7 @@
 /** PodSecurityConfiguration: decoding, defaults and validation as upstream's load and validation packages do. */
-import assert from 'node:assert/strict';
+
 import { describe, it } from 'node:test';
+import assert from '../../../testing/assert.js';
 import { decodePodSecurityConfiguration, podSecuritySettings } from './configuration.js';
 
 const head = { apiVersion: 'pod-security.admission.config.k8s.io/v1', kind: 'PodSecurityConfiguration' };

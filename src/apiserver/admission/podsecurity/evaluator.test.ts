@@ -1,6 +1,7 @@
 /** Which checks a level and version run, in which order, and how results read (upstream's policy/registry). */
-import assert from 'node:assert/strict';
+
 import { describe, it } from 'node:test';
+import assert from '../../../testing/assert.js';
 import type { Check, Obj } from './checks/check.js';
 import { aggregate, Evaluator, forbiddenDetail, forbiddenReason } from './evaluator.js';
 import { LATEST, type LevelVersion, minorVersion } from './levels.js';

@@ -1,6 +1,7 @@
 /** Levels, versions and the policy a namespace's labels ask for (upstream's api/helpers_test.go cases). */
-import assert from 'node:assert/strict';
+
 import { describe, it } from 'node:test';
+import assert from '../../../testing/assert.js';
 import {
   LATEST,
   type LevelVersion,

@@ -2,9 +2,10 @@
  * The PodSecurity plugin over fake sources: what it adds to a request (warnings, audit annotations under
  * pod-security.kubernetes.io/) and what it refuses, for pods, workloads and namespaces.
  */
-import assert from 'node:assert/strict';
+
 import { describe, it } from 'node:test';
 import { StatusError } from '../../../api/status-error.js';
+import assert from '../../../testing/assert.js';
 import type { KubeObject } from '../../registry/object.js';
 import { attributesFor } from '../attributes.js';
 import type { AdmissionAttributes, Operation } from '../types.js';

@@ -1,6 +1,6 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { admissionAttributes } from '../../../testing/admission-attributes.js';
+import assert from '../../../testing/assert.js';
 import type { APIRegistry } from '../../api-registry.js';
 import type { KubeObject } from '../../registry/object.js';
 import type { AdmissionAttributes } from '../types.js';

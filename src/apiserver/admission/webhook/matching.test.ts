@@ -1,8 +1,8 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { LabelSelector } from '../../../api/labels.js';
 import { StatusError } from '../../../api/status-error.js';
 import { admissionAttributes } from '../../../testing/admission-attributes.js';
+import assert from '../../../testing/assert.js';
 import { APIRegistry } from '../../api-registry.js';
 import type { KubeObject } from '../../registry/object.js';
 import type { AdmissionAttributes } from '../types.js';

@@ -1,7 +1,7 @@
-import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { MemoryStore } from '../../../storage/memory.js';
 import { admissionAttributes } from '../../../testing/admission-attributes.js';
+import assert from '../../../testing/assert.js';
 import { jsonPatch, startWebhookServer, type WebhookServer } from '../../../testing/webhook-server.js';
 import { silentLogger } from '../../../util/logger.js';
 import type { APIRegistry } from '../../api-registry.js';

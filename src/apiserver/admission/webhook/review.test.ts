@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import assert from '../../../testing/assert.js';
 import { reviewVersionFor, verifyAdmissionResponse } from './review.js';
 
 const v1 = (response: unknown) => ({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response });

@@ -1,6 +1,6 @@
-import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, it } from 'node:test';
+import assert from '../../../testing/assert.js';
 import { FakeClock } from '../../../util/clock.js';
 import { AuthenticationError } from '../../filters/authentication.js';
 import type { KubeObject } from '../../registry/object.js';

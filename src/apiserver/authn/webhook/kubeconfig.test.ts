@@ -1,4 +1,3 @@
-import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -6,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { TLSSocket } from 'node:tls';
+import assert from '../../../testing/assert.js';
 import { loopbackServingTLS } from '../../../testing/loopback-tls.js';
 import { signCertificate } from '../../../util/certificates.js';
 import { loadWebhookEndpoint } from './kubeconfig.js';

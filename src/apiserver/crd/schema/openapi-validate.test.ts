@@ -1,6 +1,6 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { path } from '../../../api/field-errors.js';
+import assert from '../../../testing/assert.js';
 import type { Schema } from './node.js';
 import { validateAgainstSchema } from './openapi-validate.js';
 

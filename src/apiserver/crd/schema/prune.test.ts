@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import assert from '../../../testing/assert.js';
 import { applyDefaults } from './defaults.js';
 import type { Schema } from './node.js';
 import { pruneObject } from './prune.js';

@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import assert from '../../../testing/assert.js';
 import { NodePortAllocator } from './port-allocator.js';
 
 /** A random source that always starts scans at the bottom of a band. */

@@ -1,6 +1,6 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { StatusError } from '../../../api/status-error.js';
+import assert from '../../../testing/assert.js';
 import type { KubeObject } from '../object.js';
 import { bindPod, validateBinding } from './core-pod-binding.js';
 

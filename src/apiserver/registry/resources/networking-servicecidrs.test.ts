@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import assert from '../../../testing/assert.js';
 import type { KubeObject } from '../object.js';
 import { ipaddresses, kubernetesServiceCIDR, servicecidrs } from './networking-servicecidrs.js';
 

@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import assert from '../../../testing/assert.js';
 import { maxSurge, maxUnavailable, minAvailable, resolveFenceposts, valueFromIntOrPercent } from './fenceposts.js';
 import type { Deployment, IntOrString } from './types.js';
 

@@ -2,9 +2,10 @@
  * Golden timelines of simulated pods: a pod and its lifecycle go in, and the phase and container states the kubelet
  * would report at each step of a fake clock come out. No API involved.
  */
-import assert from 'node:assert/strict';
+
 import { describe, it } from 'node:test';
 import type { KubeObject } from '../../../client/types.js';
+import assert from '../../../testing/assert.js';
 import { FakeClock } from '../../../util/clock.js';
 import { generatePodStatus, type PodCondition } from '../../status/pod-status.js';
 import { TimerWheel } from '../../timer-wheel.js';

@@ -1,6 +1,6 @@
-import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type ControlPlane, startControlPlane } from '../../../index.js';
+import assert from '../../../testing/assert.js';
 import { Code, CycleState, type Pod } from '../../framework/types.js';
 import { DefaultBinder } from './index.js';
 

@@ -1,8 +1,8 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { SharedInformerFactory } from '../../../client/cache/factory.js';
 import type { KubeClient } from '../../../client/rest.js';
 import type { KubeObject, ListerWatcher } from '../../../client/types.js';
+import assert from '../../../testing/assert.js';
 import { newNodeInfo, newPodInfo } from '../../framework/node-info.js';
 import { Code, CycleState, type NodeInfo, type NodeToStatus, type Pod, Status } from '../../framework/types.js';
 import { factory as interPodAffinityFactory } from '../interpodaffinity/index.js';

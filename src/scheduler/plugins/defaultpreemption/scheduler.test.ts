@@ -3,11 +3,12 @@
  * holds a low-priority pod; a high-priority pod that needs its room preempts it. There is no kubelet: the test
  * finishes the victim's graceful deletion itself, as a kubelet would.
  */
-import assert from 'node:assert/strict';
+
 import { after, before, describe, it } from 'node:test';
 import type { KubeClient } from '../../../client/rest.js';
 import type { KubeObject } from '../../../client/types.js';
 import { startControlPlane } from '../../../index.js';
+import assert from '../../../testing/assert.js';
 import { eventually } from '../../../testing/controllers.js';
 import { Scheduler } from '../../scheduler.js';
 import { IN_TREE_PLUGINS } from '../registry.js';

@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import assert from '../../../testing/assert.js';
 import { newNodeInfo } from '../../framework/node-info.js';
 import { CycleState, type NodeInfo, type Pod } from '../../framework/types.js';
 import { ImageLocality, normalizedImageName } from './index.js';

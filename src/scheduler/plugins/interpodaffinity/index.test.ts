@@ -1,7 +1,7 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { SharedInformerFactory } from '../../../client/cache/factory.js';
 import type { KubeObject, ListerWatcher } from '../../../client/types.js';
+import assert from '../../../testing/assert.js';
 import { newNodeInfo, newPodInfo } from '../../framework/node-info.js';
 import { Code, CycleState, type Node, type NodeInfo, type Pod, QueueingHint } from '../../framework/types.js';
 import { FakeFramework, makeNode, makePod } from '../defaultpreemption/testing.js';

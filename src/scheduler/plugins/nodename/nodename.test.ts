@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import assert from '../../../testing/assert.js';
 import { newNodeInfo } from '../../framework/node-info.js';
 import { Code, CycleState, type Pod } from '../../framework/types.js';
 import { NodeName } from './index.js';

@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import assert from '../../../testing/assert.js';
 import { realClock } from '../../../util/clock.js';
 import { SchedulerCache } from '../../cache/cache.js';
 import { Snapshot } from '../../cache/snapshot.js';

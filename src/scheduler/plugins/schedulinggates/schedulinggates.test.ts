@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import assert from '../../../testing/assert.js';
 import { Code, type Pod } from '../../framework/types.js';
 import { SchedulingGates } from './index.js';
 

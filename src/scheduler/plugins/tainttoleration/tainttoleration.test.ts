@@ -1,6 +1,6 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Taint, Toleration } from '../../../api/taints.js';
+import assert from '../../../testing/assert.js';
 import { newNodeInfo } from '../../framework/node-info.js';
 import { Code, CycleState, type NodeInfo, type Pod } from '../../framework/types.js';
 import { TaintToleration } from './index.js';

@@ -1,5 +1,5 @@
-import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import assert from '../../../testing/assert.js';
 import { realClock } from '../../../util/clock.js';
 import { silentLogger } from '../../../util/logger.js';
 import { Code, CycleState, type Handle, type Pod } from '../../framework/types.js';
