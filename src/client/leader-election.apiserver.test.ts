@@ -2,7 +2,6 @@
  * Leader election against a real in-process control plane: the Lease is written through the apiserver, a
  * release hands it over, and the LeaderElection event lands in kube-system.
  */
-
 import { after, before, describe, it } from 'node:test';
 import { type ControlPlane, startControlPlane } from '../index.js';
 import assert from '../testing/assert.js';

@@ -2,7 +2,6 @@
  * The REST client's wire behaviour against a small HTTP/2 (cleartext) server of the test's own: retries, the
  * rate limit, time limits, made-up errors, reconnection and watch decoding. Time is a FakeClock throughout.
  */
-
 import {
   constants,
   createServer,

@@ -2,7 +2,6 @@
  * A thousand simulated kubelets in one process against one apiserver: every node registers and gets its Lease.
  * (No timing is asserted; most of the time goes to the apiserver's writes.)
  */
-
 import { describe, it } from 'node:test';
 import { startControlPlane } from '../index.js';
 import assert from '../testing/assert.js';

@@ -3,7 +3,6 @@
  * graceful deletion and fault injection. Time on the kubelets' side is a FakeClock the tests step; the apiserver
  * and the informers run on real time, so each check waits (eventually) for the reports to land.
  */
-
 import { after, before, describe, it } from 'node:test';
 import type { KubeObject } from '../client/types.js';
 import { type ControlPlane, startControlPlane } from '../index.js';

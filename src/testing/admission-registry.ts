@@ -2,7 +2,6 @@
  * A registry of every built-in resource over memory storage, with no admission of its own, for unit tests of the
  * admission plugins: seed cluster state with `put`, then run a plugin over attributes made with `attrs`.
  */
-
 import { StatusError } from '../api/status-error.js';
 import { attributesFor } from '../apiserver/admission/attributes.js';
 import type { AdmissionAttributes, AdmissionPlugin, Operation } from '../apiserver/admission/types.js';

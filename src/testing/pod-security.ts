@@ -1,5 +1,4 @@
 /** What PodSecurity tests share: upstream's texts for a common pod, and assertions on one check's result. */
-
 import type { CheckResult } from '../apiserver/admission/podsecurity/checks/check.js';
 import assert from './assert.js';
 

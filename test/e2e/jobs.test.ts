@@ -2,7 +2,6 @@
  * The real kubectl against `wheelhouse up --nodes 3`: Jobs run to completion on simulated nodes, whose pods complete
  * or fail as their sim.wheelhouse.dev annotations ask (issue 7's Job acceptance). One cluster serves every test.
  */
-
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

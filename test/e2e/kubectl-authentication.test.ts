@@ -3,7 +3,6 @@
  * ServiceAccount token from `kubectl create token`, a static-token user, impersonation with --as/--as-group, and a
  * garbage token refused with kubectl's Unauthorized message.
  */
-
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -4,7 +4,6 @@
  * certificate, build a kubeconfig for the new user and see `kubectl auth whoami` name them; `kubectl certificate
  * deny`; and the refusal of a system:masters request.
  */
-
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

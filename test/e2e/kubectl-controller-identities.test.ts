@@ -3,7 +3,6 @@
  * as kubeadm does: the real kubectl sees each controller's ServiceAccount holding exactly upstream's bootstrap rules,
  * and a Deployment still rolls out.
  */
-
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -4,7 +4,6 @@
  * `kubectl get cronjob` prints upstream's columns (issue 7's CronJob acceptance). The scheduled run is on the real
  * clock, so this test waits up to a minute once.
  */
-
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -3,7 +3,6 @@
  * acceptance). A pod on each node; a node joined later (a second `wheelhouse kubelet --sim` process) gets one; a node
  * tainted NoExecute loses its pod; `kubectl rollout status|history|undo ds/x` follow an image change.
  */
-
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';

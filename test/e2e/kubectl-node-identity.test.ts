@@ -3,7 +3,6 @@
  * `wheelhouse kubeconfig`) against --authorization-mode=Node,RBAC with NodeRestriction: it gets its own Node, may
  * not patch node-2, may not read a secret none of its pods uses, and may once a pod bound to it mounts the secret.
  */
-
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -4,7 +4,6 @@
  * issuer and with a token only the webhook knows; allowed and forbidden actions with upstream's messages; forged,
  * expired and wrong-audience ID tokens refused as Unauthorized.
  */
-
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

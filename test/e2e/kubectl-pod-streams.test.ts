@@ -2,7 +2,6 @@
  * The real kubectl's logs, exec, attach and port-forward against the apiserver's pod subresources, proxied to the
  * kubelet endpoint serving a fake runtime (the simulated kubelets plug in the same way).
  */
-
 import { type ChildProcessWithoutNullStreams, execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

@@ -3,7 +3,6 @@
  * scheduler and simulated kubelets (issue 7's StatefulSet acceptance): ordered scale-up and reverse-order
  * scale-down, a partitioned rolling update, and kubectl rollout status, history and undo.
  */
-
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

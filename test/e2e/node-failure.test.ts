@@ -3,7 +3,6 @@
  * toleration flags: a stopped node goes NotReady, gets the unreachable taints, its pods are evicted and run
  * elsewhere; started again, it is Ready and untainted.
  */
-
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

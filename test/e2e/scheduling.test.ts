@@ -4,7 +4,6 @@
  * test, in order; each test cleans up what would get in the next one's way. Node failure is in
  * node-failure.test.ts (it needs shortened node-lifecycle flags).
  */
-
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -3,7 +3,6 @@
  * (WaitForFirstConsumer, provisioned by the simulated nodes), the persistentvolume-binder, the scheduler's
  * VolumeBinding, and a StatefulSet's volumeClaimTemplates.
  */
-
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

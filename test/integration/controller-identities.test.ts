@@ -4,7 +4,6 @@
  * system:controller:<name>, while the controller manager's own identity keeps upstream's narrow
  * system:kube-controller-manager role. Who wrote what is read from the audit log.
  */
-
 import { after, before, describe, it } from 'node:test';
 import type { AuditEvent } from '../../src/apiserver/audit/event.js';
 import type { KubeObject } from '../../src/client/types.js';

@@ -3,7 +3,6 @@
  * system:nodes (impersonated by the admin here), reads what its pods use once they are bound to it, its own Node
  * and Lease, and is refused the rest with upstream's reasons.
  */
-
 import { after, before, describe, it } from 'node:test';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { type ApiResponse, apiRequest } from '../../src/testing/api-client.js';

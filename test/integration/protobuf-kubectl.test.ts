@@ -3,7 +3,6 @@
  * for the apiserver, records each POST body and answers with its decoding; each body must decode to exactly the
  * object `kubectl create … --dry-run=client -o json` prints for the same command (Go's JSON of the same struct).
  */
-
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';

@@ -6,7 +6,6 @@
  * exec through the kubelet endpoint, pod logs, a claim of the default class and a node stopped and started again
  * all work without one Forbidden answer to them, as the audit log shows.
  */
-
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

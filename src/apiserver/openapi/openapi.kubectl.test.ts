@@ -4,7 +4,6 @@
  * wire them. kubectl must explain fields from /openapi/v3, find `fieldValidation` there and send it, compute
  * client-side apply patches from v3, and never need /openapi/v2.
  */
-
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';

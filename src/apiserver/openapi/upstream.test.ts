@@ -5,7 +5,6 @@
  * group/version/kinds, parameters, answers, tags and request media types, and every definition (descriptions
  * and defaults aside). Media types we do not serve (protobuf, CBOR) are left out of the comparison.
  */
-
 import { existsSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { resourcesOf, servedGroupVersions } from '../../api/catalog.js';

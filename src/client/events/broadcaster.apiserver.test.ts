@@ -2,7 +2,6 @@
  * The event recorder against a real in-process control plane: a create, then a strategic merge patch of the count,
  * the default namespace for cluster-scoped objects, and what `kubectl get events` reads back.
  */
-
 import { after, before, describe, it } from 'node:test';
 import { type ControlPlane, startControlPlane } from '../../index.js';
 import assert from '../../testing/assert.js';

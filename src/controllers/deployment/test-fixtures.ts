@@ -3,7 +3,6 @@
  * ReplicaSets they own, pods marked ready through the status subresource (there are no kubelets yet), and a
  * rollout driven to completion one ready pod at a time with its bounds checked at every settled step.
  */
-
 import type { KubeClient } from '../../client/rest.js';
 import { isConflict, type KubeObject } from '../../client/types.js';
 import assert from '../../testing/assert.js';

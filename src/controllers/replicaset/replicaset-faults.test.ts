@@ -2,7 +2,6 @@
  * The replicaset controller against an apiserver whose answers the test bends: pod creates that fail (quota-like
  * refusals) and a pod watch that delivers late (a slow informer).
  */
-
 import { after, before, describe, it } from 'node:test';
 import type { KubeClient } from '../../client/rest.js';
 import {

@@ -1,5 +1,4 @@
 /** PodSecurityConfiguration: decoding, defaults and validation as upstream's load and validation packages do. */
-
 import { describe, it } from 'node:test';
 import assert from '../../../testing/assert.js';
 import { decodePodSecurityConfiguration, podSecuritySettings } from './configuration.js';

@@ -1,5 +1,4 @@
 /** Which checks a level and version run, in which order, and how results read (upstream's policy/registry). */
-
 import { describe, it } from 'node:test';
 import assert from '../../../testing/assert.js';
 import type { Check, Obj } from './checks/check.js';

@@ -1,5 +1,4 @@
 /** Levels, versions and the policy a namespace's labels ask for (upstream's api/helpers_test.go cases). */
-
 import { describe, it } from 'node:test';
 import assert from '../../../testing/assert.js';
 import {

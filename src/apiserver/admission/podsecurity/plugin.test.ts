@@ -2,7 +2,6 @@
  * The PodSecurity plugin over fake sources: what it adds to a request (warnings, audit annotations under
  * pod-security.kubernetes.io/) and what it refuses, for pods, workloads and namespaces.
  */
-
 import { describe, it } from 'node:test';
 import { StatusError } from '../../../api/status-error.js';
 import assert from '../../../testing/assert.js';

@@ -2,7 +2,6 @@
  * Golden timelines of simulated pods: a pod and its lifecycle go in, and the phase and container states the kubelet
  * would report at each step of a fake clock come out. No API involved.
  */
-
 import { describe, it } from 'node:test';
 import type { KubeObject } from '../../../client/types.js';
 import assert from '../../../testing/assert.js';

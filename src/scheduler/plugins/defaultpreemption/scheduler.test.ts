@@ -3,7 +3,6 @@
  * holds a low-priority pod; a high-priority pod that needs its room preempts it. There is no kubelet: the test
  * finishes the victim's graceful deletion itself, as a kubelet would.
  */
-
 import { after, before, describe, it } from 'node:test';
 import type { KubeClient } from '../../../client/rest.js';
 import type { KubeObject } from '../../../client/types.js';

@@ -2,7 +2,6 @@
  * The restricted checks against upstream's golden cases (pod-security-admission's policy/check_*_test.go, v1.33),
  * including the versions they start at and the Windows exemption of v1.25.
  */
-
 import { describe, it } from 'node:test';
 import assert from '../../../../testing/assert.js';
 import { expectAllowed, expectForbidden } from '../../../../testing/pod-security.js';
