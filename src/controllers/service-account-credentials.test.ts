@@ -167,6 +167,8 @@ describe('ServiceAccountTokenSource', () => {
   });
 });
 
+const SA_USER = (name: string) => `system:serviceaccount:kube-system:${name}`;
+
 describe('ControllerClientBuilder against a control plane', () => {
   let cp: ControlPlane;
   before(async () => {
@@ -207,6 +209,22 @@ describe('ControllerClientBuilder against a control plane', () => {
       );
       const sa = await cp.client.serviceAccounts('kube-system').get('deployment-controller');
       assert.equal(sa.metadata.name, 'deployment-controller');
+    } finally {
+      builder.close();
+    }
+  });
+
+  it('makes the ServiceAccount when the client is made, before any request, with its own rate limit', async () => {
+    const builder = new ControllerClientBuilder({ root: cp.client.withRateLimit(1, 1) });
+    try {
+      await assert.rejects(cp.client.serviceAccounts('kube-system').get('ttl-controller'), { code: 404 });
+      builder.client('ttl-controller');
+      await builder.serviceAccountMade('ttl-controller');
+      const sa = await cp.client.serviceAccounts('kube-system').get('ttl-controller');
+      assert.equal(sa.metadata.name, 'ttl-controller');
+      // No token was asked for yet: the TokenRequest waits for the controller's first request.
+      assert.equal(builder.tokenSource('ttl-controller')?.renewalTime, undefined);
+      assert.equal((await whoami(builder.client('ttl-controller'))).username, SA_USER('ttl-controller'));
     } finally {
       builder.close();
     }

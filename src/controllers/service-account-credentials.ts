@@ -1,10 +1,11 @@
 /**
  * --use-service-account-credentials: each controller talks to the apiserver as its own ServiceAccount,
  * `kube-system/<name>`, whose bootstrap ClusterRole `system:controller:<name>` holds only what that controller needs
- * (upstream's DynamicControllerClientBuilder). The ServiceAccount is made when missing with the controller manager's
- * own client; its token comes from the TokenRequest API, one hour long, and is replaced once 80% of its life has
- * gone by (or when the apiserver refuses it). The clients carry no client certificate — a connection with one
- * would authenticate as the certificate — and share one connection among them.
+ * (upstream's DynamicControllerClientBuilder). The ServiceAccount is made, when missing, as soon as the controller's
+ * client is (upstream's Config), with the controller manager's identity; its token comes from the TokenRequest API at
+ * the first request, one hour long, and is replaced once 80% of its life has gone by (or when the apiserver refuses
+ * it). The clients carry no client certificate — a connection with one would authenticate as the certificate — and
+ * share one connection among them.
  */
 import { type KubeClient, type RestConfig, TokenClientPool } from '../client/rest.js';
 import { isAlreadyExists, isNotFound, type KubeObject, type ResourceClient } from '../client/types.js';
@@ -163,7 +164,11 @@ export interface ControllerClientBuilderOptions {
   root: KubeClient;
   /** Where the controllers' ServiceAccounts live (upstream: kube-system). */
   namespace?: string;
-  /** Stand-ins for tests: what creates ServiceAccounts and tokens (default: root), the connection's config. */
+  /**
+   * A stand-in for tests: what creates ServiceAccounts and tokens. Default: the root client's identity and connection
+   * with a rate limit of its own (the same qps and burst), as upstream's builder has a clientset of its own — so the
+   * ServiceAccounts made at start-up do not hold back the informers' LISTs behind the root client's bucket.
+   */
   core?: ServiceAccountsClient;
   expirationSeconds?: number;
   leewayPercent?: number;
@@ -178,19 +183,42 @@ export class ControllerClientBuilder {
   private readonly pool: TokenClientPool;
   private readonly clients = new Map<string, KubeClient>();
   private readonly sources = new Map<string, ServiceAccountTokenSource>();
+  private readonly core: ServiceAccountsClient;
+  private readonly log: Logger;
+  /** The ServiceAccounts being made, by name, for tests to wait on. */
+  private readonly made = new Map<string, Promise<void>>();
 
   constructor(private readonly opts: ControllerClientBuilderOptions) {
     this.namespace = opts.namespace ?? 'kube-system';
     this.config = opts.root.anonymousConfig();
-    this.pool = new TokenClientPool(this.config, opts.logger ?? silentLogger);
+    this.log = opts.logger ?? silentLogger;
+    this.pool = new TokenClientPool(this.config, this.log);
+    const { qps, burst } = opts.root.rateLimit;
+    this.core = opts.core ?? opts.root.withRateLimit(qps, burst);
   }
 
-  /** The client of ServiceAccount `<namespace>/<name>` (one per name; its first request waits for a token). */
+  /**
+   * The client of ServiceAccount `<namespace>/<name>` (one per name). The ServiceAccount is made now, in the
+   * background; the first request waits for a token (and makes the ServiceAccount itself if that failed).
+   */
   client(name: string): KubeClient {
     let client = this.clients.get(name);
     if (client) return client;
+    this.made.set(
+      name,
+      getOrCreateServiceAccount(this.core, this.namespace, name).then(
+        () => {},
+        (err: unknown) => {
+          this.log.info('get or create service account failed', {
+            namespace: this.namespace,
+            serviceAccountName: name,
+            error: String(err),
+          });
+        },
+      ),
+    );
     const source = new ServiceAccountTokenSource({
-      core: this.opts.core ?? this.opts.root,
+      core: this.core,
       namespace: this.namespace,
       name,
       ...(this.opts.expirationSeconds !== undefined ? { expirationSeconds: this.opts.expirationSeconds } : {}),
@@ -207,6 +235,11 @@ export class ControllerClientBuilder {
     this.clients.set(name, client);
     this.sources.set(name, source);
     return client;
+  }
+
+  /** Settles once the ServiceAccount that client(name) started making exists (or could not be made), for tests. */
+  serviceAccountMade(name: string): Promise<void> | undefined {
+    return this.made.get(name);
   }
 
   /** The token source behind a client made by client(name), for tests. */

@@ -64,6 +64,16 @@ describe('controllers act as their own ServiceAccounts', () => {
         `binding of ${name}`,
       );
     }
+    // Each ServiceAccount is made when its controller starts, whether or not the controller has written anything.
+    await eventually(async () => {
+      const made = new Set(
+        (await cp.client.serviceAccounts('kube-system').list()).items.map((sa) => sa.metadata.name as string),
+      );
+      assert.deepEqual(
+        [...names].filter((name) => !made.has(name)),
+        [],
+      );
+    });
     // As upstream: the token controller has no ServiceAccount of its own.
     assert.equal(CONTROLLERS.find((d) => d.name === 'serviceaccount-token-controller')?.serviceAccount, undefined);
   });
