@@ -1,12 +1,12 @@
 import { after, before, describe, it } from 'node:test';
 import { deploymentController } from '../../src/controllers/deployment/index.js';
-import { markAllReady } from '../../src/controllers/deployment/test-fixtures.js';
 import type { ControllerManager } from '../../src/controllers/manager.js';
 import { replicaSetController } from '../../src/controllers/replicaset/index.js';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { kubectl } from '../../src/testing/api-client.js';
 import assert from '../../src/testing/assert.js';
 import { runControllers } from '../../src/testing/controllers.js';
+import { markAllReady } from '../../src/testing/deployment-fixtures.js';
 
 const MANIFEST = `apiVersion: apps/v1
 kind: Deployment

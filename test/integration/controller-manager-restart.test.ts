@@ -1,4 +1,8 @@
 import { after, before, describe, it } from 'node:test';
+import { CONTROLLERS } from '../../src/controllers/registry.js';
+import { type ControlPlane, startControlPlane } from '../../src/index.js';
+import assert from '../../src/testing/assert.js';
+import { eventually, runControllers } from '../../src/testing/controllers.js';
 import {
   createNamespace,
   deploymentManifest,
@@ -7,11 +11,7 @@ import {
   podsOf,
   replicaSetsOf,
   rolloutComplete,
-} from '../../src/controllers/deployment/test-fixtures.js';
-import { CONTROLLERS } from '../../src/controllers/registry.js';
-import { type ControlPlane, startControlPlane } from '../../src/index.js';
-import assert from '../../src/testing/assert.js';
-import { eventually, runControllers } from '../../src/testing/controllers.js';
+} from '../../src/testing/deployment-fixtures.js';
 
 describe('kube-controller-manager restarted mid-rollout', () => {
   let cp: ControlPlane;

@@ -3,8 +3,6 @@ import type { ControllerManager } from '../../controllers/manager.js';
 import { type ControlPlane, startControlPlane } from '../../index.js';
 import assert from '../../testing/assert.js';
 import { eventually, runControllers } from '../../testing/controllers.js';
-import { replicaSetController } from '../replicaset/index.js';
-import { deploymentController } from './index.js';
 import {
   condition,
   createNamespace,
@@ -15,7 +13,9 @@ import {
   podsOf,
   replicaSetsOf,
   snapshot,
-} from './test-fixtures.js';
+} from '../../testing/deployment-fixtures.js';
+import { replicaSetController } from '../replicaset/index.js';
+import { deploymentController } from './index.js';
 import { computeHash } from './util/hash.js';
 import type { Deployment, ReplicaSet } from './util/types.js';
 

@@ -3,10 +3,10 @@
  * ReplicaSets they own, pods marked ready through the status subresource (there are no kubelets yet), and a
  * rollout driven to completion one ready pod at a time with its bounds checked at every settled step.
  */
-import type { KubeClient } from '../../client/rest.js';
-import { isConflict, type KubeObject } from '../../client/types.js';
-import assert from '../../testing/assert.js';
-import type { Deployment, IntOrString, ReplicaSet } from './util/types.js';
+import type { KubeClient } from '../client/rest.js';
+import { isConflict, type KubeObject } from '../client/types.js';
+import type { Deployment, IntOrString, ReplicaSet } from '../controllers/deployment/util/types.js';
+import assert from './assert.js';
 
 export async function createNamespace(client: KubeClient, name: string): Promise<void> {
   await client.namespaces().create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
