@@ -2,6 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import { ApiError, type KubeObject } from '../client/types.js';
 import { type ControlPlane, startControlPlane } from '../index.js';
 import assert from '../testing/assert.js';
+import { eventually } from '../testing/controllers.js';
 import { MemoryResourceClient } from '../testing/memory-resource-client.js';
 import { FakeClock } from '../util/clock.js';
 import {
@@ -219,8 +220,7 @@ describe('ControllerClientBuilder against a control plane', () => {
     try {
       await assert.rejects(cp.client.serviceAccounts('kube-system').get('ttl-controller'), { code: 404 });
       builder.client('ttl-controller');
-      await builder.serviceAccountMade('ttl-controller');
-      const sa = await cp.client.serviceAccounts('kube-system').get('ttl-controller');
+      const sa = await eventually(() => cp.client.serviceAccounts('kube-system').get('ttl-controller'));
       assert.equal(sa.metadata.name, 'ttl-controller');
       // No token was asked for yet: the TokenRequest waits for the controller's first request.
       assert.equal(builder.tokenSource('ttl-controller')?.renewalTime, undefined);

@@ -185,8 +185,6 @@ export class ControllerClientBuilder {
   private readonly sources = new Map<string, ServiceAccountTokenSource>();
   private readonly core: ServiceAccountsClient;
   private readonly log: Logger;
-  /** The ServiceAccounts being made, by name, for tests to wait on. */
-  private readonly made = new Map<string, Promise<void>>();
 
   constructor(private readonly opts: ControllerClientBuilderOptions) {
     this.namespace = opts.namespace ?? 'kube-system';
@@ -204,19 +202,13 @@ export class ControllerClientBuilder {
   client(name: string): KubeClient {
     let client = this.clients.get(name);
     if (client) return client;
-    this.made.set(
-      name,
-      getOrCreateServiceAccount(this.core, this.namespace, name).then(
-        () => {},
-        (err: unknown) => {
-          this.log.info('get or create service account failed', {
-            namespace: this.namespace,
-            serviceAccountName: name,
-            error: String(err),
-          });
-        },
-      ),
-    );
+    getOrCreateServiceAccount(this.core, this.namespace, name).catch((err: unknown) => {
+      this.log.info('get or create service account failed', {
+        namespace: this.namespace,
+        serviceAccountName: name,
+        error: String(err),
+      });
+    });
     const source = new ServiceAccountTokenSource({
       core: this.core,
       namespace: this.namespace,
@@ -235,11 +227,6 @@ export class ControllerClientBuilder {
     this.clients.set(name, client);
     this.sources.set(name, source);
     return client;
-  }
-
-  /** Settles once the ServiceAccount that client(name) started making exists (or could not be made), for tests. */
-  serviceAccountMade(name: string): Promise<void> | undefined {
-    return this.made.get(name);
   }
 
   /** The token source behind a client made by client(name), for tests. */
