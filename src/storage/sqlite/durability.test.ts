@@ -23,8 +23,8 @@ describe('sqlite store: durability and group commit', () => {
     let syncs = 0;
     const store = new SqliteStore({
       path: newPath(),
-      commitHook: (revisions, commit) => {
-        commit();
+      syncHook: async (revisions, sync) => {
+        await sync();
         syncs++;
         for (const r of revisions) synced.add(r);
       },
@@ -45,12 +45,103 @@ describe('sqlite store: durability and group commit', () => {
     await store.close();
   });
 
-  it('acknowledges nothing, keeps nothing and tells watchers nothing when a sync fails', async () => {
+  it('shows no reader a batch whose sync is still running, and batches the writes that arrive meanwhile', async () => {
+    let release: () => void = () => {};
+    const held: number[][] = [];
+    const store = new SqliteStore({
+      path: newPath(),
+      syncHook: async (revisions, sync) => {
+        held.push(revisions);
+        if (held.length === 1) await new Promise<void>((r) => (release = r));
+        await sync();
+      },
+    });
+    const rec = new WatchRecorder();
+    const w = store.watch('/registry/', 0, rec.listener);
+    let acked = false;
+    const first = store.create('/registry/configmaps/default/a', 'a1').then((r) => {
+      acked = true;
+      return r;
+    });
+    for (let i = 0; i < 100 && held.length === 0; i++) await new Promise((r) => setImmediate(r));
+    assert.equal(held.length, 1, 'the batch was committed and its sync began');
+    // Committed to the log, not yet synced: no read, count, replay or watcher sees it.
+    assert.equal(acked, false);
+    assert.equal(await store.get('/registry/configmaps/default/a'), null);
+    assert.equal(await store.count('/registry/configmaps/'), 0);
+    assert.equal(await store.currentRevision(), 0);
+    assert.deepEqual((await store.list('/registry/')).items, []);
+    const late = new WatchRecorder();
+    const w2 = store.watch('/registry/', 0, late.listener);
+    const more = [
+      store.create('/registry/configmaps/default/b', 'b1'),
+      store.create('/registry/configmaps/default/c', 'c1'),
+    ];
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    assert.equal(held.length, 1, 'writes made during a sync wait for it');
+    assert.deepEqual(rec.events, []);
+    release();
+    const a = await first;
+    await Promise.all(more);
+    assert.equal(held.length, 2, 'the writes made during the sync form one batch');
+    assert.deepEqual(held[1]?.length, 2);
+    assert.equal((await store.get('/registry/configmaps/default/a'))?.modRevision, a.revision);
+    const expected = [
+      'create /registry/configmaps/default/a=a1',
+      'create /registry/configmaps/default/b=b1',
+      'create /registry/configmaps/default/c=c1',
+    ];
+    assert.deepEqual(describeEvents(await rec.waitForEvents(3)), expected);
+    assert.deepEqual(describeEvents(await late.waitForEvents(3)), expected, 'a replay then the live events, once each');
+    w.close();
+    w2.close();
+    await store.close();
+  });
+
+  it('rejects a batch whose sync fails and takes its rows out again; revisions are not reused', async () => {
+    let fail = false;
+    const store = new SqliteStore({
+      path: newPath(),
+      syncHook: async (_revisions, sync) => {
+        await sync();
+        if (fail) throw new Error('EIO: injected fsync failure');
+      },
+    });
+    const kept = await store.create('/registry/configmaps/default/kept', 'v1');
+    const rec = new WatchRecorder();
+    const w = store.watch('/registry/', kept.revision, rec.listener);
+    fail = true;
+    const results = await Promise.allSettled([
+      store.create('/registry/configmaps/default/a', 'x'),
+      store.update('/registry/configmaps/default/kept', 'v2', kept.revision),
+    ]);
+    for (const r of results) {
+      assert.equal(r.status, 'rejected');
+      assert.equal((r as PromiseRejectedResult).reason.code, 'Unavailable');
+      assert.match((r as PromiseRejectedResult).reason.message, /sqlite sync failed: Error: EIO/);
+    }
+    assert.equal(await store.currentRevision(), kept.revision);
+    assert.equal(await store.get('/registry/configmaps/default/a'), null);
+    assert.equal((await store.get('/registry/configmaps/default/kept'))?.value.toString(), 'v1');
+    fail = false;
+    const next = await store.update('/registry/configmaps/default/kept', 'v3', kept.revision);
+    assert.ok(next.revision > kept.revision + 2, 'the revisions of the failed batch are not used again');
+    assert.deepEqual(describeEvents(await rec.waitForEvents(1)), [
+      'update /registry/configmaps/default/kept=v3 (was v1)',
+    ]);
+    w.close();
+    await store.close();
+    const again = new SqliteStore({ path: store.path });
+    assert.equal(await again.get('/registry/configmaps/default/a'), null, 'the removed rows stay removed');
+    await again.close();
+  });
+
+  it('acknowledges nothing, keeps nothing and tells watchers nothing when a commit fails', async () => {
     let fail = false;
     const store = new SqliteStore({
       path: newPath(),
       commitHook: (_revisions, commit) => {
-        if (fail) throw new Error('EIO: injected fsync failure');
+        if (fail) throw new Error('SQLITE_FULL: injected commit failure');
         commit();
       },
     });
@@ -79,7 +170,7 @@ describe('sqlite store: durability and group commit', () => {
     await store.close();
   });
 
-  it('opens its file in WAL mode with synchronous=FULL', async () => {
+  it('opens its file in WAL mode', async () => {
     const path = newPath();
     const store = new SqliteStore({ path });
     await store.create('/registry/k', 'v');

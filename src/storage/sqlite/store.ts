@@ -1,3 +1,5 @@
+import { closeSync, fdatasync, fstatSync, fsyncSync, openSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { type Logger, silentLogger } from '../../util/logger.js';
 import {
@@ -24,16 +26,24 @@ import { lockStore } from './lock.js';
 import { createSchema, readLastRevision, readMeta } from './schema.js';
 
 /**
- * Runs the commit of one batch of writes. The default just calls commit(), which is where SQLite syncs the
- * write-ahead log to disk. Tests inject their own to observe the order of syncs and acknowledgements.
+ * Runs the commit of one batch of writes (SQLite writes the batch to its write-ahead log; nothing is synced yet).
+ * The default just calls commit(). Tests inject their own to fail it.
  */
 export type CommitHook = (revisions: number[], commit: () => void) => void;
+
+/**
+ * Runs the sync of one committed batch: sync() is an fdatasync of the write-ahead log on libuv's thread pool.
+ * The default just calls it. Tests inject their own to observe the order of syncs and acknowledgements, to hold a
+ * sync back, or to fail it.
+ */
+export type SyncHook = (revisions: number[], sync: () => Promise<void>) => Promise<void>;
 
 export interface SqliteStoreOptions {
   /** The database file. */
   path: string;
   logger?: Logger;
   commitHook?: CommitHook;
+  syncHook?: SyncHook;
 }
 
 type Op =
@@ -46,6 +56,8 @@ interface Pending {
   resolve: (r: WriteResult | DeleteResult) => void;
   reject: (err: unknown) => void;
 }
+
+type Outcome = { ok: true; result: WriteResult | DeleteResult; event: WatchEvent } | { ok: false; err: unknown };
 
 interface Row {
   id: number;
@@ -65,11 +77,14 @@ const NO_END = '\u{10FFFF}';
 const EMPTY = Buffer.alloc(0);
 
 /**
- * The embedded default backend: a log table in one SQLite file (WAL, synchronous=FULL).
+ * The embedded default backend: a log table in one SQLite file (WAL, synchronous=NORMAL, and a sync of our own).
  *
- * Writes queue up and are applied together in one transaction at the next turn of the event loop; the batch's
- * commit is one sync of the write-ahead log, and only after it returns are the writes acknowledged and sent to
- * watchers (group commit). Reads see committed state only.
+ * Writes queue up and are applied together in one transaction at the next turn of the event loop. The commit
+ * writes the batch to the write-ahead log without syncing it; the store then syncs the log with an fdatasync on
+ * libuv's thread pool, so the event loop goes on serving requests meanwhile, and only after the sync has returned
+ * are the writes acknowledged and sent to watchers (group commit). Writes that arrive during a sync wait for it
+ * and form the next batch. Reads (and watch replays) see acknowledged revisions only: they never see a batch whose
+ * sync is still running. A failed sync removes the batch's rows again and rejects its writes.
  */
 export class SqliteStore implements Store {
   readonly backend = 'sqlite';
@@ -78,10 +93,16 @@ export class SqliteStore implements Store {
   private readonly hub: WatchHub;
   private readonly log: Logger;
   private readonly commitHook: CommitHook;
+  private readonly syncHook: SyncHook;
+  /** The last acknowledged revision: what reads see. */
   private rev: number;
   private compacted: number;
   private pending: Pending[] = [];
   private flushScheduled = false;
+  /** The batch whose sync is running, if any: the next batch waits for it. */
+  private syncing: Promise<void> | undefined;
+  /** An open descriptor of the write-ahead log and its inode, for the sync. */
+  private wal: { fd: number; ino: number } | undefined;
   private closed = false;
   private readonly stmt: ReturnType<SqliteStore['prepare']>;
   private readonly unlock: () => void;
@@ -90,6 +111,7 @@ export class SqliteStore implements Store {
     this.path = opts.path;
     this.log = opts.logger ?? silentLogger;
     this.commitHook = opts.commitHook ?? ((_revisions, commit) => commit());
+    this.syncHook = opts.syncHook ?? ((_revisions, sync) => sync());
     this.hub = new WatchHub(this.log);
     this.unlock = lockStore(opts.path);
     try {
@@ -100,13 +122,15 @@ export class SqliteStore implements Store {
     }
     try {
       this.db.pragma('journal_mode = WAL');
-      this.db.pragma('synchronous = FULL');
+      // NORMAL: a commit only writes the log; the store syncs it itself, off the main thread (syncWal).
+      // Checkpoints still sync the log before copying it into the database, and the database after.
+      this.db.pragma('synchronous = NORMAL');
       this.db.pragma('busy_timeout = 5000');
       const mode = this.db.pragma('journal_mode', { simple: true });
       const sync = this.db.pragma('synchronous', { simple: true });
-      if (mode !== 'wal' || sync !== 2) {
+      if (mode !== 'wal' || sync !== 1) {
         throw new Error(
-          `sqlite store ${opts.path} must run with journal_mode=WAL and synchronous=FULL (got ${mode}, ${sync})`,
+          `sqlite store ${opts.path} must run with journal_mode=WAL and synchronous=NORMAL (got ${mode}, ${sync})`,
         );
       }
       createSchema(this.db);
@@ -140,11 +164,13 @@ export class SqliteStore implements Store {
         ORDER BY name LIMIT ?`),
       count: db.prepare(`
         SELECT count(*) AS n FROM kv AS a
-        WHERE name >= ? AND name < ? AND deleted = 0 AND id = (SELECT max(id) FROM kv AS b WHERE b.name = a.name)`),
+        WHERE name >= ? AND name < ? AND deleted = 0
+          AND id = (SELECT max(id) FROM kv AS b WHERE b.name = a.name AND b.id <= ?)`),
       since: db.prepare(`
         SELECT kv.id, kv.name, kv.deleted, kv.create_revision, kv.value, p.value AS prev_value, p.deleted AS prev_deleted
         FROM kv LEFT JOIN kv AS p ON p.id = kv.prev_revision
-        WHERE kv.id > ? AND kv.name >= ? AND kv.name < ? ORDER BY kv.id`),
+        WHERE kv.id > ? AND kv.id <= ? AND kv.name >= ? AND kv.name < ? ORDER BY kv.id`),
+      undo: db.prepare('DELETE FROM kv WHERE id > ? AND id <= ?'),
       lastRevision: db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'kv'").pluck(),
       compactSuperseded: db.prepare(
         'DELETE FROM kv WHERE id IN (SELECT prev_revision FROM kv WHERE id <= ? AND prev_revision > 0)',
@@ -172,7 +198,7 @@ export class SqliteStore implements Store {
 
   async count(prefix: string): Promise<number> {
     this.assertOpen();
-    return (this.stmt.count.get(prefix, prefixEnd(prefix) || NO_END) as { n: number }).n;
+    return (this.stmt.count.get(prefix, prefixEnd(prefix) || NO_END, this.rev) as { n: number }).n;
   }
 
   create(key: string, value: Value): Promise<WriteResult> {
@@ -191,14 +217,14 @@ export class SqliteStore implements Store {
     return this.hub.subscribe(prefix, listener, () => {
       this.assertOpen();
       if (afterRevision < this.compacted) throw errors.compacted(afterRevision, this.compacted);
-      const rows = this.stmt.since.all(afterRevision, prefix, prefixEnd(prefix) || NO_END) as LogRow[];
+      // Up to the acknowledged revision: a batch still syncing is published when its sync returns.
+      const rows = this.stmt.since.all(afterRevision, this.rev, prefix, prefixEnd(prefix) || NO_END) as LogRow[];
       return rows.map(toEvent);
     });
   }
 
   async compact(revision: number): Promise<void> {
     this.assertOpen();
-    this.flushNow();
     checkCompactRevision(revision, this.rev, this.compacted);
     this.db
       .transaction(() => {
@@ -217,9 +243,15 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    this.flushNow();
+    // Writes already queued are committed, synced and acknowledged first.
+    while (this.syncing || this.pending.length > 0) {
+      this.flushNow();
+      await this.syncing;
+    }
+    if (this.closed) return;
     this.closed = true;
     this.hub.closeAll();
+    if (this.wal) closeSync(this.wal.fd);
     this.db.close();
     this.unlock();
   }
@@ -238,22 +270,27 @@ export class SqliteStore implements Store {
       if (this.closed) return reject(errors.closed());
       const op = makeOp();
       this.pending.push({ op, resolve: resolve as (r: WriteResult | DeleteResult) => void, reject });
-      if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => this.flushNow());
-      }
+      this.scheduleFlush();
     });
   }
 
-  /** Applies every queued write in one transaction, commits (one sync), then acknowledges and publishes. */
+  private scheduleFlush(): void {
+    if (this.flushScheduled || this.syncing) return;
+    this.flushScheduled = true;
+    setImmediate(() => this.flushNow());
+  }
+
+  /**
+   * Applies every queued write in one transaction and commits it; the sync, the acknowledgements and the watch
+   * events follow in syncBatch. Does nothing while an earlier batch is syncing (its end starts the next flush).
+   */
   private flushNow(): void {
     this.flushScheduled = false;
+    if (this.syncing) return;
     const batch = this.pending;
     if (batch.length === 0) return;
     this.pending = [];
-    const outcomes: Array<
-      { ok: true; result: WriteResult | DeleteResult; event: WatchEvent } | { ok: false; err: unknown }
-    > = [];
+    const outcomes: Outcome[] = [];
     const startRev = this.rev;
     let rev = startRev;
     try {
@@ -274,11 +311,38 @@ export class SqliteStore implements Store {
     } catch (err) {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
       this.rev = Math.max(startRev, readLastRevision(this.db));
-      this.log.error('sqlite commit failed', { err: String(err) });
-      const failure = new StorageError('Unavailable', `sqlite commit failed: ${String(err)}`, { cause: err });
-      for (const p of batch) p.reject(failure);
+      this.fail(batch, 'commit', err);
       return;
     }
+    if (rev === startRev) {
+      // Nothing was written (every write was refused): there is nothing to sync.
+      this.settle(batch, outcomes, rev);
+      return;
+    }
+    this.syncing = this.syncBatch(batch, outcomes, startRev, rev).finally(() => {
+      this.syncing = undefined;
+      if (this.pending.length > 0) this.scheduleFlush();
+    });
+  }
+
+  /** Syncs a committed batch, then acknowledges and publishes it; a failed sync takes the batch's rows out again. */
+  private async syncBatch(batch: Pending[], outcomes: Outcome[], startRev: number, rev: number): Promise<void> {
+    const revisions = outcomes.flatMap((o) => (o.ok ? [o.result.revision] : []));
+    try {
+      await this.syncHook(revisions, () => this.syncWal());
+    } catch (err) {
+      try {
+        this.stmt.undo.run(startRev, rev);
+      } catch (undoErr) {
+        this.log.error('sqlite could not remove the rows of a batch whose sync failed', { err: String(undoErr) });
+      }
+      this.fail(batch, 'sync', err);
+      return;
+    }
+    this.settle(batch, outcomes, rev);
+  }
+
+  private settle(batch: Pending[], outcomes: Outcome[], rev: number): void {
     this.rev = rev;
     this.hub.publish(outcomes.flatMap((o) => (o.ok ? [o.event] : [])));
     batch.forEach((p, i) => {
@@ -286,6 +350,35 @@ export class SqliteStore implements Store {
       if (o?.ok) p.resolve(o.result);
       else p.reject(o?.err);
     });
+  }
+
+  private fail(batch: Pending[], step: 'commit' | 'sync', err: unknown): void {
+    this.log.error(`sqlite ${step} failed`, { err: String(err) });
+    const failure = new StorageError('Unavailable', `sqlite ${step} failed: ${String(err)}`, { cause: err });
+    for (const p of batch) p.reject(failure);
+  }
+
+  /**
+   * fdatasync of the write-ahead log, on libuv's thread pool. The log is opened once (and again should SQLite ever
+   * replace the file); Linux syncs a file's data whichever descriptor asks.
+   */
+  private syncWal(): Promise<void> {
+    const path = `${this.path}-wal`;
+    const ino = statSync(path).ino;
+    if (this.wal?.ino !== ino) {
+      if (this.wal) closeSync(this.wal.fd);
+      const fd = openSync(path, 'r');
+      this.wal = { fd, ino: fstatSync(fd).ino };
+      // The log's directory entry is made durable once, as the file may just have been created.
+      const dir = openSync(dirname(path), 'r');
+      try {
+        fsyncSync(dir);
+      } finally {
+        closeSync(dir);
+      }
+    }
+    const fd = this.wal.fd;
+    return new Promise((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
   }
 
   private apply(op: Op, revision: number): { result: WriteResult | DeleteResult; event: WatchEvent } {
