@@ -31,87 +31,179 @@ const UNMANAGED_METADATA = new Set([
   'deletionGracePeriodSeconds',
 ]);
 
-/** Leaf paths of a value, each with the JSON of what is there ("" for the "." markers of maps and elements). */
-function leaves(value: unknown, schema: SchemaNode | undefined, prefix: string, out: Map<string, string>): void {
-  if (Array.isArray(value)) {
-    const keys = schema?.listMapKeys ?? (schema?.patchMergeKey ? [schema.patchMergeKey] : undefined);
-    if (keys && value.every(isObject)) {
-      for (const item of value as Record<string, unknown>[]) {
-        const id: Record<string, unknown> = {};
-        for (const k of keys) if (item[k] !== undefined) id[k] = item[k];
-        const path = `${prefix}/k:${JSON.stringify(id)}`;
-        out.set(`${path}/.`, '');
-        leaves(item, schema?.items, path, out);
-      }
-      return;
-    }
-    if (schema?.listType === 'set') {
-      for (const item of value) out.set(`${prefix}/v:${JSON.stringify(item)}`, '');
-      return;
-    }
-    out.set(prefix, JSON.stringify(value));
-    return;
-  }
-  if (isObject(value) && !schema?.preserveUnknownFields && schema?.type !== 'string') {
-    const isMap = !schema || schema.additionalProperties !== undefined || schema.propertyNames === undefined;
-    if (isMap && prefix) out.set(`${prefix}/.`, '');
-    for (const [k, v] of Object.entries(value)) {
-      if (v === undefined) continue;
-      const child = schema?.property(k) ?? schema?.additionalProperties;
-      leaves(v, child, `${prefix}/f:${k}`, out);
-    }
-    return;
-  }
-  out.set(prefix, JSON.stringify(value));
+/**
+ * Paths are kept as their FieldsV1 segments joined by this character: no field name, key or value can hold it,
+ * whereas "/" is common in them (label and annotation keys, a mount path as a list key). Being the lowest code
+ * point, it also makes a sort of whole paths a sort segment by segment, "." first.
+ */
+const SEP = '\u0000';
+
+/** Where the walk of an object puts the fields it finds: as leaf paths, or straight into a FieldsV1 tree. */
+interface Collector {
+  /** The collector for what lies under segment seg (a field, a list element). */
+  under(seg: string): Collector;
+  /** Records seg as a leaf; value is what is there (undefined for the "." of a map or list element). */
+  leaf(seg: string, value: unknown): void;
 }
 
-/** The fields a write of this resource can manage: no system fields; status only through /status. */
-export function managedLeaves(
-  obj: KubeObject,
-  schema: SchemaNode | undefined,
-  subresource?: string,
-): Map<string, string> {
-  const out = new Map<string, string>();
-  if (subresource === 'status') {
-    if (obj.status !== undefined) leaves(obj.status, schema?.property('status'), '/f:status', out);
-    return out;
+/** Leaf paths, each with the JSON of its value ("" for "." markers, and throughout when values is false). */
+class PathCollector implements Collector {
+  constructor(
+    private readonly prefix: string,
+    readonly out: Map<string, string>,
+    private readonly values: boolean,
+  ) {}
+
+  under(seg: string): Collector {
+    return new PathCollector(`${this.prefix}${SEP}${seg}`, this.out, this.values);
   }
-  for (const [k, v] of Object.entries(obj)) {
-    if (v === undefined || k === 'apiVersion' || k === 'kind' || k === 'status') continue;
-    if (k === 'metadata' && isObject(v)) {
-      for (const [mk, mv] of Object.entries(v)) {
-        if (mv === undefined || UNMANAGED_METADATA.has(mk)) continue;
-        leaves(mv, schema?.property('metadata')?.property(mk), `/f:metadata/f:${mk}`, out);
-      }
-      continue;
+
+  leaf(seg: string, value: unknown): void {
+    this.out.set(`${this.prefix}${SEP}${seg}`, this.values && value !== undefined ? JSON.stringify(value) : '');
+  }
+}
+
+type FieldsTree = Record<string, unknown>;
+
+/** A FieldsV1 tree built as the walk goes; a node is made when something is recorded in it. */
+class TreeCollector implements Collector {
+  constructor(
+    private readonly parent: TreeCollector | undefined,
+    private readonly seg: string,
+    private made?: FieldsTree,
+  ) {}
+
+  /** This collector's node, made now if nothing was recorded in it yet. */
+  node(): FieldsTree {
+    if (this.made === undefined) {
+      const up = (this.parent as TreeCollector).node();
+      this.made = (up[this.seg] as FieldsTree | undefined) ?? {};
+      up[this.seg] = this.made;
     }
-    leaves(v, schema?.property(k), `/f:${k}`, out);
+    return this.made;
   }
+
+  under(seg: string): Collector {
+    return new TreeCollector(this, seg);
+  }
+
+  leaf(seg: string): void {
+    const node = this.node();
+    node[seg] ??= {};
+  }
+}
+
+/** The tree with every node's children in FieldsV1 order (as sorted paths give them). */
+function sortedTree(node: FieldsTree): FieldsTree {
+  const out: FieldsTree = {};
+  for (const k of Object.keys(node).sort()) out[k] = sortedTree(node[k] as FieldsTree);
   return out;
 }
 
+/** Walks the value at segment seg of its parent, recording its fields; returns whether anything was recorded. */
+function walk(value: unknown, schema: SchemaNode | undefined, parent: Collector, seg: string): boolean {
+  if (Array.isArray(value)) {
+    const keys = schema?.listMapKeys ?? (schema?.patchMergeKey ? [schema.patchMergeKey] : undefined);
+    if (keys && value.every(isObject)) {
+      const list = parent.under(seg);
+      for (const item of value as Record<string, unknown>[]) {
+        const id: Record<string, unknown> = {};
+        for (const k of keys) if (item[k] !== undefined) id[k] = item[k];
+        const element = list.under(`k:${JSON.stringify(id)}`);
+        element.leaf('.', undefined);
+        walkFields(item, schema?.items, element);
+      }
+      return value.length > 0;
+    }
+    if (schema?.listType === 'set') {
+      const set = parent.under(seg);
+      for (const item of value) set.leaf(`v:${JSON.stringify(item)}`, undefined);
+      return value.length > 0;
+    }
+    parent.leaf(seg, value);
+    return true;
+  }
+  if (isObject(value) && !schema?.preserveUnknownFields && schema?.type !== 'string') {
+    const isMap = !schema || schema.additionalProperties !== undefined || schema.propertyNames === undefined;
+    const node = parent.under(seg);
+    if (isMap) node.leaf('.', undefined);
+    // A struct with nothing set in it is still a field the writer set (upstream's `f:securityContext: {}`).
+    if (!walkFields(value, schema, node) && !isMap) parent.leaf(seg, value);
+    return true;
+  }
+  parent.leaf(seg, value);
+  return true;
+}
+
+/** Walks the fields of an object into c; returns whether anything was recorded. */
+function walkFields(obj: Record<string, unknown>, schema: SchemaNode | undefined, c: Collector): boolean {
+  let any = false;
+  for (const k in obj) {
+    const v = obj[k];
+    if (v === undefined) continue;
+    if (walk(v, schema?.property(k) ?? schema?.additionalProperties, c, `f:${k}`)) any = true;
+  }
+  return any;
+}
+
+/** Walks the fields a write of this resource can manage: no system fields; status only through /status. */
+function walkManaged(obj: KubeObject, schema: SchemaNode | undefined, subresource: string | undefined, c: Collector) {
+  if (subresource === 'status') {
+    if (obj.status !== undefined) walk(obj.status, schema?.property('status'), c, 'f:status');
+    return;
+  }
+  for (const k in obj) {
+    const v = obj[k];
+    if (v === undefined || k === 'apiVersion' || k === 'kind' || k === 'status') continue;
+    if (k === 'metadata' && isObject(v)) {
+      const metaSchema = schema?.property('metadata');
+      const meta = c.under('f:metadata');
+      for (const mk in v) {
+        const mv = v[mk];
+        if (mv === undefined || UNMANAGED_METADATA.has(mk)) continue;
+        walk(mv, metaSchema?.property(mk), meta, `f:${mk}`);
+      }
+      continue;
+    }
+    walk(v, schema?.property(k), c, `f:${k}`);
+  }
+}
+
+/** The managed fields of obj as leaf paths with their values' JSON. */
+function managedLeaves(obj: KubeObject, schema: SchemaNode | undefined, subresource: string | undefined) {
+  const c = new PathCollector('', new Map(), true);
+  walkManaged(obj, schema, subresource, c);
+  return c.out;
+}
+
 /** FieldsV1 from a set of leaf paths. */
-export function toFieldsV1(paths: Iterable<string>): Record<string, unknown> {
+function toFieldsV1(paths: Iterable<string>): Record<string, unknown> {
   const root: Record<string, unknown> = {};
   for (const p of paths) {
     let node = root;
-    for (const part of p.split('/').filter(Boolean)) {
-      node[part] ??= {};
-      node = node[part] as Record<string, unknown>;
+    const parts = p.split(SEP);
+    // parts[0] is the empty string before the leading separator.
+    for (let i = 1; i < parts.length; i++) {
+      const part = parts[i] as string;
+      let child = node[part] as Record<string, unknown> | undefined;
+      if (child === undefined) {
+        child = {};
+        node[part] = child;
+      }
+      node = child;
     }
   }
   return root;
 }
 
 /** The leaf paths of a FieldsV1 tree. */
-export function fromFieldsV1(fields: unknown, prefix = ''): string[] {
-  if (!isObject(fields)) return [];
-  const out: string[] = [];
-  for (const [k, v] of Object.entries(fields)) {
-    const p = `${prefix}/${k}`;
-    const below = fromFieldsV1(v, p);
-    if (below.length === 0) out.push(p);
-    else out.push(...below);
+function fromFieldsV1(fields: unknown, prefix = '', out: string[] = []): string[] {
+  if (!isObject(fields)) return out;
+  for (const k in fields) {
+    const p = `${prefix}${SEP}${k}`;
+    const v = fields[k];
+    if (isObject(v) && Object.keys(v).length > 0) fromFieldsV1(v, p, out);
+    else out.push(p);
   }
   return out;
 }
@@ -126,6 +218,14 @@ export function updateManagedFields(
   next: KubeObject,
   opts: { manager: string; apiVersion: string; time: string; schema: SchemaNode | undefined; subresource?: string },
 ): ManagedFieldsEntry[] {
+  if (!old && entries.length === 0) {
+    // A create: the writer owns every field, and there is nothing to compare; the tree is built directly.
+    const root = new TreeCollector(undefined, '', {});
+    walkManaged(next, opts.schema, opts.subresource, root);
+    const fieldsV1 = sortedTree(root.node());
+    if (Object.keys(fieldsV1).length === 0) return [];
+    return [ownEntry(fieldsV1, opts)];
+  }
   const before = old ? managedLeaves(old, opts.schema, opts.subresource) : new Map<string, string>();
   const after = managedLeaves(next, opts.schema, opts.subresource);
   const changed = new Set<string>();
@@ -148,18 +248,23 @@ export function updateManagedFields(
     else if (paths.length > 0) result.push({ ...e, fieldsV1: toFieldsV1(paths) });
   }
   for (const p of changed) mine.add(p);
-  if (mine.size > 0) {
-    result.push({
-      manager: opts.manager,
-      operation: 'Update',
-      apiVersion: opts.apiVersion,
-      time: opts.time,
-      fieldsType: 'FieldsV1',
-      fieldsV1: toFieldsV1([...mine].sort()),
-      ...(opts.subresource ? { subresource: opts.subresource } : {}),
-    });
-  }
+  if (mine.size > 0) result.push(ownEntry(toFieldsV1([...mine].sort()), opts));
   return result;
+}
+
+function ownEntry(
+  fieldsV1: Record<string, unknown>,
+  opts: { manager: string; apiVersion: string; time: string; subresource?: string },
+): ManagedFieldsEntry {
+  return {
+    manager: opts.manager,
+    operation: 'Update',
+    apiVersion: opts.apiVersion,
+    time: opts.time,
+    fieldsType: 'FieldsV1',
+    fieldsV1,
+    ...(opts.subresource ? { subresource: opts.subresource } : {}),
+  };
 }
 
 /** The manager of a request: ?fieldManager, else the client's User-Agent up to its first '/', as upstream. */
