@@ -4,16 +4,36 @@ import type { HttpResponse, RequestContext } from './context.js';
 
 /** Writes a whole JSON response. */
 export function writeJson(ctx: RequestContext, code: number, body: unknown, contentType = 'application/json'): void {
-  const res = ctx.res;
-  if (res.headersSent) return;
+  if (ctx.res.headersSent) return;
   const text = JSON.stringify(body);
-  res.writeHead(code, {
+  writeJsonHead(ctx, code, contentType, Buffer.byteLength(text));
+  ctx.res.end(text);
+}
+
+/** Writes a whole JSON response that is already encoded, in parts (stored bytes with their resourceVersion). */
+export function writeEncodedJson(
+  ctx: RequestContext,
+  code: number,
+  parts: readonly Buffer[],
+  contentType = 'application/json',
+): void {
+  if (ctx.res.headersSent) return;
+  writeJsonHead(
+    ctx,
+    code,
+    contentType,
+    parts.reduce((n, p) => n + p.length, 0),
+  );
+  ctx.res.end(Buffer.concat(parts));
+}
+
+function writeJsonHead(ctx: RequestContext, code: number, contentType: string, length: number): void {
+  ctx.res.writeHead(code, {
     'content-type': contentType,
-    'content-length': Buffer.byteLength(text),
+    'content-length': length,
     'cache-control': 'no-cache, private',
     'audit-id': ctx.auditId,
   });
-  res.end(text);
 }
 
 export function writeText(res: HttpResponse, code: number, text: string, headers: Record<string, string> = {}): void {

@@ -35,6 +35,35 @@ describe('apiserver: the generic registry on ConfigMaps, Secrets and Namespaces'
     assert.deepEqual(dup.body.details, { name: 'one', kind: 'configmaps' });
   });
 
+  it('answers a GET with the object as stored, its resourceVersion included, in JSON, YAML and metadata form', async () => {
+    const created = await apiRequest(cp, 'POST', CMS, {
+      body: cm('read-me', { 'k.dotted': 'v' }, { 'app.kubernetes.io/name': 'b' }),
+    });
+    assert.equal(created.status, 201);
+    const got = await apiRequest(cp, 'GET', `${CMS}/read-me`);
+    assert.equal(got.status, 200);
+    assert.equal(got.headers['content-type'], 'application/json');
+    assert.equal(Number(got.headers['content-length']), Buffer.byteLength(got.text));
+    assert.deepEqual(got.body, created.body);
+    assert.equal(
+      got.text.indexOf('"resourceVersion"'),
+      got.text.lastIndexOf('"resourceVersion"'),
+      'one resourceVersion',
+    );
+    const yaml = await apiRequest(cp, 'GET', `${CMS}/read-me`, { headers: { accept: 'application/yaml' } });
+    assert.equal(yaml.headers['content-type'], 'application/yaml');
+    assert.match(yaml.text, new RegExp(`resourceVersion: "${created.body.metadata.resourceVersion}"`));
+    const meta = await apiRequest(cp, 'GET', `${CMS}/read-me`, {
+      headers: { accept: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1' },
+    });
+    assert.equal(meta.body.kind, 'PartialObjectMetadata');
+    assert.deepEqual(meta.body.metadata, created.body.metadata);
+    assert.equal(meta.body.data, undefined);
+    const missing = await apiRequest(cp, 'GET', `${CMS}/not-there`);
+    assert.equal(missing.status, 404);
+    assert.equal(missing.body.message, 'configmaps "not-there" not found');
+  });
+
   it('generates names from generateName', async () => {
     const res = await apiRequest(cp, 'POST', CMS, { body: { metadata: { generateName: 'gen-' } } });
     assert.equal(res.status, 201);

@@ -10,7 +10,7 @@ import type { RequestContext } from '../context.js';
 import { CUSTOM_RESOURCE_PATCH_TYPES, pruneCustomResource } from '../crd/request.js';
 import { contentTypeFor, negotiateOutput, type OutputForm } from '../negotiate.js';
 import { parseIncludeObject, partialObjectMetadata, toTable } from '../printers/table.js';
-import { invalidError } from '../registry/codec.js';
+import { invalidError, storedJsonWithRevision } from '../registry/codec.js';
 import {
   addWarnings,
   dropUnknownFields,
@@ -28,7 +28,7 @@ import { evictPod } from '../registry/resources/core-pods-eviction.js';
 import { applyScale, type Scale, scaleOf } from '../registry/scale.js';
 import { selectionFromQuery } from '../registry/selection.js';
 import type { DeleteOptions } from '../registry/store.js';
-import { writeJson } from '../respond.js';
+import { writeEncodedJson, writeJson } from '../respond.js';
 import { contentTypeOf, decodeBody, readBody } from './body.js';
 import { applyPatchBody, PATCH_TYPES } from './patch.js';
 import { WatchStream } from './watch.js';
@@ -69,7 +69,7 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
   const sink = admissionSinkOf(ctx);
   switch (info.verb) {
     case 'get':
-      return respondObject(ctx, served, await served.store.get(ns, info.name));
+      return serveGet(ctx, served, ns, info.name);
     case 'list':
       return serveList(ctx, served, ns);
     case 'watch':
@@ -480,6 +480,21 @@ function render(served: ServedResource, obj: KubeObject, form: OutputForm, inclu
   }
   if (form.as === 'PartialObjectMetadata') return partialObjectMetadata(obj, form.version);
   return obj;
+}
+
+/**
+ * GET of one object. Plain JSON of a version stored as served is the stored bytes with the resourceVersion spliced
+ * in, as a LIST from the watch cache serves them: no decoding, no encoding.
+ */
+async function serveGet(ctx: RequestContext, served: ServedResource, ns: string, name: string): Promise<void> {
+  const form = negotiateOutput(header(ctx, 'accept'));
+  if (form.as === 'object' && !form.yaml && !served.def.conversion) {
+    const kv = await served.store.getStored(ns, name);
+    const raw = storedJsonWithRevision(kv.value, kv.modRevision);
+    if (raw) return writeEncodedJson(ctx, 200, raw.parts, contentTypeFor(form));
+    return respondObject(ctx, served, served.store.decode(kv.value, kv.modRevision));
+  }
+  return respondObject(ctx, served, await served.store.get(ns, name));
 }
 
 function respondObject(ctx: RequestContext, served: ServedResource, obj: KubeObject, code = 200): void {

@@ -1,7 +1,7 @@
 import type { FieldError } from '../../api/field-errors.js';
 import { schemaForKind } from '../../api/schema.js';
 import { statusErrors } from '../../api/status-error.js';
-import { isStorageError, type Store } from '../../storage/types.js';
+import { isStorageError, type KeyValue, type Store } from '../../storage/types.js';
 import { type Clock, realClock } from '../../util/clock.js';
 import { admitObject, attributesFor, requestOptions } from '../admission/attributes.js';
 import type { AdmissionChain } from '../admission/chain.js';
@@ -164,9 +164,15 @@ export class GenericStore {
   }
 
   async get(namespace: string, name: string): Promise<KubeObject> {
+    const kv = await this.getStored(namespace, name);
+    return this.decode(kv.value, kv.modRevision);
+  }
+
+  /** The object as storage holds it now (bytes in the storage version), or NotFound. */
+  async getStored(namespace: string, name: string): Promise<KeyValue> {
     const kv = await this.wrap(name, () => this.storage.get(this.key(namespace, name)));
     if (!kv) throw statusErrors.notFound(groupResource(this.def), name);
-    return this.decode(kv.value, kv.modRevision);
+    return kv;
   }
 
   /** A stored value as this resource's version serves it. */
