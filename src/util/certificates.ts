@@ -67,14 +67,15 @@ export async function createCertificateAuthority(spec: CertificateSpec): Promise
 /** A new ECDSA P-256 key and a certificate for it signed by `ca`, with kubeadm's usages for a leaf. */
 export async function signCertificate(ca: CertificateAuthority, spec: LeafSpec): Promise<CertificateAndKey> {
   const x509 = await loadX509();
-  const caCertificate = new x509.X509Certificate(ca.certPem);
-  const signer = await importSigningKey(ca.keyPem);
-  const keys = await crypto.subtle.generateKey(EC_P256, true, ['sign', 'verify']);
+  const [{ caCertificate, signer, authorityKeyId }, keys] = await Promise.all([
+    issuerOf(x509, ca),
+    crypto.subtle.generateKey(EC_P256, true, ['sign', 'verify']),
+  ]);
   const extensions: X509.Extension[] = [
     new x509.BasicConstraintsExtension(false, undefined, true),
     new x509.KeyUsagesExtension(keyUsages(x509, false), true),
     new x509.ExtendedKeyUsageExtension(spec.extendedKeyUsages.map((usage) => x509.ExtendedKeyUsage[usage])),
-    await x509.AuthorityKeyIdentifierExtension.create(caCertificate),
+    authorityKeyId,
   ];
   const names = [
     ...(spec.altNames?.dnsNames ?? []).map((value) => ({ type: 'dns' as const, value })),
@@ -94,6 +95,27 @@ export async function signCertificate(ca: CertificateAuthority, spec: LeafSpec):
     extensions,
   });
   return { certPem: certificate.toString('pem'), keyPem: await exportKey(x509, keys.privateKey) };
+}
+
+interface Issuer {
+  caCertificate: X509.X509Certificate;
+  signer: SigningKey;
+  authorityKeyId: X509.AuthorityKeyIdentifierExtension;
+}
+
+/** The CA that signed last, parsed and with its key imported: a start-up signs several leaves with one CA. */
+let lastIssuer: { certPem: string; keyPem: string; issuer: Promise<Issuer> } | undefined;
+
+function issuerOf(x509: typeof X509, ca: CertificateAuthority): Promise<Issuer> {
+  if (lastIssuer?.certPem !== ca.certPem || lastIssuer.keyPem !== ca.keyPem) {
+    const caCertificate = new x509.X509Certificate(ca.certPem);
+    const issuer = Promise.all([
+      importSigningKey(ca.keyPem),
+      x509.AuthorityKeyIdentifierExtension.create(caCertificate),
+    ]).then(([signer, authorityKeyId]) => ({ caCertificate, signer, authorityKeyId }));
+    lastIssuer = { certPem: ca.certPem, keyPem: ca.keyPem, issuer };
+  }
+  return lastIssuer.issuer;
 }
 
 /** kubeadm's key usages: digitalSignature and keyEncipherment, plus keyCertSign for a CA. */
