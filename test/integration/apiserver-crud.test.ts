@@ -64,6 +64,38 @@ describe('apiserver: the generic registry on ConfigMaps, Secrets and Namespaces'
     assert.equal(missing.body.message, 'configmaps "not-there" not found');
   });
 
+  it('answers a create, an update and a patch with the object as a GET then reads it', async () => {
+    const sameAsGet = async (res: Awaited<ReturnType<typeof apiRequest>>, code: number) => {
+      assert.equal(res.status, code);
+      assert.equal(Number(res.headers['content-length']), Buffer.byteLength(res.text));
+      assert.equal(res.text.indexOf('"resourceVersion"'), res.text.lastIndexOf('"resourceVersion"'));
+      const got = await apiRequest(cp, 'GET', `${CMS}/${res.body.metadata.name}`);
+      assert.deepEqual(res.body, got.body);
+      return res.body;
+    };
+    const created = await sameAsGet(await apiRequest(cp, 'POST', CMS, { body: cm('written', { a: '1' }) }), 201);
+    assert.equal(created.metadata.managedFields[0].manager !== undefined, true);
+    const updated = await sameAsGet(
+      await apiRequest(cp, 'PUT', `${CMS}/written`, { body: { ...created, data: { a: '2' } } }),
+      200,
+    );
+    assert.notEqual(updated.metadata.resourceVersion, created.metadata.resourceVersion);
+    const patched = await sameAsGet(
+      await apiRequest(cp, 'PATCH', `${CMS}/written`, {
+        body: { data: { b: '3' } },
+        contentType: 'application/merge-patch+json',
+      }),
+      200,
+    );
+    assert.deepEqual(patched.data, { a: '2', b: '3' });
+    const yaml = await apiRequest(cp, 'POST', CMS, {
+      body: cm('written-yaml'),
+      headers: { accept: 'application/yaml' },
+    });
+    assert.equal(yaml.status, 201);
+    assert.match(yaml.text, /^apiVersion: v1\n/);
+  });
+
   it('generates names from generateName', async () => {
     const res = await apiRequest(cp, 'POST', CMS, { body: { metadata: { generateName: 'gen-' } } });
     assert.equal(res.status, 201);

@@ -80,7 +80,7 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
       }
       const obj = await readObject(ctx, served, 'CreateOptions');
       const created = await served.store.create(ns, obj, { dryRun, fieldManager: manager, user, sink });
-      return respondObject(ctx, served, created, 201);
+      return respondWritten(ctx, served, created, 201);
     }
     case 'update': {
       const obj = await readObject(ctx, served);
@@ -91,7 +91,7 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
         sink,
         ...(status ? { subresource: statusSubresource } : {}),
       });
-      return respondObject(ctx, served, object, created ? 201 : 200);
+      return respondWritten(ctx, served, object, created ? 201 : 200);
     }
     case 'patch': {
       const type = contentTypeOf(ctx);
@@ -146,7 +146,7 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
           validate: (next, old) => served.store.validateUpdate(next, old, status, statusSubresource),
         },
       );
-      return respondObject(ctx, served, patched);
+      return respondWritten(ctx, served, patched, 200);
     }
     case 'delete': {
       const opts = await readDeleteOptions(ctx, dryRun);
@@ -482,19 +482,34 @@ function render(served: ServedResource, obj: KubeObject, form: OutputForm, inclu
   return obj;
 }
 
+/** The output form when it is plain JSON of a version stored as served: stored bytes may then be sent as they are. */
+function storedJsonForm(ctx: RequestContext, served: ServedResource): OutputForm | undefined {
+  const form = negotiateOutput(header(ctx, 'accept'));
+  return form.as === 'object' && !form.yaml && !served.def.conversion ? form : undefined;
+}
+
 /**
  * GET of one object. Plain JSON of a version stored as served is the stored bytes with the resourceVersion spliced
  * in, as a LIST from the watch cache serves them: no decoding, no encoding.
  */
 async function serveGet(ctx: RequestContext, served: ServedResource, ns: string, name: string): Promise<void> {
-  const form = negotiateOutput(header(ctx, 'accept'));
-  if (form.as === 'object' && !form.yaml && !served.def.conversion) {
+  const form = storedJsonForm(ctx, served);
+  if (form) {
     const kv = await served.store.getStored(ns, name);
     const raw = storedJsonWithRevision(kv.value, kv.modRevision);
     if (raw) return writeEncodedJson(ctx, 200, raw.parts, contentTypeFor(form));
     return respondObject(ctx, served, served.store.decode(kv.value, kv.modRevision));
   }
   return respondObject(ctx, served, await served.store.get(ns, name));
+}
+
+/** The answer to a create or update: in plain JSON, the JSON just stored with its resourceVersion, as a GET's. */
+function respondWritten(ctx: RequestContext, served: ServedResource, obj: KubeObject, code: number): void {
+  const form = storedJsonForm(ctx, served);
+  const stored = form && served.store.storedJsonOf(obj);
+  const raw = stored && storedJsonWithRevision(Buffer.from(stored), Number(obj.metadata.resourceVersion));
+  if (form && raw) writeEncodedJson(ctx, code, raw.parts, contentTypeFor(form));
+  else respondObject(ctx, served, obj, code);
 }
 
 function respondObject(ctx: RequestContext, served: ServedResource, obj: KubeObject, code = 200): void {

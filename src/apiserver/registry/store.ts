@@ -86,6 +86,8 @@ const MAX_UPDATE_RETRIES = 20;
 export class GenericStore {
   /** Set by the apiserver for resources whose writes it checks against the user (RBAC objects). */
   writePolicy: WritePolicy | undefined;
+  /** The JSON this store stored for the objects its writes returned (see storedJsonOf). */
+  private readonly written = new WeakMap<KubeObject, string>();
 
   constructor(
     readonly def: ResourceDefinition,
@@ -175,6 +177,15 @@ export class GenericStore {
     return kv;
   }
 
+  /**
+   * The JSON in storage (without resourceVersion) of an object that a create or update of this store just
+   * returned: a response may send it instead of encoding the object again. Only for the caller that got the object
+   * back, before it changes anything in it; undefined for anything else.
+   */
+  storedJsonOf(obj: KubeObject): string | undefined {
+    return this.written.get(obj);
+  }
+
   /** A stored value as this resource's version serves it. */
   decode(value: Buffer, revision: number): KubeObject {
     return this.fromStored(decodeFromStorage(value, revision));
@@ -236,10 +247,10 @@ export class GenericStore {
         if (existing) throw statusErrors.alreadyExists(groupResource(this.def), name);
         return typed;
       }
-      const { revision } = await this.wrap(name, () =>
-        this.storage.create(this.key(namespace, name), this.encode(typed)),
-      );
+      const encoded = this.encode(typed);
+      const { revision } = await this.wrap(name, () => this.storage.create(this.key(namespace, name), encoded));
       typed.metadata.resourceVersion = String(revision);
+      this.written.set(typed, encoded);
       stored = true;
       return typed;
     } finally {
@@ -327,8 +338,10 @@ export class GenericStore {
             await this.afterDelete(next);
             return next;
           }
-          const { revision } = await this.storage.update(key, this.encode(next), expected);
+          const encoded = this.encode(next);
+          const { revision } = await this.storage.update(key, encoded, expected);
           next.metadata.resourceVersion = String(revision);
+          this.written.set(next, encoded);
           written = true;
           return next;
         } catch (err) {
