@@ -80,14 +80,22 @@ export interface WritePolicy {
 const MAX_UPDATE_RETRIES = 20;
 
 /**
+ * Where a write leaves the JSON it stored on the object it returns: a property that JSON, Object.keys and spreads do
+ * not see (so no copy carries it), and that goes away with the object.
+ */
+const STORED_JSON = Symbol('storedJson');
+
+function rememberStoredJson(obj: KubeObject, json: string): void {
+  Object.defineProperty(obj, STORED_JSON, { value: json, enumerable: false, configurable: true });
+}
+
+/**
  * The generic registry store: create, get, update (optimistic concurrency), delete (preconditions, finalizers,
  * graceful deletion) for one resource, shaped by the resource's strategy. Lists and watches are in list.ts.
  */
 export class GenericStore {
   /** Set by the apiserver for resources whose writes it checks against the user (RBAC objects). */
   writePolicy: WritePolicy | undefined;
-  /** The JSON this store stored for the objects its writes returned (see storedJsonOf). */
-  private readonly written = new WeakMap<KubeObject, string>();
 
   constructor(
     readonly def: ResourceDefinition,
@@ -183,7 +191,7 @@ export class GenericStore {
    * back, before it changes anything in it; undefined for anything else.
    */
   storedJsonOf(obj: KubeObject): string | undefined {
-    return this.written.get(obj);
+    return (obj as { [STORED_JSON]?: string })[STORED_JSON];
   }
 
   /** A stored value as this resource's version serves it. */
@@ -250,7 +258,7 @@ export class GenericStore {
       const encoded = this.encode(typed);
       const { revision } = await this.wrap(name, () => this.storage.create(this.key(namespace, name), encoded));
       typed.metadata.resourceVersion = String(revision);
-      this.written.set(typed, encoded);
+      rememberStoredJson(typed, encoded);
       stored = true;
       return typed;
     } finally {
@@ -341,7 +349,7 @@ export class GenericStore {
           const encoded = this.encode(next);
           const { revision } = await this.storage.update(key, encoded, expected);
           next.metadata.resourceVersion = String(revision);
-          this.written.set(next, encoded);
+          rememberStoredJson(next, encoded);
           written = true;
           return next;
         } catch (err) {
