@@ -7,7 +7,8 @@
  *   identity: the value as is, no prefix.
  */
 import { type CipherGCMTypes, createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import nacl from 'tweetnacl';
+import type Nacl from 'tweetnacl';
+import { requireLazily } from '../../util/lazy-require.js';
 
 export interface Transformer {
   /** What every value this transformer wrote starts with ('' for identity). */
@@ -72,6 +73,8 @@ export function aesgcm(name: string, key: Buffer): Transformer {
 }
 
 export function secretbox(name: string, key: Buffer): Transformer {
+  // Only a secretbox provider needs tweetnacl, so it is loaded when one is configured.
+  const nacl = requireLazily('tweetnacl') as typeof Nacl;
   const prefix = `${ENC}secretbox:v1:${name}:`;
   const k = new Uint8Array(key);
   return {
