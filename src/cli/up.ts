@@ -8,9 +8,8 @@ import {
   parsePluginList,
 } from '../apiserver/admission/options.js';
 import { parseAuthorizationModes } from '../apiserver/authz/modes.js';
+import { startControlPlane } from '../control-plane.js';
 import { DEFAULT_CONTROLLER_MANAGER_OPTIONS } from '../controllers/options.js';
-import { startControlPlane } from '../index.js';
-import { loadConfigurationFile } from '../scheduler/config/load.js';
 import { createLogger } from '../util/logger.js';
 import {
   admissionConfigFlagSpec,
@@ -206,7 +205,10 @@ async function serve(
     ...(mode.controllers
       ? {
           scheduler: values['scheduler-config']
-            ? await loadConfigurationFile(values['scheduler-config'] as string)
+            ? // Loaded only here: the configuration's checks pull in every scheduler plugin.
+              await (await import('../scheduler/config/load.js')).loadConfigurationFile(
+                values['scheduler-config'] as string,
+              )
             : true,
         }
       : {}),
