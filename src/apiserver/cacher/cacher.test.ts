@@ -115,4 +115,37 @@ describe('Cacher', () => {
     for (const w of watches) w.stop();
     cacher.stop();
   });
+
+  it('decodes nothing for a watcher whose stored-bytes test fails, and treats such values as not matching', async () => {
+    const store = new MemoryStore();
+    const decoded: string[] = [];
+    const decode = (value: Buffer, revision: number) => {
+      const o = decodeFromStorage(value, revision);
+      decoded.push(o.metadata.name ?? '');
+      return o;
+    };
+    await store.create('/registry/things/old-plain', obj('old-plain'));
+    await store.create('/registry/things/old-marked', obj('old-marked', { mark: 'yes' }));
+    const cacher = new Cacher(store, '/registry/things/', decode, silentLogger);
+    await cacher.start();
+    const seen: string[] = [];
+    await cacher.watch({
+      fromRevision: undefined,
+      prefix: '/registry/things/',
+      matches: () => true,
+      matchesStored: (value) => value.includes('"mark"'),
+      onEvent: (type: WatchEventType, o: KubeObject) => seen.push(`${type} ${o.metadata.name}`),
+      onEnd: () => {},
+    });
+    const plain = await store.create('/registry/things/plain', obj('plain'));
+    await store.update('/registry/things/plain', obj('plain', { mark: 'yes' }), plain.revision);
+    const marked = await store.create('/registry/things/marked', obj('marked', { mark: 'yes' }));
+    await store.update('/registry/things/marked', obj('marked'), marked.revision);
+    const gone = await store.create('/registry/things/gone', obj('gone'));
+    await store.delete('/registry/things/gone', gone.revision);
+    await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(seen, ['ADDED old-marked', 'ADDED plain', 'ADDED marked', 'DELETED marked']);
+    assert.ok(!decoded.includes('old-plain') && !decoded.includes('gone'), `decoded: ${decoded.join(',')}`);
+    cacher.stop();
+  });
 });

@@ -81,6 +81,11 @@ export interface CacheWatchRequest {
   prefix: string;
   /** Which objects the watcher wants; an object that stops matching is sent to it as DELETED. */
   matches: (obj: KubeObject) => boolean;
+  /**
+   * A test of the stored bytes asked before anything is decoded: a value that fails it does not match, and is never
+   * decoded for this watcher (a cheap necessary condition of matches, e.g. that a pod is bound to a node).
+   */
+  matchesStored?: (value: Buffer) => boolean;
   onEvent(type: WatchEventType, object: KubeObject, revision: number): void;
   /**
    * When set, changes after the start are given to this instead of onEvent, as the object's JSON (the stored bytes
@@ -209,7 +214,9 @@ export class Cacher {
     let startRevision = this.rev;
     if (req.fromRevision === undefined) {
       for (const k of this.keysUnder(req.prefix)) {
-        const obj = this.objectAt(k) as KubeObject;
+        const stored = this.items.get(k) as Stored;
+        if (req.matchesStored && !req.matchesStored(stored.value)) continue;
+        const obj = this.decode(stored.value, stored.revision);
         if (req.matches(obj)) req.onEvent('ADDED', obj, this.rev);
       }
     } else {
@@ -328,10 +335,15 @@ export class Cacher {
     if (req.everything) {
       type = e.type;
     } else if (e.type === 'DELETED') {
-      if (req.matches(view.prevObject ?? view.object)) type = 'DELETED';
+      if (this.storedMatch(req, e.prevValue ?? e.value) && req.matches(view.prevObject ?? view.object))
+        type = 'DELETED';
     } else {
-      const now = req.matches(view.object);
-      const before = view.prevObject !== undefined && req.matches(view.prevObject);
+      const now = this.storedMatch(req, e.value) && req.matches(view.object);
+      const before =
+        e.prevValue !== undefined &&
+        this.storedMatch(req, e.prevValue) &&
+        view.prevObject !== undefined &&
+        req.matches(view.prevObject);
       if (now && before) type = 'MODIFIED';
       else if (now) type = 'ADDED';
       else if (before) type = 'DELETED';
@@ -339,6 +351,10 @@ export class Cacher {
     if (type === undefined) return;
     if (req.onEncodedEvent) req.onEncodedEvent(type, view.json, e.revision);
     else req.onEvent(type, view.object, e.revision);
+  }
+
+  private storedMatch(req: CacheWatchRequest, value: Buffer): boolean {
+    return req.matchesStored === undefined || req.matchesStored(value);
   }
 
   private end(w: Watcher, reason: 'expired' | 'closed'): void {

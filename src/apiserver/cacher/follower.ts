@@ -13,6 +13,11 @@ export interface CacheSource {
   prefix: string;
 }
 
+export interface FollowOptions {
+  /** Only objects whose stored bytes pass this are applied (or decoded); see CacheWatchRequest.matchesStored. */
+  matchesStored?: (value: Buffer) => boolean;
+}
+
 export class CacheFollower {
   private readonly watches: CacheWatch[] = [];
   private stopped = false;
@@ -22,18 +27,20 @@ export class CacheFollower {
     source: CacheSource,
     apply: (type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: KubeObject) => void,
     reset: () => void,
+    opts: FollowOptions = {},
   ): Promise<void> {
     const w = await source.cacher.watch({
       fromRevision: undefined,
       prefix: source.prefix,
       matches: () => true,
+      ...(opts.matchesStored ? { matchesStored: opts.matchesStored } : {}),
       onEvent: (type, obj) => {
         if (type !== 'BOOKMARK') apply(type, obj);
       },
       onEnd: () => {
         if (this.stopped) return;
         reset();
-        void this.follow(source, apply, reset).catch(() => {});
+        void this.follow(source, apply, reset, opts).catch(() => {});
       },
     });
     if (this.stopped) w.stop();

@@ -155,6 +155,17 @@ export function pvSecretKeys(pv: KubeObject, claimNamespace: string): string[] {
   return [...keys];
 }
 
+const NODE_NAME = Buffer.from('"nodeName":"');
+
+/**
+ * Whether a stored pod may be bound: its JSON holds a spec.nodeName string. Stored JSON has no spaces, and a
+ * nodeName inside another string would have escaped quotes, so a bound pod always passes; an unbound one may too
+ * (an empty nodeName), and setPod then leaves it out.
+ */
+export function boundPod(value: Buffer): boolean {
+  return value.includes(NODE_NAME);
+}
+
 export interface NodeGraphSources {
   pods: CacheSource;
   persistentVolumes?: CacheSource;
@@ -267,6 +278,8 @@ export class NodeGraph {
           this.pods.clear();
           this.toNode.clear();
         },
+        // Pods not bound to a node take no part, and are not even decoded (see boundPod).
+        { matchesStored: boundPod },
       ),
     ];
     const pvs = sources.persistentVolumes;

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from '../../../testing/assert.js';
 import type { AuthorizationAttributes } from '../attributes.js';
-import { NodeGraph } from './graph.js';
+import { boundPod, NodeGraph } from './graph.js';
 import { NodeAuthorizer } from './node-authorizer.js';
 
 const node1 = { name: 'system:node:node-1', groups: ['system:nodes', 'system:authenticated'] };
@@ -196,5 +196,17 @@ describe('Node authorizer', () => {
       incomplete: true,
       errors: ['node authorizer does not support user rule resolution'],
     });
+  });
+
+  it('skips the stored bytes of pods not bound to a node, and never a bound one', () => {
+    const stored = (o: unknown) => Buffer.from(JSON.stringify(o));
+    assert.equal(boundPod(stored(pod('a', 'node-1'))), true);
+    assert.equal(boundPod(stored({ metadata: { name: 'b' }, spec: { containers: [] } })), false);
+    const tricky = {
+      metadata: { name: 'c', annotations: { note: '"nodeName":"node-1"' } },
+      spec: { containers: [{ env: [{ valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }] }] },
+      status: { nominatedNodeName: 'node-2' },
+    };
+    assert.equal(boundPod(stored(tricky)), false, 'an escaped quote, a field path or nominatedNodeName is no binding');
   });
 });
