@@ -93,13 +93,16 @@ export function buildRegistry(storage: Store, log: Logger, options: RegistryOpti
 export async function ensureSystemNamespaces(registry: APIRegistry): Promise<void> {
   const namespaces = registry.lookup('', 'v1', 'namespaces');
   if (!namespaces) return;
-  for (const name of SYSTEM_NAMESPACES) {
-    try {
-      await namespaces.store.create('', { metadata: { name } } as KubeObject, { skipAdmission: true });
-    } catch (err) {
-      if (!(err && typeof err === 'object' && 'code' in err && (err as { code: number }).code === 409)) throw err;
-    }
-  }
+  // Together: the storage commits concurrent writes at once (as the bootstrap policy's below).
+  await Promise.all(
+    SYSTEM_NAMESPACES.map(async (name) => {
+      try {
+        await namespaces.store.create('', { metadata: { name } } as KubeObject, { skipAdmission: true });
+      } catch (err) {
+        if (!(err && typeof err === 'object' && 'code' in err && (err as { code: number }).code === 409)) throw err;
+      }
+    }),
+  );
 }
 
 async function createIfMissing(
@@ -140,30 +143,35 @@ export async function bootstrapCluster(
   opts: { advertiseAddress: string; securePort: number; serviceClusterIpRange?: string },
 ): Promise<void> {
   const range = opts.serviceClusterIpRange ?? DEFAULT_SERVICE_CLUSTER_IP_RANGE;
+  // Independent writes go together, so that start-up waits for a few commits rather than one per object.
   await ensureSystemNamespaces(registry);
-  await ensureBootstrapPolicy(registry);
-  for (const pc of systemPriorityClasses())
-    await createIfMissing(registry, 'scheduling.k8s.io', 'v1', 'priorityclasses', pc);
-  await createIfMissing(registry, 'networking.k8s.io', 'v1', 'servicecidrs', kubernetesServiceCIDR(range));
+  await Promise.all([
+    ensureBootstrapPolicy(registry),
+    ...systemPriorityClasses().map((pc) => createIfMissing(registry, 'scheduling.k8s.io', 'v1', 'priorityclasses', pc)),
+    createIfMissing(registry, 'networking.k8s.io', 'v1', 'servicecidrs', kubernetesServiceCIDR(range)),
+  ]);
   await createIfMissing(registry, '', 'v1', 'services', kubernetesService(apiServerServiceIP(range), opts.securePort));
   const endpoints = kubernetesEndpoints(opts.advertiseAddress, opts.securePort);
   const slice = kubernetesEndpointSlice(opts.advertiseAddress, opts.securePort);
-  for (const [group, resource, desired] of [
+  const pointers = [
     ['', 'endpoints', endpoints],
     ['discovery.k8s.io', 'endpointslices', slice],
-  ] as const) {
-    const served = registry.lookup(group, 'v1', resource);
-    if (!served) continue;
-    await createIfMissing(registry, group, 'v1', resource, desired);
-    // A restart on another address or port: point the objects at this server.
-    await served.store.guaranteedUpdate(
-      'default',
-      'kubernetes',
-      (current) => {
-        const { metadata: _m, apiVersion: _a, kind: _k, ...content } = desired;
-        return { ...current, ...content };
-      },
-      { internal: true },
-    );
-  }
+  ] as const;
+  await Promise.all(
+    pointers.map(async ([group, resource, desired]) => {
+      const served = registry.lookup(group, 'v1', resource);
+      if (!served) return;
+      await createIfMissing(registry, group, 'v1', resource, desired);
+      // A restart on another address or port: point the objects at this server.
+      await served.store.guaranteedUpdate(
+        'default',
+        'kubernetes',
+        (current) => {
+          const { metadata: _m, apiVersion: _a, kind: _k, ...content } = desired;
+          return { ...current, ...content };
+        },
+        { internal: true },
+      );
+    }),
+  );
 }
