@@ -17,6 +17,10 @@ await build({
   platform: 'node',
   target: 'node20',
   external: ['better-sqlite3', 'etcd3', 'bufferutil', 'utf-8-validate'],
+  // ES module builds first where a package has both and no `exports` map: of the bundled packages that is only
+  // @peculiar/x509 and the ASN.1 packages under it, whose ES builds esbuild can trim (a third smaller, and its
+  // load at the first PKI generation ~20 ms shorter).
+  mainFields: ['module', 'main'],
   // CommonJS packages inside an ES module bundle still call require().
   banner: {
     js: "import { createRequire as __wheelhouseRequire } from 'node:module';\nconst require = __wheelhouseRequire(import.meta.url);",
