@@ -45,7 +45,7 @@ describe('sqlite store: durability and group commit', () => {
     await store.close();
   });
 
-  it('shows no reader a batch whose sync is still running, and batches the writes that arrive meanwhile', async () => {
+  it('shows no reader a batch whose sync is still running, and acknowledges later batches only after it', async () => {
     let release: () => void = () => {};
     const held: number[][] = [];
     const store = new SqliteStore({
@@ -73,18 +73,21 @@ describe('sqlite store: durability and group commit', () => {
     assert.deepEqual((await store.list('/registry/')).items, []);
     const late = new WatchRecorder();
     const w2 = store.watch('/registry/', 0, late.listener);
+    let moreAcked = 0;
     const more = [
       store.create('/registry/configmaps/default/b', 'b1'),
       store.create('/registry/configmaps/default/c', 'c1'),
-    ];
+    ].map((p) => p.then(() => moreAcked++));
+    for (let i = 0; i < 20 && held.length < 2; i++) await new Promise((r) => setImmediate(r));
+    assert.equal(held.length, 2, 'the writes made during the sync are committed as one batch, and its sync starts');
+    assert.deepEqual(held[1]?.length, 2);
     for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
-    assert.equal(held.length, 1, 'writes made during a sync wait for it');
+    assert.equal(moreAcked, 0, 'the later batch synced, but waits for the first');
+    assert.equal(await store.get('/registry/configmaps/default/b'), null);
     assert.deepEqual(rec.events, []);
     release();
     const a = await first;
     await Promise.all(more);
-    assert.equal(held.length, 2, 'the writes made during the sync form one batch');
-    assert.deepEqual(held[1]?.length, 2);
     assert.equal((await store.get('/registry/configmaps/default/a'))?.modRevision, a.revision);
     const expected = [
       'create /registry/configmaps/default/a=a1',
@@ -134,6 +137,37 @@ describe('sqlite store: durability and group commit', () => {
     const again = new SqliteStore({ path: store.path });
     assert.equal(await again.get('/registry/configmaps/default/a'), null, 'the removed rows stay removed');
     await again.close();
+  });
+
+  it('a failed sync also rejects the batches committed on top of it, and removes their rows', async () => {
+    let fail: (err: Error) => void = () => {};
+    let calls = 0;
+    const store = new SqliteStore({
+      path: newPath(),
+      syncHook: async (_revisions, sync) => {
+        calls++;
+        if (calls === 2) await new Promise<void>((_, reject) => (fail = reject));
+        await sync();
+      },
+    });
+    const kept = await store.create('/registry/configmaps/default/kept', 'v1');
+    const first = store.create('/registry/configmaps/default/a', 'a1');
+    for (let i = 0; i < 20 && calls < 2; i++) await new Promise((r) => setImmediate(r));
+    const second = store.update('/registry/configmaps/default/kept', 'v2', kept.revision);
+    for (let i = 0; i < 20 && calls < 3; i++) await new Promise((r) => setImmediate(r));
+    assert.equal(calls, 3, 'the second batch was committed while the first was syncing');
+    fail(new Error('EIO: injected fsync failure'));
+    const results = await Promise.allSettled([first, second]);
+    for (const r of results) {
+      assert.equal(r.status, 'rejected');
+      assert.match((r as PromiseRejectedResult).reason.message, /sqlite sync failed: Error: EIO/);
+    }
+    assert.equal(await store.currentRevision(), kept.revision);
+    assert.equal(await store.get('/registry/configmaps/default/a'), null);
+    assert.equal((await store.get('/registry/configmaps/default/kept'))?.value.toString(), 'v1');
+    const next = await store.update('/registry/configmaps/default/kept', 'v3', kept.revision);
+    assert.ok(next.revision > kept.revision + 2, 'the revisions of the failed batches are not used again');
+    await store.close();
   });
 
   it('acknowledges nothing, keeps nothing and tells watchers nothing when a commit fails', async () => {

@@ -59,6 +59,16 @@ interface Pending {
 
 type Outcome = { ok: true; result: WriteResult | DeleteResult; event: WatchEvent } | { ok: false; err: unknown };
 
+interface InFlight {
+  batch: Pending[];
+  outcomes: Outcome[];
+  rev: number;
+  synced: boolean;
+  /** Resolves when the batch is settled (acknowledged or rejected). */
+  done: Promise<void>;
+  finish: () => void;
+}
+
 interface Row {
   id: number;
   name: string;
@@ -82,9 +92,10 @@ const EMPTY = Buffer.alloc(0);
  * Writes queue up and are applied together in one transaction at the next turn of the event loop. The commit
  * writes the batch to the write-ahead log without syncing it; the store then syncs the log with an fdatasync on
  * libuv's thread pool, so the event loop goes on serving requests meanwhile, and only after the sync has returned
- * are the writes acknowledged and sent to watchers (group commit). Writes that arrive during a sync wait for it
- * and form the next batch. Reads (and watch replays) see acknowledged revisions only: they never see a batch whose
- * sync is still running. A failed sync removes the batch's rows again and rejects its writes.
+ * are the writes acknowledged and sent to watchers (group commit). Writes that arrive during a sync form the next
+ * batch, committed at once on top of the first and acknowledged after it. Reads (and watch replays) see
+ * acknowledged revisions only: they never see a batch whose sync is still running. A failed sync removes the rows
+ * of every batch not yet acknowledged and rejects their writes.
  */
 export class SqliteStore implements Store {
   readonly backend = 'sqlite';
@@ -99,8 +110,10 @@ export class SqliteStore implements Store {
   private compacted: number;
   private pending: Pending[] = [];
   private flushScheduled = false;
-  /** The batch whose sync is running, if any: the next batch waits for it. */
-  private syncing: Promise<void> | undefined;
+  /** Committed batches not yet acknowledged, in commit order: each is settled once it and all before it synced. */
+  private inflight: InFlight[] = [];
+  /** The highest revision committed to the log: acknowledged, or in a batch still syncing. */
+  private committedRev: number;
   /** An open descriptor of the write-ahead log and its inode, for the sync. */
   private wal: { fd: number; ino: number } | undefined;
   private closed = false;
@@ -135,6 +148,7 @@ export class SqliteStore implements Store {
       }
       createSchema(this.db);
       this.rev = readLastRevision(this.db);
+      this.committedRev = this.rev;
       this.compacted = readMeta(this.db, 'compact_revision');
       this.stmt = this.prepare();
     } catch (err) {
@@ -244,9 +258,9 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     // Writes already queued are committed, synced and acknowledged first.
-    while (this.syncing || this.pending.length > 0) {
+    while (this.inflight.length > 0 || this.pending.length > 0) {
       this.flushNow();
-      await this.syncing;
+      await Promise.all(this.inflight.map((e) => e.done));
     }
     if (this.closed) return;
     this.closed = true;
@@ -275,23 +289,23 @@ export class SqliteStore implements Store {
   }
 
   private scheduleFlush(): void {
-    if (this.flushScheduled || this.syncing) return;
+    if (this.flushScheduled) return;
     this.flushScheduled = true;
     setImmediate(() => this.flushNow());
   }
 
   /**
-   * Applies every queued write in one transaction and commits it; the sync, the acknowledgements and the watch
-   * events follow in syncBatch. Does nothing while an earlier batch is syncing (its end starts the next flush).
+   * Applies every queued write in one transaction and commits it, then starts its sync; the acknowledgements and
+   * watch events follow when it and every batch committed before it have synced (settleSynced). A batch is committed
+   * while earlier ones are still syncing, on top of their rows.
    */
   private flushNow(): void {
     this.flushScheduled = false;
-    if (this.syncing) return;
     const batch = this.pending;
     if (batch.length === 0) return;
     this.pending = [];
     const outcomes: Outcome[] = [];
-    const startRev = this.rev;
+    const startRev = this.committedRev;
     let rev = startRev;
     try {
       this.db.exec('BEGIN IMMEDIATE');
@@ -310,36 +324,60 @@ export class SqliteStore implements Store {
       this.commitHook(revisions, () => this.db.exec('COMMIT'));
     } catch (err) {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
-      this.rev = Math.max(startRev, readLastRevision(this.db));
+      this.committedRev = Math.max(startRev, readLastRevision(this.db));
+      if (this.inflight.length === 0) this.rev = this.committedRev;
       this.fail(batch, 'commit', err);
       return;
     }
+    this.committedRev = rev;
+    let finish: () => void = () => {};
+    const done = new Promise<void>((resolve) => (finish = resolve));
+    const entry: InFlight = { batch, outcomes, rev, synced: false, done, finish };
+    this.inflight.push(entry);
     if (rev === startRev) {
-      // Nothing was written (every write was refused): there is nothing to sync.
-      this.settle(batch, outcomes, rev);
+      // Nothing was written (every write was refused): nothing to sync, but it is answered in its turn.
+      entry.synced = true;
+      this.settleSynced();
       return;
     }
-    this.syncing = this.syncBatch(batch, outcomes, startRev, rev).finally(() => {
-      this.syncing = undefined;
-      if (this.pending.length > 0) this.scheduleFlush();
-    });
+    const revisions = outcomes.flatMap((o) => (o.ok ? [o.result.revision] : []));
+    this.syncHook(revisions, () => this.syncWal()).then(
+      () => {
+        entry.synced = true;
+        this.settleSynced();
+      },
+      (err) => this.syncFailed(entry, err),
+    );
   }
 
-  /** Syncs a committed batch, then acknowledges and publishes it; a failed sync takes the batch's rows out again. */
-  private async syncBatch(batch: Pending[], outcomes: Outcome[], startRev: number, rev: number): Promise<void> {
-    const revisions = outcomes.flatMap((o) => (o.ok ? [o.result.revision] : []));
-    try {
-      await this.syncHook(revisions, () => this.syncWal());
-    } catch (err) {
-      try {
-        this.stmt.undo.run(startRev, rev);
-      } catch (undoErr) {
-        this.log.error('sqlite could not remove the rows of a batch whose sync failed', { err: String(undoErr) });
-      }
-      this.fail(batch, 'sync', err);
-      return;
+  /** Acknowledges and publishes, in commit order, every batch at the head that has synced. */
+  private settleSynced(): void {
+    while (this.inflight[0]?.synced) {
+      const e = this.inflight.shift() as InFlight;
+      this.settle(e.batch, e.outcomes, e.rev);
+      e.finish();
     }
-    this.settle(batch, outcomes, rev);
+  }
+
+  /**
+   * A sync failed: what the log holds past the last acknowledged revision can no longer be trusted, so every batch
+   * not yet acknowledged (this one, those before it still syncing, those committed on top of it) is rejected and
+   * its rows deleted again. Their revisions are not reused (AUTOINCREMENT keeps the highest).
+   */
+  private syncFailed(entry: InFlight, err: unknown): void {
+    if (!this.inflight.includes(entry)) return;
+    const failed = this.inflight;
+    this.inflight = [];
+    try {
+      this.stmt.undo.run(this.rev, this.committedRev);
+    } catch (undoErr) {
+      this.log.error('sqlite could not remove the rows of batches whose sync failed', { err: String(undoErr) });
+    }
+    this.committedRev = this.rev;
+    for (const e of failed) {
+      this.fail(e.batch, 'sync', err);
+      e.finish();
+    }
   }
 
   private settle(batch: Pending[], outcomes: Outcome[], rev: number): void {
