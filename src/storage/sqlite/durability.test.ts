@@ -102,40 +102,18 @@ describe('sqlite store: durability and group commit', () => {
   });
 
   it('rejects a batch whose sync fails and takes its rows out again; revisions are not reused', async () => {
-    let fail = false;
+    const failing = { on: false };
     const store = new SqliteStore({
       path: newPath(),
       syncHook: async (_revisions, sync) => {
         await sync();
-        if (fail) throw new Error('EIO: injected fsync failure');
+        if (failing.on) throw new Error('EIO: injected fsync failure');
       },
     });
-    const kept = await store.create('/registry/configmaps/default/kept', 'v1');
-    const rec = new WatchRecorder();
-    const w = store.watch('/registry/', kept.revision, rec.listener);
-    fail = true;
-    const results = await Promise.allSettled([
-      store.create('/registry/configmaps/default/a', 'x'),
-      store.update('/registry/configmaps/default/kept', 'v2', kept.revision),
-    ]);
-    for (const r of results) {
-      assert.equal(r.status, 'rejected');
-      assert.equal((r as PromiseRejectedResult).reason.code, 'Unavailable');
-      assert.match((r as PromiseRejectedResult).reason.message, /sqlite sync failed: Error: EIO/);
-    }
-    assert.equal(await store.currentRevision(), kept.revision);
-    assert.equal(await store.get('/registry/configmaps/default/a'), null);
-    assert.equal((await store.get('/registry/configmaps/default/kept'))?.value.toString(), 'v1');
-    fail = false;
-    const next = await store.update('/registry/configmaps/default/kept', 'v3', kept.revision);
-    assert.ok(next.revision > kept.revision + 2, 'the revisions of the failed batch are not used again');
-    assert.deepEqual(describeEvents(await rec.waitForEvents(1)), [
-      'update /registry/configmaps/default/kept=v3 (was v1)',
-    ]);
-    w.close();
-    await store.close();
+    const before = await expectFailedBatch(store, failing, /sqlite sync failed: Error: EIO/);
     const again = new SqliteStore({ path: store.path });
     assert.equal(await again.get('/registry/configmaps/default/a'), null, 'the removed rows stay removed');
+    assert.ok((await again.create('/registry/configmaps/default/b', 'b')).revision > before + 3, 'nor reused later');
     await again.close();
   });
 
@@ -171,37 +149,15 @@ describe('sqlite store: durability and group commit', () => {
   });
 
   it('acknowledges nothing, keeps nothing and tells watchers nothing when a commit fails', async () => {
-    let fail = false;
+    const failing = { on: false };
     const store = new SqliteStore({
       path: newPath(),
       commitHook: (_revisions, commit) => {
-        if (fail) throw new Error('SQLITE_FULL: injected commit failure');
+        if (failing.on) throw new Error('SQLITE_FULL: injected commit failure');
         commit();
       },
     });
-    const kept = await store.create('/registry/configmaps/default/kept', 'v1');
-    const rec = new WatchRecorder();
-    const w = store.watch('/registry/', kept.revision, rec.listener);
-    fail = true;
-    const results = await Promise.allSettled([
-      store.create('/registry/configmaps/default/a', 'x'),
-      store.update('/registry/configmaps/default/kept', 'v2', kept.revision),
-    ]);
-    for (const r of results) {
-      assert.equal(r.status, 'rejected');
-      assert.equal((r as PromiseRejectedResult).reason.code, 'Unavailable');
-    }
-    assert.equal(await store.currentRevision(), kept.revision);
-    assert.equal(await store.get('/registry/configmaps/default/a'), null);
-    assert.equal((await store.get('/registry/configmaps/default/kept'))?.value.toString(), 'v1');
-    fail = false;
-    const next = await store.update('/registry/configmaps/default/kept', 'v3', kept.revision);
-    assert.ok(next.revision > kept.revision);
-    assert.deepEqual(describeEvents(await rec.waitForEvents(1)), [
-      'update /registry/configmaps/default/kept=v3 (was v1)',
-    ]);
-    w.close();
-    await store.close();
+    await expectFailedBatch(store, failing, /sqlite commit failed: Error: SQLITE_FULL/);
   });
 
   it('opens its file in WAL mode', async () => {
@@ -270,3 +226,36 @@ describe('sqlite store: durability and group commit', () => {
     await again.close();
   });
 });
+
+/**
+ * With failing.on, a create and an update issued together are both rejected (Unavailable, message), leave nothing
+ * behind and reach no watcher; once it is off, the store goes on. Closes the store; returns the last revision
+ * acknowledged before the failure.
+ */
+async function expectFailedBatch(store: SqliteStore, failing: { on: boolean }, message: RegExp): Promise<number> {
+  const kept = await store.create('/registry/configmaps/default/kept', 'v1');
+  const rec = new WatchRecorder();
+  const w = store.watch('/registry/', kept.revision, rec.listener);
+  failing.on = true;
+  const results = await Promise.allSettled([
+    store.create('/registry/configmaps/default/a', 'x'),
+    store.update('/registry/configmaps/default/kept', 'v2', kept.revision),
+  ]);
+  for (const r of results) {
+    assert.equal(r.status, 'rejected');
+    assert.equal((r as PromiseRejectedResult).reason.code, 'Unavailable');
+    assert.match((r as PromiseRejectedResult).reason.message, message);
+  }
+  assert.equal(await store.currentRevision(), kept.revision);
+  assert.equal(await store.get('/registry/configmaps/default/a'), null);
+  assert.equal((await store.get('/registry/configmaps/default/kept'))?.value.toString(), 'v1');
+  failing.on = false;
+  const next = await store.update('/registry/configmaps/default/kept', 'v3', kept.revision);
+  assert.ok(next.revision > kept.revision);
+  assert.deepEqual(describeEvents(await rec.waitForEvents(1)), [
+    'update /registry/configmaps/default/kept=v3 (was v1)',
+  ]);
+  w.close();
+  await store.close();
+  return kept.revision;
+}
