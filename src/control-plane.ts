@@ -206,6 +206,16 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       qps: Number.POSITIVE_INFINITY,
       logger: log.child('client'),
     });
+    /** A component's kubeconfig (its own certificate), written to the data dir, and a client from it. */
+    const componentClient = async (
+      pair: { certPem: string; keyPem: string },
+      userName: string,
+      c: { file: string; qps: number; burst: number; logger: Logger },
+    ): Promise<KubeClient> => {
+      const kc = buildKubeconfig({ server: url, caPem: pki.ca.certPem, ...pair, userName });
+      await writeKubeconfig(join(dataDir, c.file), kc);
+      return new KubeClient({ ...(await resolveKubeconfig(kc)), qps: c.qps, burst: c.burst, logger: c.logger });
+    };
     let controllerManager: ControllerManager | undefined;
     let controllerClient: KubeClient | undefined;
     if (opts.controllers) {
@@ -226,16 +236,8 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       if (options.serviceAccountPrivateKeyPem === undefined && authentication.serviceAccountSigningKeyFile) {
         options.serviceAccountPrivateKeyPem = await readFile(authentication.serviceAccountSigningKeyFile, 'utf8');
       }
-      const cmKubeconfig = buildKubeconfig({
-        server: url,
-        caPem: pki.ca.certPem,
-        certPem: pki.controllerManager.certPem,
-        keyPem: pki.controllerManager.keyPem,
-        userName: 'system:kube-controller-manager',
-      });
-      await writeKubeconfig(join(dataDir, 'controller-manager.kubeconfig'), cmKubeconfig);
-      controllerClient = new KubeClient({
-        ...(await resolveKubeconfig(cmKubeconfig)),
+      controllerClient = await componentClient(pki.controllerManager, 'system:kube-controller-manager', {
+        file: 'controller-manager.kubeconfig',
         qps: options.kubeApiQps,
         burst: options.kubeApiBurst,
         logger: log.child('kube-controller-manager/client'),
@@ -262,16 +264,8 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
         import('./scheduler/config/defaults.js'),
       ]);
       const config = opts.scheduler === true ? defaultConfiguration() : opts.scheduler;
-      const schedKubeconfig = buildKubeconfig({
-        server: url,
-        caPem: pki.ca.certPem,
-        certPem: pki.scheduler.certPem,
-        keyPem: pki.scheduler.keyPem,
-        userName: 'system:kube-scheduler',
-      });
-      await writeKubeconfig(join(dataDir, 'scheduler.kubeconfig'), schedKubeconfig);
-      schedulerClient = new KubeClient({
-        ...(await resolveKubeconfig(schedKubeconfig)),
+      schedulerClient = await componentClient(pki.scheduler, 'system:kube-scheduler', {
+        file: 'scheduler.kubeconfig',
         qps: config.clientConnection.qps,
         burst: config.clientConnection.burst,
         logger: log.child('kube-scheduler/client'),
