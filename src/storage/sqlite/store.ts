@@ -116,6 +116,8 @@ export class SqliteStore implements Store {
   private committedRev: number;
   /** An open descriptor of the write-ahead log and its inode, for the sync. */
   private wal: { fd: number; ino: number } | undefined;
+  /** The fdatasync calls running (close waits for them before closing the descriptor). */
+  private readonly syncsRunning = new Set<Promise<void>>();
   private closed = false;
   private readonly stmt: ReturnType<SqliteStore['prepare']>;
   private readonly unlock: () => void;
@@ -262,6 +264,8 @@ export class SqliteStore implements Store {
       this.flushNow();
       await Promise.all(this.inflight.map((e) => e.done));
     }
+    // A failed sync settles its batches before the later batches' syncs have returned.
+    await Promise.allSettled([...this.syncsRunning]);
     if (this.closed) return;
     this.closed = true;
     this.hub.closeAll();
@@ -400,7 +404,7 @@ export class SqliteStore implements Store {
    * fdatasync of the write-ahead log, on libuv's thread pool. The log is opened once (and again should SQLite ever
    * replace the file); Linux syncs a file's data whichever descriptor asks.
    */
-  private syncWal(): Promise<void> {
+  private async syncWal(): Promise<void> {
     const path = `${this.path}-wal`;
     const ino = statSync(path).ino;
     if (this.wal?.ino !== ino) {
@@ -416,7 +420,11 @@ export class SqliteStore implements Store {
       }
     }
     const fd = this.wal.fd;
-    return new Promise((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
+    const running = new Promise<void>((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
+    this.syncsRunning.add(running);
+    const forget = () => this.syncsRunning.delete(running);
+    running.then(forget, forget);
+    return running;
   }
 
   private apply(op: Op, revision: number): { result: WriteResult | DeleteResult; event: WatchEvent } {
