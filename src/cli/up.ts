@@ -8,8 +8,8 @@ import {
   parsePluginList,
 } from '../apiserver/admission/options.js';
 import { parseAuthorizationModes } from '../apiserver/authz/modes.js';
-import { startControlPlane } from '../control-plane.js';
 import { DEFAULT_CONTROLLER_MANAGER_OPTIONS } from '../controllers/options.js';
+import { startControlPlane } from '../index.js';
 import { createLogger } from '../util/logger.js';
 import {
   admissionConfigFlagSpec,
