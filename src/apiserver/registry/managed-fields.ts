@@ -201,9 +201,10 @@ function fromFieldsV1(fields: unknown, prefix = '', out: string[] = []): string[
   if (!isObject(fields)) return out;
   for (const k in fields) {
     const p = `${prefix}${SEP}${k}`;
-    const v = fields[k];
-    if (isObject(v) && Object.keys(v).length > 0) fromFieldsV1(v, p, out);
-    else out.push(p);
+    const count = out.length;
+    fromFieldsV1(fields[k], p, out);
+    // Nothing below it: the path is a leaf itself.
+    if (out.length === count) out.push(p);
   }
   return out;
 }
