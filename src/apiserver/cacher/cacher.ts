@@ -99,6 +99,13 @@ export interface CacheWatchRequest {
   onEnd(reason: 'expired' | 'closed'): void;
 }
 
+/** Whether req wants the object stored as value; object() decodes it, and is not called when the bytes' test fails. */
+function wants(req: CacheWatchRequest, value: Buffer, object: () => KubeObject | undefined): boolean {
+  if (req.matchesStored && !req.matchesStored(value)) return false;
+  const obj = object();
+  return obj !== undefined && req.matches(obj);
+}
+
 export interface CacheWatch {
   /** The revision the watch started from (the snapshot's revision when it began with the current state). */
   readonly startRevision: number;
@@ -215,9 +222,10 @@ export class Cacher {
     if (req.fromRevision === undefined) {
       for (const k of this.keysUnder(req.prefix)) {
         const stored = this.items.get(k) as Stored;
-        if (req.matchesStored && !req.matchesStored(stored.value)) continue;
-        const obj = this.decode(stored.value, stored.revision);
-        if (req.matches(obj)) req.onEvent('ADDED', obj, this.rev);
+        let obj: KubeObject | undefined;
+        if (wants(req, stored.value, () => (obj = this.decode(stored.value, stored.revision)))) {
+          req.onEvent('ADDED', obj as KubeObject, this.rev);
+        }
       }
     } else {
       if (req.fromRevision < this.windowStart) throw new TooOldError(req.fromRevision, this.windowStart + 1);
@@ -335,15 +343,10 @@ export class Cacher {
     if (req.everything) {
       type = e.type;
     } else if (e.type === 'DELETED') {
-      if (this.storedMatch(req, e.prevValue ?? e.value) && req.matches(view.prevObject ?? view.object))
-        type = 'DELETED';
+      if (wants(req, e.prevValue ?? e.value, () => view.prevObject ?? view.object)) type = 'DELETED';
     } else {
-      const now = this.storedMatch(req, e.value) && req.matches(view.object);
-      const before =
-        e.prevValue !== undefined &&
-        this.storedMatch(req, e.prevValue) &&
-        view.prevObject !== undefined &&
-        req.matches(view.prevObject);
+      const now = wants(req, e.value, () => view.object);
+      const before = e.prevValue !== undefined && wants(req, e.prevValue, () => view.prevObject);
       if (now && before) type = 'MODIFIED';
       else if (now) type = 'ADDED';
       else if (before) type = 'DELETED';
@@ -351,10 +354,6 @@ export class Cacher {
     if (type === undefined) return;
     if (req.onEncodedEvent) req.onEncodedEvent(type, view.json, e.revision);
     else req.onEvent(type, view.object, e.revision);
-  }
-
-  private storedMatch(req: CacheWatchRequest, value: Buffer): boolean {
-    return req.matchesStored === undefined || req.matchesStored(value);
   }
 
   private end(w: Watcher, reason: 'expired' | 'closed'): void {
