@@ -55,9 +55,22 @@ export interface APIServerOptions {
 }
 
 /**
+ * HTTP/2 flow control as kube-apiserver sets it: each stream may send 256 KiB of request body unread (upstream's
+ * "resourceBody99Percentile"), and a connection 250 times that (250 being the stream count upstream sizes it
+ * for). Node's defaults, 64 KiB for a stream and for the whole connection, let a client that multiplexes many
+ * writes on one connection (a scheduler's bindings) have only 64 KiB of bodies in flight: the rest wait until the
+ * server has read earlier ones and returned their window.
+ */
+const HTTP2_STREAM_WINDOW = 256 * 1024;
+const HTTP2_CONNECTION_WINDOW = 250 * HTTP2_STREAM_WINDOW;
+/** Megabytes a session may hold (Node's default is 10): room for the connection window and the answers queued. */
+const HTTP2_SESSION_MEMORY_MB = 128;
+
+/**
  * kube-apiserver: HTTPS with HTTP/2 and HTTP/1.1 on one port, the request pipeline, and the handlers for
  * version, health, discovery and resources.
  */
+
 export class APIServer {
   readonly health = new HealthChecks();
   private server: Http2SecureServer | undefined;
@@ -130,9 +143,12 @@ export class APIServer {
         ca: this.opts.tls.clientCaPem,
         requestCert: true,
         rejectUnauthorized: false,
+        settings: { initialWindowSize: HTTP2_STREAM_WINDOW },
+        maxSessionMemory: HTTP2_SESSION_MEMORY_MB,
       },
       handler,
     );
+    server.on('session', (session) => session.setLocalWindowSize(HTTP2_CONNECTION_WINDOW));
     // HTTP/1.1 upgrade requests (WebSocket and SPDY streams of exec, attach, port-forward) go through the same
     // pipeline, with a response written straight onto the connection until a handler takes the connection over.
     server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {

@@ -1,3 +1,4 @@
+import { connect } from 'node:http2';
 import { after, before, describe, it } from 'node:test';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { apiRequest } from '../../src/testing/api-client.js';
@@ -106,5 +107,39 @@ describe('apiserver: serving, version, health, discovery, errors', () => {
     assert.equal(huge.status, 413);
     assert.equal(huge.body.reason, 'RequestEntityTooLarge');
     assert.equal((await apiRequest(cp, 'GET', '/version')).status, 200, 'the server is still fine');
+  });
+
+  it('speaks HTTP/2 with upstream flow-control windows (256 KiB a stream, 250 streams of it a connection)', async () => {
+    const cluster = cp.kubeconfig.config.clusters[0]?.cluster;
+    const user = cp.kubeconfig.config.users[0]?.user;
+    const b64 = (s: string | undefined) => Buffer.from(s ?? '', 'base64');
+    const session = connect(cp.url, {
+      ca: b64(cluster?.['certificate-authority-data']),
+      cert: b64(user?.['client-certificate-data']),
+      key: b64(user?.['client-key-data']),
+    });
+    try {
+      await new Promise((resolve, reject) => {
+        session.once('remoteSettings', resolve);
+        session.once('error', reject);
+      });
+      assert.equal(session.alpnProtocol, 'h2');
+      assert.equal(session.remoteSettings.initialWindowSize, 256 * 1024);
+      // The connection window comes in a WINDOW_UPDATE after the settings; an answer on the session follows it.
+      const body = await new Promise<string>((resolve, reject) => {
+        const stream = session.request({ ':path': '/version' });
+        let text = '';
+        stream.setEncoding('utf8');
+        stream.on('data', (d: string) => {
+          text += d;
+        });
+        stream.on('end', () => resolve(text));
+        stream.on('error', reject);
+      });
+      assert.equal(JSON.parse(body).minor, '33');
+      assert.equal(session.state.remoteWindowSize, 250 * 256 * 1024);
+    } finally {
+      session.close();
+    }
   });
 });
