@@ -6,7 +6,9 @@
 // - A DaemonSet over 5000 simulated nodes, placed by kube-scheduler: seconds until every pod is Running
 //   (`daemonSet5000Sec`; --quick: 500 nodes).
 // - 1000 Jobs of 10 completions on simulated kubelets: job completions per second (`jobCompletionsPerSec`).
-// Prints one JSON object as its last line. `--quick` uses 2,000 of each and runs in under a minute.
+// Prints one JSON object as its last line. `--quick` uses 2,000 of each and runs in under a minute;
+// `--only=deployment,namespace,daemonset,jobs` runs only the parts named; `--cpu-prof=DIR` writes a CPU profile of
+// each child process there.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
@@ -15,9 +17,29 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parse as parseYaml } from 'yaml';
 import { credentialsFromKubeconfig, Http2Client } from './http2-client.js';
-import { round } from './stats.js';
+import { procCpuSeconds, round } from './stats.js';
 
 const quick = process.argv.includes('--quick');
+const PARTS = ['deployment', 'namespace', 'daemonset', 'jobs'] as const;
+const only = process.argv
+  .find((a) => a.startsWith('--only='))
+  ?.slice('--only='.length)
+  .split(',');
+const unknownPart = only?.find((p) => !(PARTS as readonly string[]).includes(p));
+if (unknownPart) throw new Error(`--only: no part "${unknownPart}" (parts: ${PARTS.join(', ')})`);
+const runs = (part: (typeof PARTS)[number]) => !only || only.includes(part);
+const cpuProfDir = process.argv.find((a) => a.startsWith('--cpu-prof='))?.slice('--cpu-prof='.length);
+/** The running children by command, for their CPU use. */
+const children = new Map<string, ChildProcess>();
+/** CPU seconds each child has used so far. */
+const childCpu = () => new Map([...children].map(([name, c]) => [name, procCpuSeconds(c.pid as number)]));
+/** CPU milliseconds each child used since `before`, per unit of work. */
+function cpuMsPer(before: Map<string, number>, units: number): string {
+  const after = childCpu();
+  return [...after]
+    .map(([name, s]) => `${name} ${round(((s - (before.get(name) ?? 0)) * 1000) / units, 2)}`)
+    .join(', ');
+}
 const REPLICAS = quick ? 2000 : 10_000;
 const OBJECTS = quick ? 2000 : 10_000;
 const QPS = 5000;
@@ -40,10 +62,17 @@ async function freePort(): Promise<number> {
  */
 async function spawnCommand(args: string[]): Promise<{ child: ChildProcess; url: string }> {
   if (args[0] === 'kubelet' && !args.includes('--kubelet-port')) args.push('--kubelet-port', String(await freePort()));
-  const child = spawn(process.execPath, [join(root, 'bin', 'wheelhouse.mjs'), ...args], {
-    env: { ...process.env, WHEELHOUSE_COMPILED: '1' },
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      ...(cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : []),
+      join(root, 'bin', 'wheelhouse.mjs'),
+      ...args,
+    ],
+    { env: { ...process.env, WHEELHOUSE_COMPILED: '1' }, stdio: ['ignore', 'pipe', 'ignore'] },
+  );
+  children.set(args[0] as string, child);
+  child.once('exit', () => children.delete(args[0] as string));
   let out = '';
   child.stdout?.on('data', (d) => {
     out += d;
@@ -91,7 +120,7 @@ async function json(c: Http2Client, method: string, path: string, body?: unknown
  * 1000 Jobs (--quick: 100) of 10 completions each, run by simulated kubelets (`wheelhouse kubelet --sim`, a third
  * process) whose pods complete at once; the Jobs' templates bind their pods to the nodes round-robin, as there is
  * no scheduler. Answers completions per second: all pods counted in the Jobs' status.succeeded over the time until
- * the last Job's Complete condition.
+ * the last Job's Complete condition, as a watch of the Jobs sees them.
  */
 async function jobCompletionsPerSec(admin: Http2Client, dataDir: string): Promise<number> {
   const JOBS = quick ? 100 : 1000;
@@ -110,6 +139,19 @@ async function jobCompletionsPerSec(admin: Http2Client, dataDir: string): Promis
   ]);
   try {
     await json(admin, 'POST', '/api/v1/namespaces', { metadata: { name: 'batch' } });
+    // Each Job's status.succeeded once it is Complete, and when the last one was, from a watch (as an informer
+    // would see them; polling a LIST of 1000 Jobs would cost the apiserver more than the Jobs' own status writes).
+    const complete = new Map<string, number>();
+    let lastCompleteAt = 0;
+    const closeWatch = admin.watch('/apis/batch/v1/namespaces/batch/jobs?watch=1', (line) => {
+      const { object: job } = JSON.parse(line);
+      // biome-ignore lint/suspicious/noExplicitAny: conditions are plain JSON
+      if ((job.status?.conditions ?? []).some((c: any) => c.type === 'Complete' && c.status === 'True')) {
+        if (!complete.has(job.metadata.name)) lastCompleteAt = performance.now();
+        complete.set(job.metadata.name, job.status.succeeded ?? 0);
+      }
+    });
+    const cpu0 = childCpu();
     const t0 = performance.now();
     let next = 0;
     await Promise.all(
@@ -141,21 +183,15 @@ async function jobCompletionsPerSec(admin: Http2Client, dataDir: string): Promis
       }),
     );
     const deadline = t0 + 900_000;
-    for (;;) {
-      const list = await json(admin, 'GET', '/apis/batch/v1/namespaces/batch/jobs');
-      // biome-ignore lint/suspicious/noExplicitAny: the list is plain JSON
-      const complete = list.items.filter((j: any) =>
-        // biome-ignore lint/suspicious/noExplicitAny: conditions are plain JSON
-        (j.status?.conditions ?? []).some((c: any) => c.type === 'Complete' && c.status === 'True'),
-      );
-      if (complete.length === JOBS) {
-        // biome-ignore lint/suspicious/noExplicitAny: the list is plain JSON
-        const succeeded = complete.reduce((n: number, j: any) => n + (j.status?.succeeded ?? 0), 0);
-        return round(succeeded / ((performance.now() - t0) / 1000), 0);
-      }
-      if (performance.now() > deadline) throw new Error(`only ${complete.length} of ${JOBS} Jobs complete`);
-      await sleep(250);
+    while (complete.size < JOBS) {
+      if (performance.now() > deadline) throw new Error(`only ${complete.size} of ${JOBS} Jobs complete`);
+      await sleep(20);
     }
+    closeWatch();
+    const succeeded = [...complete.values()].reduce((a, b) => a + b, 0);
+    const perSec = round(succeeded / ((lastCompleteAt - t0) / 1000), 0);
+    log(`  ${succeeded} completions, ${perSec}/s; CPU ms per completion: ${cpuMsPer(cpu0, succeeded)}`);
+    return perSec;
   } finally {
     const exited = new Promise((r) => kubelet.child.once('exit', r));
     kubelet.child.kill('SIGINT');
@@ -208,6 +244,7 @@ async function daemonSetSec(admin: Http2Client, dataDir: string): Promise<number
       await sleep(500);
     }
     await json(admin, 'POST', '/api/v1/namespaces', { metadata: { name: 'daemons' } });
+    const cpu0 = childCpu();
     const t0 = performance.now();
     await json(admin, 'POST', '/apis/apps/v1/namespaces/daemons/daemonsets', {
       metadata: { name: 'agent' },
@@ -226,6 +263,7 @@ async function daemonSetSec(admin: Http2Client, dataDir: string): Promise<number
       await sleep(100);
     }
     const sec = round((performance.now() - t0) / 1000, 2);
+    log(`  ${NODES} daemon pods ready in ${sec} s; CPU ms per pod: ${cpuMsPer(cpu0, NODES)}`);
     const pods = await json(admin, 'GET', '/api/v1/namespaces/daemons/pods');
     // biome-ignore lint/suspicious/noExplicitAny: the list is plain JSON
     const running = pods.items.filter((p: any) => p.status?.phase === 'Running').length;
@@ -258,87 +296,91 @@ try {
   const clients = Array.from({ length: 4 }, () => new Http2Client(up.url, creds));
   const admin = clients[0] as Http2Client;
 
-  log(`a Deployment scaled 0 -> ${REPLICAS}`);
-  await json(admin, 'POST', '/api/v1/namespaces', { metadata: { name: 'scale' } });
-  await json(admin, 'POST', '/apis/apps/v1/namespaces/scale/deployments', {
-    metadata: { name: 'big' },
-    spec: {
-      replicas: 0,
-      selector: { matchLabels: { app: 'big' } },
-      template: {
-        metadata: { labels: { app: 'big' } },
-        spec: { containers: [{ name: 'pause', image: 'registry.k8s.io/pause:3.10' }] },
+  if (runs('deployment')) {
+    log(`a Deployment scaled 0 -> ${REPLICAS}`);
+    await json(admin, 'POST', '/api/v1/namespaces', { metadata: { name: 'scale' } });
+    await json(admin, 'POST', '/apis/apps/v1/namespaces/scale/deployments', {
+      metadata: { name: 'big' },
+      spec: {
+        replicas: 0,
+        selector: { matchLabels: { app: 'big' } },
+        template: {
+          metadata: { labels: { app: 'big' } },
+          spec: { containers: [{ name: 'pause', image: 'registry.k8s.io/pause:3.10' }] },
+        },
       },
-    },
-  });
-  let rsName = '';
-  while (!rsName) {
-    const list = await json(admin, 'GET', '/apis/apps/v1/namespaces/scale/replicasets');
-    rsName = list.items[0]?.metadata.name ?? '';
-    if (!rsName) await sleep(20);
-  }
-  const pods = await json(admin, 'GET', '/api/v1/namespaces/scale/pods');
-  let created = 0;
-  let lastCreatedAt = 0;
-  const closeWatch = admin.watch(
-    `/api/v1/namespaces/scale/pods?watch=1&resourceVersion=${pods.metadata.resourceVersion}`,
-    (line) => {
-      if (line.startsWith('{"type":"ADDED"')) {
-        created++;
-        lastCreatedAt = performance.now();
-      }
-    },
-  );
-  await sleep(200);
-  const t0 = performance.now();
-  await json(
-    admin,
-    'PATCH',
-    '/apis/apps/v1/namespaces/scale/deployments/big/scale',
-    { spec: { replicas: REPLICAS } },
-    { 'content-type': 'application/merge-patch+json' },
-  );
-  let settledAt = 0;
-  const deadline = t0 + 600_000;
-  while (performance.now() < deadline) {
-    const rs = await json(admin, 'GET', `/apis/apps/v1/namespaces/scale/replicasets/${rsName}`);
-    if (!settledAt && rs.status?.replicas === REPLICAS && rs.status?.observedGeneration === rs.metadata.generation) {
-      settledAt = performance.now();
+    });
+    let rsName = '';
+    while (!rsName) {
+      const list = await json(admin, 'GET', '/apis/apps/v1/namespaces/scale/replicasets');
+      rsName = list.items[0]?.metadata.name ?? '';
+      if (!rsName) await sleep(20);
     }
-    if (settledAt && created >= REPLICAS) break;
-    await sleep(50);
-  }
-  closeWatch();
-  if (created < REPLICAS || !settledAt) throw new Error(`only ${created} pods created; settled ${Boolean(settledAt)}`);
-  out.podsCreatedPerSec = round(REPLICAS / ((lastCreatedAt - t0) / 1000), 0);
-  out.replicaSetSettledSec = round((settledAt - t0) / 1000, 2);
-
-  log(`a namespace of ${OBJECTS} ConfigMaps deleted`);
-  await json(admin, 'POST', '/api/v1/namespaces', { metadata: { name: 'bulk' } });
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 32 }, async (_, i) => {
-      const c = clients[i % clients.length] as Http2Client;
-      while (next < OBJECTS) {
-        const n = next++;
-        await json(c, 'POST', '/api/v1/namespaces/bulk/configmaps', {
-          metadata: { name: `cm-${n}` },
-          data: { n: String(n) },
-        });
+    const pods = await json(admin, 'GET', '/api/v1/namespaces/scale/pods');
+    let created = 0;
+    let lastCreatedAt = 0;
+    const closeWatch = admin.watch(
+      `/api/v1/namespaces/scale/pods?watch=1&resourceVersion=${pods.metadata.resourceVersion}`,
+      (line) => {
+        if (line.startsWith('{"type":"ADDED"')) {
+          created++;
+          lastCreatedAt = performance.now();
+        }
+      },
+    );
+    await sleep(200);
+    const t0 = performance.now();
+    await json(
+      admin,
+      'PATCH',
+      '/apis/apps/v1/namespaces/scale/deployments/big/scale',
+      { spec: { replicas: REPLICAS } },
+      { 'content-type': 'application/merge-patch+json' },
+    );
+    let settledAt = 0;
+    const deadline = t0 + 600_000;
+    while (performance.now() < deadline) {
+      const rs = await json(admin, 'GET', `/apis/apps/v1/namespaces/scale/replicasets/${rsName}`);
+      if (!settledAt && rs.status?.replicas === REPLICAS && rs.status?.observedGeneration === rs.metadata.generation) {
+        settledAt = performance.now();
       }
-    }),
-  );
-  const t1 = performance.now();
-  await json(admin, 'DELETE', '/api/v1/namespaces/bulk');
-  for (;;) {
-    const res = await admin.request('GET', '/api/v1/namespaces/bulk');
-    if (res.status === 404) break;
-    if (performance.now() - t1 > 600_000) throw new Error('namespace not gone after 10 minutes');
-    await sleep(50);
+      if (settledAt && created >= REPLICAS) break;
+      await sleep(50);
+    }
+    closeWatch();
+    if (created < REPLICAS || !settledAt)
+      throw new Error(`only ${created} pods created; settled ${Boolean(settledAt)}`);
+    out.podsCreatedPerSec = round(REPLICAS / ((lastCreatedAt - t0) / 1000), 0);
+    out.replicaSetSettledSec = round((settledAt - t0) / 1000, 2);
   }
-  out.namespace10kDeleteSec = round((performance.now() - t1) / 1000, 2);
-  out.daemonSet5000Sec = await daemonSetSec(admin, join(work, 'data'));
-  out.jobCompletionsPerSec = await jobCompletionsPerSec(admin, join(work, 'data'));
+  if (runs('namespace')) {
+    log(`a namespace of ${OBJECTS} ConfigMaps deleted`);
+    await json(admin, 'POST', '/api/v1/namespaces', { metadata: { name: 'bulk' } });
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 32 }, async (_, i) => {
+        const c = clients[i % clients.length] as Http2Client;
+        while (next < OBJECTS) {
+          const n = next++;
+          await json(c, 'POST', '/api/v1/namespaces/bulk/configmaps', {
+            metadata: { name: `cm-${n}` },
+            data: { n: String(n) },
+          });
+        }
+      }),
+    );
+    const t1 = performance.now();
+    await json(admin, 'DELETE', '/api/v1/namespaces/bulk');
+    for (;;) {
+      const res = await admin.request('GET', '/api/v1/namespaces/bulk');
+      if (res.status === 404) break;
+      if (performance.now() - t1 > 600_000) throw new Error('namespace not gone after 10 minutes');
+      await sleep(50);
+    }
+    out.namespace10kDeleteSec = round((performance.now() - t1) / 1000, 2);
+  }
+  if (runs('daemonset')) out.daemonSet5000Sec = await daemonSetSec(admin, join(work, 'data'));
+  if (runs('jobs')) out.jobCompletionsPerSec = await jobCompletionsPerSec(admin, join(work, 'data'));
   for (const c of clients) c.close();
 } finally {
   for (const child of up.children) {

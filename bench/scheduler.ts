@@ -29,7 +29,7 @@ import type { KubeClient as KubeClientT } from '../src/client/rest.js';
 import type { Pod } from '../src/scheduler/framework/types.js';
 import type { Scheduler as SchedulerT } from '../src/scheduler/scheduler.js';
 import { credentialsFromKubeconfig, Http2Client } from './http2-client.js';
-import { round } from './stats.js';
+import { procCpuSeconds, round } from './stats.js';
 
 const quick = process.argv.includes('--quick');
 const argValue = (name: string) =>
@@ -311,13 +311,6 @@ interface Apiserver {
   /** CPU seconds the apiserver has used so far (undefined in process: it shares this process's). */
   cpuSeconds(): number | undefined;
   stop(): Promise<void>;
-}
-
-/** utime + stime of a process, in seconds (Linux /proc). */
-function procCpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 async function startApiserver(): Promise<Apiserver> {
