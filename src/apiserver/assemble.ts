@@ -13,6 +13,7 @@ import { kubernetesEndpoints, kubernetesService } from './registry/resources/cor
 import type { ServiceAllocationOptions } from './registry/resources/core-service-allocation.js';
 import { kubernetesServiceCIDR, systemPriorityClasses } from './registry/resources/groups-index.js';
 import { builtinResources } from './registry/resources/index.js';
+import { watchIndexOf } from './registry/selection.js';
 import { GenericStore } from './registry/store.js';
 
 /** The namespaces every cluster has from the start. */
@@ -80,7 +81,9 @@ export function buildRegistry(storage: Store, log: Logger, options: RegistryOpti
     const prefix = `${def.storagePrefix}/`;
     let cacher = cachers.get(prefix);
     if (!cacher) {
-      cacher = new Cacher(storage, prefix, decodeFromStorage, log.child(`cacher/${def.resource}`));
+      cacher = new Cacher(storage, prefix, decodeFromStorage, log.child(`cacher/${def.resource}`), {
+        index: watchIndexOf(def),
+      });
       cachers.set(prefix, cacher);
     }
     const store = new GenericStore(def, storage, cacher, { admission });

@@ -67,6 +67,38 @@ describe('apiserver: watch', () => {
     w.stop();
   });
 
+  it("gives a kubelet's spec.nodeName watch the pods bound to its node, and only those", async () => {
+    const PODS = '/api/v1/namespaces/default/pods';
+    const rv = (await apiRequest(cp, 'GET', PODS)).body.metadata.resourceVersion;
+    const onNode = (node: string, extra = '') =>
+      openWatch(cp, `${PODS}?watch=1&resourceVersion=${rv}&fieldSelector=spec.nodeName%3D${node}${extra}`);
+    const a = onNode('node-a');
+    const b = onNode('node-b');
+    const aRunning = onNode('node-a', ',status.phase%3DRunning');
+    const unbound = onNode('');
+    const pod = (name: string) => ({ metadata: { name }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+    await apiRequest(cp, 'POST', PODS, { body: pod('k1') });
+    await apiRequest(cp, 'POST', `${PODS}/k1/binding`, {
+      body: { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'k1' }, target: { kind: 'Node', name: 'node-a' } },
+    });
+    await apiRequest(cp, 'PATCH', `${PODS}/k1/status`, {
+      body: { status: { phase: 'Running' } },
+      contentType: 'application/merge-patch+json',
+    });
+    await apiRequest(cp, 'POST', PODS, { body: { ...pod('k2'), spec: { ...pod('k2').spec, nodeName: 'node-b' } } });
+    await apiRequest(cp, 'DELETE', `${PODS}/k1?gracePeriodSeconds=0`);
+    const seen = (w: ReturnType<typeof openWatch>, n: number) =>
+      w.waitFor(n).then((events) => events.map((e) => `${e.type} ${e.object.metadata.name}`));
+    assert.deepEqual(await seen(a, 3), ['ADDED k1', 'MODIFIED k1', 'DELETED k1']);
+    assert.deepEqual(await seen(b, 1), ['ADDED k2']);
+    assert.deepEqual(await seen(aRunning, 2), ['ADDED k1', 'DELETED k1']);
+    assert.deepEqual(await seen(unbound, 2), ['ADDED k1', 'DELETED k1'], 'unbound, then bound away');
+    // Nothing more arrives for node-b's watcher than its own pod.
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(b.events.length, 1);
+    for (const w of [a, b, aRunning, unbound]) w.stop();
+  });
+
   it('sends the initial state then an initial-events-end bookmark with sendInitialEvents', async () => {
     const w = openWatch(
       cp,

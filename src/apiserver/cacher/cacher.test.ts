@@ -148,4 +148,52 @@ describe('Cacher', () => {
     assert.ok(!decoded.includes('old-plain') && !decoded.includes('gone'), `decoded: ${decoded.join(',')}`);
     cacher.stop();
   });
+
+  it('offers a change only to the indexed watchers filed under the value the object has or had', async () => {
+    const store = new MemoryStore();
+    const node = (o: KubeObject) => String((o.metadata.labels as Record<string, string> | undefined)?.node ?? '');
+    const cacher = new Cacher(store, '/registry/things/', decodeFromStorage, silentLogger, { index: node });
+    await cacher.start();
+    const seen: string[] = [];
+    const asked: string[] = [];
+    const watch = (who: string, indexValue?: string) =>
+      cacher.watch({
+        fromRevision: cacher.revision,
+        prefix: '/registry/things/',
+        matches: (o) => {
+          asked.push(who);
+          return indexValue === undefined || node(o) === indexValue;
+        },
+        ...(indexValue === undefined ? {} : { indexValue }),
+        onEvent: (type: WatchEventType, o: KubeObject) => seen.push(`${who}: ${type} ${o.metadata.name}`),
+        onEnd: () => {},
+      });
+    const watches = [await watch('n1', 'n1'), await watch('n2', 'n2'), await watch('any')];
+    for (let i = 3; i <= 50; i++) watches.push(await watch(`n${i}`, `n${i}`));
+    const a = await store.create('/registry/things/a', obj('a'));
+    const a1 = await store.update('/registry/things/a', obj('a', { node: 'n1' }), a.revision);
+    const a2 = await store.update('/registry/things/a', obj('a', { node: 'n2' }), a1.revision);
+    await store.delete('/registry/things/a', a2.revision);
+    await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(seen, [
+      'any: ADDED a',
+      'any: MODIFIED a',
+      'n1: ADDED a',
+      'any: MODIFIED a',
+      'n1: DELETED a',
+      'n2: ADDED a',
+      'any: DELETED a',
+      'n2: DELETED a',
+    ]);
+    assert.ok(
+      asked.every((who) => ['n1', 'n2', 'any'].includes(who)),
+      `asked: ${[...new Set(asked)].join(',')}`,
+    );
+    // A stopped indexed watcher is offered nothing more.
+    watches[0]?.stop();
+    await store.create('/registry/things/b', obj('b', { node: 'n1' }));
+    await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(seen.slice(8), ['any: ADDED b']);
+    cacher.stop();
+  });
 });

@@ -26,6 +26,8 @@ interface CachedEvent {
 interface Stored {
   value: Buffer;
   revision: number;
+  /** The object's value of the indexed field, once an event has needed it (saves decoding it as a previous state). */
+  indexValue?: string;
 }
 
 /**
@@ -95,6 +97,11 @@ export interface CacheWatchRequest {
   onEncodedEvent?(type: WatchEventType, json: Buffer, revision: number): void;
   /** The watcher wants every object under the prefix: matches is not asked, and nothing is decoded for it. */
   everything?: boolean;
+  /**
+   * The value of the cache's indexed field that matches requires (a field selector's `spec.nodeName=node-1`): the
+   * watcher is offered only changes of objects that have or had this value. Ignored by a cache without an index.
+   */
+  indexValue?: string;
   /** The watch ended from the cache's side: 'expired' (too old, or the cache was rebuilt) or 'closed'. */
   onEnd(reason: 'expired' | 'closed'): void;
 }
@@ -115,6 +122,15 @@ export interface CacheWatch {
 interface Watcher {
   req: CacheWatchRequest;
   active: boolean;
+  /** The index value the watcher is filed under, when the cache has an index and the watcher gave one. */
+  indexValue?: string;
+}
+
+export interface CacherOptions {
+  /** How many recent events the window keeps (default 10,000). */
+  capacity?: number;
+  /** Reads the indexed field of a (stored-form) object, when the resource has one (upstream's trigger function). */
+  index?: ((obj: KubeObject) => string) | undefined;
 }
 
 /** Thrown when a watch asks for history the cache no longer holds. */
@@ -142,6 +158,12 @@ export class Cacher {
   private windowStart = 0;
   private rev = 0;
   private readonly watchers = new Set<Watcher>();
+  /** Watchers without an index value; every change is offered to them. */
+  private readonly unindexed = new Set<Watcher>();
+  /** Watchers filed under the index value they require. */
+  private readonly indexed = new Map<string, Set<Watcher>>();
+  private readonly capacity: number;
+  private readonly index: ((obj: KubeObject) => string) | undefined;
   private storageWatch: { close(): void } | undefined;
   private ready: Promise<void> | undefined;
   private stopped = false;
@@ -151,8 +173,12 @@ export class Cacher {
     private readonly prefix: string,
     private readonly decode: (value: Buffer, revision: number) => KubeObject,
     private readonly log: Logger,
-    private readonly capacity = 10_000,
-  ) {}
+    opts: CacherOptions | number = {},
+  ) {
+    const options = typeof opts === 'number' ? { capacity: opts } : opts;
+    this.capacity = options.capacity ?? 10_000;
+    this.index = options.index;
+  }
 
   /** Loads the current state and starts following changes; resolves when the cache is usable. */
   start(): Promise<void> {
@@ -232,14 +258,41 @@ export class Cacher {
       startRevision = req.fromRevision;
       for (const e of this.eventsAfter(req.fromRevision)) this.deliver(w, new EventView(e, this.decode));
     }
-    this.watchers.add(w);
+    this.addWatcher(w);
     return {
       startRevision,
       stop: () => {
         w.active = false;
-        this.watchers.delete(w);
+        this.removeWatcher(w);
       },
     };
+  }
+
+  private addWatcher(w: Watcher): void {
+    this.watchers.add(w);
+    const value = this.index ? w.req.indexValue : undefined;
+    if (value === undefined) {
+      this.unindexed.add(w);
+      return;
+    }
+    w.indexValue = value;
+    let set = this.indexed.get(value);
+    if (!set) {
+      set = new Set();
+      this.indexed.set(value, set);
+    }
+    set.add(w);
+  }
+
+  private removeWatcher(w: Watcher): void {
+    this.watchers.delete(w);
+    if (w.indexValue === undefined) {
+      this.unindexed.delete(w);
+      return;
+    }
+    const set = this.indexed.get(w.indexValue);
+    set?.delete(w);
+    if (set?.size === 0) this.indexed.delete(w.indexValue);
   }
 
   stop(): void {
@@ -297,6 +350,7 @@ export class Cacher {
   private apply(e: WatchEvent): void {
     const prev = this.items.get(e.key);
     let event: CachedEvent;
+    let current: Stored | undefined;
     if (!prev || e.type === 'delete') this.sortedKeys = undefined;
     if (e.type === 'delete') {
       this.items.delete(e.key);
@@ -305,14 +359,32 @@ export class Cacher {
       event = { type: 'DELETED', key: e.key, value: last, prevValue: prev?.value, revision: e.revision };
     } else {
       const value = own(e.value);
-      this.items.set(e.key, { value, revision: e.revision });
+      current = { value, revision: e.revision };
+      this.items.set(e.key, current);
       event = { type: prev ? 'MODIFIED' : 'ADDED', key: e.key, value, prevValue: prev?.value, revision: e.revision };
     }
     this.rev = e.revision;
     this.remember(event);
     if (this.watchers.size === 0) return;
     const view = new EventView(event, this.decode);
-    for (const w of this.watchers) this.deliver(w, view);
+    if (this.indexed.size === 0) {
+      for (const w of this.watchers) this.deliver(w, view);
+      return;
+    }
+    for (const w of this.unindexed) this.deliver(w, view);
+    // Indexed watchers want objects with their value, so only those filed under the value the object has now
+    // or had before can see this change.
+    const index = this.index as (obj: KubeObject) => string;
+    let before: string | undefined;
+    if (prev) before = prev.indexValue ??= index(view.prevObject ?? view.object);
+    else if (event.type === 'DELETED') before = index(view.object);
+    let now: string | undefined;
+    if (current) now = current.indexValue = index(view.object);
+    for (const value of now === before || now === undefined ? [before] : [before, now]) {
+      if (value === undefined) continue;
+      const set = this.indexed.get(value);
+      if (set) for (const w of set) this.deliver(w, view);
+    }
   }
 
   private remember(e: CachedEvent): void {
@@ -359,7 +431,7 @@ export class Cacher {
   private end(w: Watcher, reason: 'expired' | 'closed'): void {
     if (!w.active) return;
     w.active = false;
-    this.watchers.delete(w);
+    this.removeWatcher(w);
     w.req.onEnd(reason);
   }
 }

@@ -12,6 +12,8 @@ export interface Selection {
   matches(obj: KubeObject): boolean;
   /** True when nothing is filtered out. */
   everything: boolean;
+  /** The value the field selector requires the field to equal, if it has such a term. */
+  requiredFieldValue?(field: string): string | undefined;
 }
 
 export interface ListRequest {
@@ -178,10 +180,13 @@ export async function watchObjects(
   else if (rv === '' || rv === '0') fromRevision = req.sendInitialEvents === false ? store.cacher.revision : undefined;
   else fromRevision = parseRV(rv);
   const prefix = listPrefix(store.def, namespace);
+  const indexField = store.def.strategy.watchIndexField;
+  const indexValue = indexField === undefined ? undefined : req.selection.requiredFieldValue?.(indexField);
   try {
     const watch = await store.cacher.watch({
       fromRevision,
       prefix,
+      ...(indexValue === undefined ? {} : { indexValue }),
       matches: (o) => req.selection.matches(store.fromStored(o)),
       onEvent: (type, object) => sink.event(type, store.fromStored(object)),
       everything: req.selection.everything,

@@ -53,6 +53,12 @@ export interface Strategy {
   /** Fields a field selector may use besides metadata.name and metadata.namespace, with how to read each. */
   selectableFields?: Record<string, (obj: KubeObject) => string>;
   /**
+   * A selectable field the watch cache indexes its watchers by (upstream's trigger field; pods: spec.nodeName): a
+   * watcher whose field selector requires one value of it is given only the events of objects that have, or had,
+   * that value — a thousand kubelets watching their own pods cost each pod event two watchers, not a thousand.
+   */
+  watchIndexField?: string;
+  /**
    * Graceful deletion: may mark obj for deletion (deletionTimestamp, grace period, status) and return true to keep
    * it, instead of deleting it at once (pods on a node, namespaces with spec.finalizers).
    */

@@ -14,6 +14,16 @@ export function fieldsOf(def: ResourceDefinition, obj: KubeObject): Record<strin
 }
 
 /**
+ * How the watch cache reads the field it files watchers under (the strategy's watchIndexField), for a resource
+ * whose stored form is the form it serves (the cache holds stored objects; selectors see served ones).
+ */
+export function watchIndexOf(def: ResourceDefinition): ((obj: KubeObject) => string) | undefined {
+  const field = def.strategy.watchIndexField;
+  if (field === undefined || def.conversion) return undefined;
+  return def.strategy.selectableFields?.[field];
+}
+
+/**
  * The selection a list or watch asked for with labelSelector and fieldSelector. A selector that does not parse,
  * or names a field the resource does not support, is a 400 BadRequest with upstream's message.
  */
@@ -37,5 +47,6 @@ export function selectionFromQuery(def: ResourceDefinition, q: URLSearchParams):
     everything: noLabels && noFields,
     matches: (obj) =>
       (noLabels || labels.matches(obj.metadata.labels)) && (noFields || fields.matches(fieldsOf(def, obj))),
+    requiredFieldValue: (field) => fields.requiresExactMatch(field),
   };
 }

@@ -133,6 +133,7 @@ export function pods(): Builtin {
       validate: validatePodCreate,
       validateUpdate: validatePodUpdate,
       prepareForDelete: preparePodForDelete,
+      watchIndexField: 'spec.nodeName',
       selectableFields: {
         'spec.nodeName': (p) => str(rec(p.spec).nodeName),
         'spec.restartPolicy': (p) => str(rec(p.spec).restartPolicy),
