@@ -105,6 +105,21 @@ describe('ControllerRefManager', () => {
     });
   });
 
+  it('answers the claimed children in their order, those it adopted among those it had', async () => {
+    const { m, calls } = manager();
+    const mine = (n: string) => pod(n, { app: 'web' }, { ownerReferences: ownedBy('rs-1') });
+    const children = [mine('m1'), pod('orphan', { app: 'web' }), mine('m2'), pod('stranger', { app: 'db' })];
+    const claimed = await m.claim(children);
+    assert.deepEqual(
+      claimed.map((c) => c.metadata.name),
+      ['m1', 'orphan', 'm2'],
+    );
+    assert.deepEqual(
+      calls.map((c) => c.name),
+      ['orphan'],
+    );
+  });
+
   it('releases its pods that stopped matching', async () => {
     const { m, calls } = manager();
     const moved = pod('moved', { app: 'debug' }, { ownerReferences: ownedBy('rs-1') });

@@ -134,48 +134,58 @@ export class ControllerRefManager<T extends KubeObject = KubeObject> {
    */
   async claim(children: readonly T[], ...filters: ((child: T) => boolean)[]): Promise<T[]> {
     const match = (child: T) => this.opts.selector.matches(child.metadata.labels) && filters.every((f) => f(child));
-    const outcomes = await Promise.all(
-      children.map(async (child) => {
-        try {
-          return { child, claimed: await this.claimObject(child, match) };
-        } catch (err) {
-          return { child, claimed: false, err };
-        }
-      }),
-    );
-    const claimed = outcomes.filter((o) => o.claimed).map((o) => o.child);
-    const errors = outcomes.filter((o) => 'err' in o).map((o) => (o as { err: unknown }).err);
+    // Most children are settled without a call (already this owner's and matching, or someone else's): only
+    // adoptions and releases wait for the API, so a sync over thousands of pods makes no promise for each.
+    const outcomes: (boolean | Promise<{ claimed: boolean; err?: unknown }>)[] = children.map((child) => {
+      const settled = this.settledClaim(child, match);
+      if (settled !== undefined) return settled;
+      return this.claimObject(child, match).then(
+        (claimed) => ({ claimed }),
+        (err: unknown) => ({ claimed: false, err }),
+      );
+    });
+    const claimed: T[] = [];
+    const errors: unknown[] = [];
+    for (let i = 0; i < children.length; i++) {
+      const outcome = outcomes[i] as boolean | Promise<{ claimed: boolean; err?: unknown }>;
+      const { claimed: ok, err } = typeof outcome === 'boolean' ? { claimed: outcome, err: undefined } : await outcome;
+      if (ok) claimed.push(children[i] as T);
+      if (err !== undefined) errors.push(err);
+    }
     if (errors.length > 0) throw new ClaimError(claimed, errors);
     return claimed;
   }
 
-  /** Upstream's ClaimObject for one child: whether the owner controls it afterwards. */
-  async claimObject(child: T, match: (child: T) => boolean): Promise<boolean> {
+  /** claimObject's answer when it needs no API call (no adoption or release); undefined when it does. */
+  private settledClaim(child: T, match: (child: T) => boolean): boolean | undefined {
     const owner = this.opts.owner.metadata;
     const ref = getControllerOf(child);
     if (ref) {
       if (ref.uid !== owner.uid) return false; // someone else's
       if (match(child)) return true;
-      if (owner.deletionTimestamp) return false; // an owner being deleted releases nothing
-      try {
-        await this.release(child);
-      } catch (err) {
-        if (isNotFound(err)) return false;
-        throw err;
-      }
-      return false;
+      return owner.deletionTimestamp ? false : undefined; // an owner being deleted releases nothing
     }
     // An orphan.
     if (owner.deletionTimestamp || !match(child)) return false;
     if (child.metadata.deletionTimestamp) return false;
     if (owner.namespace && owner.namespace !== child.metadata.namespace) return false;
+    return undefined;
+  }
+
+  /** Upstream's ClaimObject for one child: whether the owner controls it afterwards. */
+  async claimObject(child: T, match: (child: T) => boolean): Promise<boolean> {
+    const settled = this.settledClaim(child, match);
+    if (settled !== undefined) return settled;
+    // This owner's child that no longer matches is released; a matching orphan is adopted.
+    const release = getControllerOf(child) !== undefined;
     try {
-      await this.adopt(child);
+      if (release) await this.release(child);
+      else await this.adopt(child);
     } catch (err) {
       if (isNotFound(err)) return false;
       throw err;
     }
-    return true;
+    return !release;
   }
 
   /** Makes the owner the child's controller. */
