@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { embeddedAdmissionOptions } from './apiserver/admission/embedded-defaults.js';
 import type { AdmissionOptions } from './apiserver/admission/options.js';
 import { withNodeRestriction } from './apiserver/admission/plugins/node-restriction.js';
-import { bootstrapCluster, buildRegistry } from './apiserver/assemble.js';
+import { bootstrapCluster, buildRegistry, type WatchCacheOptions } from './apiserver/assemble.js';
 import type { AuditOptions } from './apiserver/audit/auditor.js';
 import type { AuthenticationOptions } from './apiserver/authn/options.js';
 import { ensureServiceAccountKeyPair } from './apiserver/authn/serviceaccount/keys.js';
@@ -42,6 +42,7 @@ import type { Store } from './storage/types.js';
 import { type Logger, silentLogger } from './util/logger.js';
 
 export type { AdmissionOptions } from './apiserver/admission/options.js';
+export type { WatchCacheOptions } from './apiserver/assemble.js';
 export type { AuthenticationOptions } from './apiserver/authn/options.js';
 export { SharedInformerFactory } from './client/cache/factory.js';
 export { Lister } from './client/cache/listers.js';
@@ -127,6 +128,11 @@ export interface ControlPlaneOptions {
   /** How often to compact storage history and how much to keep (undefined: never compact). */
   compaction?: CompactionPolicy;
   /**
+   * The bounds of each resource's watch-cache window of recent events (default 10,000 to 102,400): a watch from
+   * an older resourceVersion than the window holds is 410 Expired.
+   */
+  watchCache?: WatchCacheOptions;
+  /**
    * Runs kube-controller-manager in this process too (as `wheelhouse up` does), with its own identity
    * (system:kube-controller-manager) and kubeconfig; `true` for upstream's defaults, or flag values. As kubeadm sets
    * it, `useServiceAccountCredentials` is on unless turned off here: each controller acts as its ServiceAccount
@@ -196,6 +202,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       ...(opts.serviceClusterIpRange ? { serviceClusterIPRange: opts.serviceClusterIpRange } : {}),
       ...(opts.serviceNodePortRange ? { serviceNodePortRange: opts.serviceNodePortRange } : {}),
       ...(admission ? { admission } : {}),
+      ...(opts.watchCache ? { watchCache: opts.watchCache } : {}),
     });
     const authentication: AuthenticationOptions = { ...opts.authentication };
     const simNodeOpts =

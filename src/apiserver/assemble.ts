@@ -6,7 +6,7 @@ import type { PriorityClassSource } from './admission/plugins/priority.js';
 import { APIRegistry } from './api-registry.js';
 import { ensureBootstrapPolicy } from './bootstrap/rbac-policy.js';
 import { apiServerServiceIP, DEFAULT_SERVICE_CLUSTER_IP_RANGE } from './bootstrap/service-ip.js';
-import { Cacher } from './cacher/cacher.js';
+import { Cacher, type CacherOptions } from './cacher/cacher.js';
 import { decodeFromStorage } from './registry/codec.js';
 import type { KubeObject } from './registry/object.js';
 import { kubernetesEndpoints, kubernetesService } from './registry/resources/core-kubernetes-service.js';
@@ -61,7 +61,11 @@ function storageClassSource(registry: APIRegistry): { list(): Promise<KubeObject
 export interface RegistryOptions extends ServiceAllocationOptions {
   /** kube-apiserver's admission flags (default: upstream's default plugins). */
   admission?: AdmissionOptions;
+  /** The bounds of each watch cache's window. */
+  watchCache?: WatchCacheOptions;
 }
+
+export type WatchCacheOptions = Pick<CacherOptions, 'capacity' | 'maxCapacity'>;
 
 /**
  * Builds the registry of built-in resources over one storage backend: a watch cache and a generic store each,
@@ -82,6 +86,7 @@ export function buildRegistry(storage: Store, log: Logger, options: RegistryOpti
     let cacher = cachers.get(prefix);
     if (!cacher) {
       cacher = new Cacher(storage, prefix, decodeFromStorage, log.child(`cacher/${def.resource}`), {
+        ...options.watchCache,
         index: watchIndexOf(def),
       });
       cachers.set(prefix, cacher);

@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import { MemoryStore } from '../../storage/memory.js';
 import assert from '../../testing/assert.js';
+import { FakeClock } from '../../util/clock.js';
 import { silentLogger } from '../../util/logger.js';
 import { decodeFromStorage } from '../registry/codec.js';
 import type { KubeObject } from '../registry/object.js';
@@ -41,6 +42,60 @@ describe('Cacher', () => {
     });
     assert.deepEqual(seen, ['ADDED n3', 'ADDED n4'], 'the window replays what it still holds');
     w.stop();
+    cacher.stop();
+  });
+
+  it('grows its window while its events are fresh and shrinks it once they are stale', async () => {
+    const store = new MemoryStore();
+    const clock = new FakeClock(1_000_000);
+    const cacher = new Cacher(store, '/registry/things/', decodeFromStorage, silentLogger, {
+      capacity: 4,
+      maxCapacity: 16,
+      freshMs: 1000,
+      clock,
+    });
+    await cacher.start();
+    const watchable = (fromRevision: number) =>
+      cacher
+        .watch({ fromRevision, prefix: '/registry/things/', matches: () => true, onEvent: () => {}, onEnd: () => {} })
+        .then((w) => {
+          w.stop();
+          return true;
+        })
+        .catch((e: unknown) => {
+          if (e instanceof TooOldError) return false;
+          throw e;
+        });
+    const revs: number[] = [];
+    const put = async (n: number) => {
+      for (let i = 0; i < n; i++)
+        revs.push((await store.create(`/registry/things/x${revs.length}`, obj('x'))).revision);
+      await new Promise((r) => setImmediate(r));
+    };
+    // 12 events within the fresh time: a fixed window of 4 would have lost the first 8.
+    await put(12);
+    assert.equal(await watchable(revs[0] as number), true, 'a fresh window doubled rather than dropping events');
+    // Past the upper bound it drops the oldest, however fresh.
+    await put(8);
+    assert.equal(await watchable(revs[2] as number), false);
+    assert.equal(await watchable(revs[3] as number), true, 'the window holds the newest 16 events');
+    // Once the newest quarter is stale, an insert into the full window halves it, down to the lower bound.
+    const last = (back: number) => revs[revs.length - back] as number;
+    clock.step(5000);
+    await put(1);
+    assert.equal(await watchable(last(9)), true);
+    assert.equal(await watchable(last(10)), false, 'the window halved to 8');
+    clock.step(5000);
+    await put(1);
+    assert.equal(await watchable(last(5)), true);
+    assert.equal(await watchable(last(6)), false, 'and then to 4');
+    clock.step(5000);
+    await put(1);
+    assert.equal(await watchable(last(5)), true);
+    assert.equal(await watchable(last(6)), false, 'and no lower');
+    // A burst fills it with fresh events again, and it grows again.
+    await put(5);
+    assert.equal(await watchable(last(6)), true, 'it doubled to 8 for the fifth fresh event');
     cacher.stop();
   });
 

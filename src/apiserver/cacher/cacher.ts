@@ -1,6 +1,6 @@
 import type { Store, WatchEvent } from '../../storage/types.js';
 import { ExponentialBackoff } from '../../util/backoff.js';
-import { realClock } from '../../util/clock.js';
+import { type Clock, realClock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { storedJsonWithRevision } from '../registry/codec.js';
 import type { KubeObject } from '../registry/object.js';
@@ -21,6 +21,8 @@ interface CachedEvent {
   /** The state before, for MODIFIED and DELETED. */
   prevValue: Buffer | undefined;
   revision: number;
+  /** When the cache received it (milliseconds since the epoch), which sizes the window. */
+  recordTime: number;
 }
 
 interface Stored {
@@ -127,8 +129,17 @@ interface Watcher {
 }
 
 export interface CacherOptions {
-  /** How many recent events the window keeps (default 10,000). */
+  /** The fewest recent events the window keeps once it has filled (default 10,000). */
   capacity?: number;
+  /** The most recent events the window may grow to (default 102,400, upstream's upper bound). */
+  maxCapacity?: number;
+  /**
+   * How long an event counts as fresh (default 75 s, upstream's: the bookmark period plus 15 s). A full window
+   * whose oldest event is fresh doubles, up to maxCapacity, so that a watcher that reconnects within this time
+   * can resume however fast changes come; one whose newest quarter is all stale halves, down to capacity.
+   */
+  freshMs?: number;
+  clock?: Clock;
   /** Reads the indexed field of a (stored-form) object, when the resource has one (upstream's trigger function). */
   index?: ((obj: KubeObject) => string) | undefined;
 }
@@ -162,7 +173,12 @@ export class Cacher {
   private readonly unindexed = new Set<Watcher>();
   /** Watchers filed under the index value they require. */
   private readonly indexed = new Map<string, Set<Watcher>>();
-  private readonly capacity: number;
+  /** The window's current size limit, between minCapacity and maxCapacity. */
+  private capacity: number;
+  private readonly minCapacity: number;
+  private readonly maxCapacity: number;
+  private readonly freshMs: number;
+  private readonly clock: Clock;
   private readonly index: ((obj: KubeObject) => string) | undefined;
   private storageWatch: { close(): void } | undefined;
   private ready: Promise<void> | undefined;
@@ -175,8 +191,13 @@ export class Cacher {
     private readonly log: Logger,
     opts: CacherOptions | number = {},
   ) {
-    const options = typeof opts === 'number' ? { capacity: opts } : opts;
-    this.capacity = options.capacity ?? 10_000;
+    // A bare number is a window of that size exactly.
+    const options = typeof opts === 'number' ? { capacity: opts, maxCapacity: opts } : opts;
+    this.minCapacity = options.capacity ?? 10_000;
+    this.maxCapacity = Math.max(this.minCapacity, options.maxCapacity ?? 102_400);
+    this.capacity = this.minCapacity;
+    this.freshMs = options.freshMs ?? 75_000;
+    this.clock = options.clock ?? realClock;
     this.index = options.index;
   }
 
@@ -321,6 +342,7 @@ export class Cacher {
     this.windowStart = this.rev;
     this.window = [];
     this.windowHead = 0;
+    this.capacity = this.minCapacity;
     this.storageWatch = this.store.watch(this.prefix, this.rev, {
       onEvent: (e) => this.apply(e),
       onError: (err) => {
@@ -351,17 +373,19 @@ export class Cacher {
     const prev = this.items.get(e.key);
     let event: CachedEvent;
     let current: Stored | undefined;
+    const recordTime = this.clock.now();
     if (!prev || e.type === 'delete') this.sortedKeys = undefined;
     if (e.type === 'delete') {
       this.items.delete(e.key);
       const last = prev?.value ?? e.prevValue;
       // A deleted object is reported in its last state, with the deletion's revision.
-      event = { type: 'DELETED', key: e.key, value: last, prevValue: prev?.value, revision: e.revision };
+      event = { type: 'DELETED', key: e.key, value: last, prevValue: prev?.value, revision: e.revision, recordTime };
     } else {
       const value = own(e.value);
       current = { value, revision: e.revision };
       this.items.set(e.key, current);
-      event = { type: prev ? 'MODIFIED' : 'ADDED', key: e.key, value, prevValue: prev?.value, revision: e.revision };
+      const type = prev ? 'MODIFIED' : 'ADDED';
+      event = { type, key: e.key, value, prevValue: prev?.value, revision: e.revision, recordTime };
     }
     this.rev = e.revision;
     this.remember(event);
@@ -388,6 +412,7 @@ export class Cacher {
   }
 
   private remember(e: CachedEvent): void {
+    if (this.window.length === this.capacity) this.resize(e.recordTime);
     if (this.window.length < this.capacity) {
       this.window.push(e);
       return;
@@ -396,6 +421,24 @@ export class Cacher {
     this.windowStart = evicted.revision;
     this.window[this.windowHead] = e;
     this.windowHead = (this.windowHead + 1) % this.capacity;
+  }
+
+  /** Before adding to a full window: grows it while its oldest event is fresh, shrinks it once most are stale. */
+  private resize(now: number): void {
+    const n = this.capacity;
+    const at = (i: number) => this.window[(this.windowHead + i) % n] as CachedEvent;
+    let to = n;
+    if (now - at(0).recordTime < this.freshMs) to = Math.min(n * 2, this.maxCapacity);
+    else if (now - at(n - Math.floor(n / 4)).recordTime > this.freshMs)
+      to = Math.max(Math.floor(n / 2), this.minCapacity);
+    if (to === n) return;
+    // Laid out oldest first; a smaller window keeps the newest events.
+    const ordered = [...this.window.slice(this.windowHead), ...this.window.slice(0, this.windowHead)];
+    const dropped = ordered.length - to;
+    if (dropped > 0) this.windowStart = (ordered[dropped - 1] as CachedEvent).revision;
+    this.window = dropped > 0 ? ordered.slice(dropped) : ordered;
+    this.windowHead = 0;
+    this.capacity = to;
   }
 
   private *eventsAfter(revision: number): Generator<CachedEvent> {
