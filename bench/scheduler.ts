@@ -15,7 +15,8 @@
 // --go-windows (client-go's HTTP/2 flow-control windows also for the benchmark's own pod-creating sessions; the
 // KubeClient of the scheduler has them always since 2026-12-02), --scheduler-dist=DIR (the
 // workloads' scheduler from another build of wheelhouse, e.g. an older commit's, for before/after comparisons),
-// --apiserver-cpu-prof=DIR (the apiserver child writes a V8 CPU profile there when it stops).
+// --apiserver-cpu-prof=DIR (the apiserver child writes a V8 CPU profile there when it stops),
+// --density-nodes=N and --density-replicas=N (the density run's size; default 1000 and 30,000).
 // Prints one JSON object as its last line; progress goes to stderr.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -36,6 +37,8 @@ const argValue = (name: string) =>
   process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? undefined;
 const apiserverMode = argValue('apiserver') ?? 'child';
 const only = argValue('only')?.split(',');
+const densityNodes = Number(argValue('density-nodes') ?? (quick ? 100 : 1000));
+const densityReplicas = Number(argValue('density-replicas') ?? (quick ? 2000 : 30_000));
 const runDensity = !process.argv.includes('--no-density') && (!only || only.includes('density'));
 const root = join(import.meta.dirname, '..');
 const dist = join(root, 'dist');
@@ -726,7 +729,7 @@ async function density(nodes: number, replicas: number): Promise<{ allRunningSec
 
 if (process.argv.includes('--density-child')) {
   // The density run in a process of its own, so its peak RSS is its own.
-  console.log(JSON.stringify(await density(quick ? 100 : 1000, quick ? 2000 : 30_000)));
+  console.log(JSON.stringify(await density(densityNodes, densityReplicas)));
   process.exit(0);
 }
 
@@ -740,7 +743,7 @@ function densityInChild(): Promise<{ allRunningSec: number; peakRssBytes: number
         'tsx',
         join(import.meta.dirname, 'scheduler.ts'),
         '--density-child',
-        ...process.argv.filter((a) => a === '--quick' || a === '--go-windows'),
+        ...process.argv.filter((a) => a === '--quick' || a === '--go-windows' || a.startsWith('--density-')),
       ],
       { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
     );
