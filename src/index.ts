@@ -129,8 +129,7 @@ export interface ControlPlaneOptions {
   compaction?: CompactionPolicy;
   /**
    * The bounds of each built-in resource's watch-cache window of recent events (default 10,000 to 102,400; custom
-   * resources keep the defaults): a watch from
-   * an older resourceVersion than the window holds is 410 Expired.
+   * resources keep the defaults): a watch from an older resourceVersion than the window holds is 410 Expired.
    */
   watchCache?: WatchCacheOptions;
   /**
