@@ -4,7 +4,11 @@
  * orphans, releasing pods that stopped matching), creates or deletes pods to reach spec.replicas — at most
  * BURST_REPLICAS per sync, creations in slow-start batches, deletions chosen by upstream's ranking — and writes the
  * status. Expectations keep it from acting on a cache that has not yet seen its own creations and deletions.
+ * A PodTally per set remembers what the last sync claimed and counted, so a sync looks only at the pods whose events
+ * arrived since (tally.ts).
  */
+
+import { LabelSelector } from '../../api/labels.js';
 import type { SharedIndexInformer } from '../../client/cache/shared-informer.js';
 import {
   DeletedFinalStateUnknown,
@@ -18,6 +22,7 @@ import { isNotFound, type KubeObject } from '../../client/types.js';
 import { createRateLimitingQueue, type RateLimitingQueue } from '../../client/workqueue/rate-limiting.js';
 import type { Logger } from '../../util/logger.js';
 import {
+  ClaimError,
   CONTROLLER_UID_INDEX,
   ControllerRefManager,
   controllerUidIndexFunc,
@@ -27,7 +32,6 @@ import {
 } from '../common/controller-ref.js';
 import { UIDTrackingControllerExpectations } from '../common/expectations.js';
 import {
-  filterActivePods,
   filterPodsByOwner,
   isNamespaceTerminatingError,
   isPodActive,
@@ -41,7 +45,15 @@ import {
 import type { Controller, ControllerContext } from '../context.js';
 import { runWorkers } from '../worker.js';
 import type { ReplicaSetKind } from './kinds.js';
-import { calculateStatus, desiredReplicas, nextAvailableAfter, updateReplicaSetStatus } from './status.js';
+import {
+  calculateStatus,
+  desiredReplicas,
+  minReadySecondsOf,
+  nextAvailableAfter,
+  statusFromCounts,
+  updateReplicaSetStatus,
+} from './status.js';
+import { PodTally, tallyFingerprint } from './tally.js';
 
 /** Upstream's BurstReplicas: the most pods one sync creates or deletes. */
 export const BURST_REPLICAS = 500;
@@ -61,6 +73,8 @@ export class ReplicaSetController implements Controller {
   private readonly podControl: PodControl;
   private readonly log: Logger;
   private readonly burstReplicas: number;
+  /** Per replica set key: what its last sync claimed, and the pods changed since. */
+  private readonly tallies = new Map<string, PodTally>();
 
   constructor(
     private readonly ctx: ControllerContext,
@@ -144,6 +158,7 @@ export class ReplicaSetController implements Controller {
     const key = metaNamespaceKeyFunc(obj);
     this.log.v(4).info(`Deleting ${this.kind.kind}`, { key });
     this.expectations.deleteExpectations(key);
+    this.tallies.delete(key);
     this.queue.add(key);
   }
 
@@ -175,7 +190,23 @@ export class ReplicaSetController implements Controller {
     return out;
   }
 
+  /** Marks pod for a fresh look in the tally of each set it may belong to: its controller, or any set of its namespace. */
+  private markDirty(pod: KubeObject): void {
+    if (this.tallies.size === 0) return;
+    const key = podKey(pod);
+    const namespace = pod.metadata.namespace ?? '';
+    const ref = getControllerOf(pod);
+    if (ref) {
+      if (ref.kind === this.kind.kind) this.tallies.get(`${namespace}/${ref.name}`)?.dirty.add(key);
+      return;
+    }
+    for (const rs of this.rsIndexer.byIndex('namespace', namespace)) {
+      this.tallies.get(metaNamespaceKeyFunc(rs))?.dirty.add(key);
+    }
+  }
+
   private addPod(pod: KubeObject): void {
+    this.markDirty(pod);
     if (pod.metadata.deletionTimestamp) {
       // A pod already being deleted (seen first after a restart) must not count as a creation.
       this.deletePod(pod);
@@ -196,6 +227,8 @@ export class ReplicaSetController implements Controller {
 
   private updatePod(oldPod: KubeObject, curPod: KubeObject): void {
     if (oldPod.metadata.resourceVersion === curPod.metadata.resourceVersion) return;
+    this.markDirty(oldPod);
+    this.markDirty(curPod);
     const labelChanged = JSON.stringify(oldPod.metadata.labels ?? {}) !== JSON.stringify(curPod.metadata.labels ?? {});
     if (curPod.metadata.deletionTimestamp) {
       // Count the deletion as soon as it starts, so a replacement is created while this pod terminates.
@@ -222,7 +255,12 @@ export class ReplicaSetController implements Controller {
 
   private deletePod(obj: KubeObject | DeletedFinalStateUnknown<KubeObject>): void {
     const pod = obj instanceof DeletedFinalStateUnknown ? obj.obj : obj;
-    if (!pod?.metadata) return;
+    if (!pod?.metadata) {
+      // Which set it belonged to is unknown: every tally looks at the key again.
+      if (obj instanceof DeletedFinalStateUnknown) for (const tally of this.tallies.values()) tally.dirty.add(obj.key);
+      return;
+    }
+    this.markDirty(pod);
     const ref = getControllerOf(pod);
     if (!ref) return;
     const rs = this.resolveControllerRef(pod.metadata.namespace ?? '', ref);
@@ -250,6 +288,7 @@ export class ReplicaSetController implements Controller {
     if (!rs) {
       this.log.v(4).info(`${this.kind.kind} has been deleted`, { key });
       this.expectations.deleteExpectations(key);
+      this.tallies.delete(key);
       return;
     }
     const needsSync = this.expectations.satisfiedExpectations(key);
@@ -260,7 +299,60 @@ export class ReplicaSetController implements Controller {
       this.log.error(`error converting pod selector to selector for ${this.kind.kind} ${key}`, { err: String(err) });
       return;
     }
-    const active = filterActivePods(filterPodsByOwner(this.podIndexer, rs));
+    const fingerprint = tallyFingerprint(rs);
+    let tally = this.tallies.get(key);
+    if (tally?.fingerprint !== fingerprint) {
+      // First sync, or the set changed what it claims or counts: look at every candidate pod.
+      tally = new PodTally(fingerprint);
+      this.tallies.set(key, tally);
+      for (const pod of filterPodsByOwner(this.podIndexer, rs)) tally.dirty.add(podKey(pod));
+    }
+    await this.claimDirty(tally, rs, selector);
+
+    let manageError: unknown;
+    if (needsSync && !rs.metadata.deletionTimestamp) {
+      try {
+        await this.manageReplicas(key, tally, rs);
+      } catch (err) {
+        manageError = err;
+      }
+    }
+    const now = this.ctx.clock.now();
+    // Availability after minReadySeconds depends on the time, so such a set counts its pods each sync.
+    const timed = minReadySecondsOf(rs) > 0 ? tally.pods() : undefined;
+    const status = timed
+      ? calculateStatus(rs, timed, manageError, now)
+      : statusFromCounts(
+          rs,
+          { replicas: tally.replicas, fullyLabeled: tally.fullyLabeled, ready: tally.ready, available: tally.ready },
+          manageError,
+          now,
+        );
+    const updated = await updateReplicaSetStatus(this.rsClient, rs, status);
+    if (manageError !== undefined) throw manageError;
+    // Come back when the next ready pod has been ready for minReadySeconds, so availableReplicas moves on its own.
+    const wait = timed && nextAvailableAfter(updated, timed, now);
+    if (wait) this.queue.addAfter(key, wait);
+  }
+
+  /**
+   * Claims the tally's dirty pods (adopting matching orphans, releasing pods that stopped matching) and records the
+   * outcome. Rejects as ControllerRefManager.claim does; the pods it could not settle stay dirty for the retry.
+   */
+  private async claimDirty(tally: PodTally, rs: KubeObject, selector: LabelSelector): Promise<void> {
+    const { uid, namespace = '' } = rs.metadata;
+    const candidates: KubeObject[] = [];
+    for (const key of tally.takeDirty()) {
+      const pod = this.podIndexer.getByKey(key);
+      const ref = pod && getControllerOf(pod);
+      // The candidates of the full walk: active pods this set controls, and active orphans of its namespace.
+      if (pod && isPodActive(pod) && (ref ? ref.uid === uid : (pod.metadata.namespace ?? '') === namespace)) {
+        candidates.push(pod);
+      } else {
+        tally.remove(key);
+      }
+    }
+    if (candidates.length === 0) return;
     const manager = new ControllerRefManager({
       owner: rs,
       ownerKind: this.kind,
@@ -268,28 +360,30 @@ export class ReplicaSetController implements Controller {
       children: this.ctx.client.pods(),
       canAdopt: ownerCanAdopt(this.rsClient, rs, this.kind),
     });
-    const pods = await manager.claim(active);
-
-    let manageError: unknown;
-    if (needsSync && !rs.metadata.deletionTimestamp) {
-      try {
-        await this.manageReplicas(key, pods, rs);
-      } catch (err) {
-        manageError = err;
-      }
+    let claimed: KubeObject[];
+    let failure: unknown;
+    try {
+      claimed = await manager.claim(candidates);
+    } catch (err) {
+      claimed = err instanceof ClaimError ? err.claimed : [];
+      failure = err;
     }
-    const now = this.ctx.clock.now();
-    const status = calculateStatus(rs, pods, manageError, now);
-    const updated = await updateReplicaSetStatus(this.rsClient, rs, status);
-    if (manageError !== undefined) throw manageError;
-    // Come back when the next ready pod has been ready for minReadySeconds, so availableReplicas moves on its own.
-    const wait = nextAvailableAfter(updated, pods, now);
-    if (wait !== undefined) this.queue.addAfter(key, wait);
+    const templateLabels = LabelSelector.fromSet(rs.spec?.template?.metadata?.labels);
+    const isClaimed = new Set(claimed);
+    for (const pod of candidates) {
+      if (isClaimed.has(pod)) {
+        tally.set(pod, templateLabels.matches(pod.metadata.labels));
+        continue;
+      }
+      tally.remove(podKey(pod));
+      if (failure !== undefined) tally.dirty.add(podKey(pod));
+    }
+    if (failure !== undefined) throw failure;
   }
 
   /** Creates or deletes pods so that the owner has spec.replicas active pods (within the burst limit). */
-  private async manageReplicas(key: string, active: KubeObject[], rs: KubeObject): Promise<void> {
-    const diff = active.length - desiredReplicas(rs);
+  private async manageReplicas(key: string, tally: PodTally, rs: KubeObject): Promise<void> {
+    const diff = tally.replicas - desiredReplicas(rs);
     const namespace = rs.metadata.namespace ?? '';
     const subject = { ...rs, apiVersion: this.kind.apiVersion, kind: this.kind.kind };
     if (diff < 0) {
@@ -316,7 +410,7 @@ export class ReplicaSetController implements Controller {
     if (diff > 0) {
       const count = Math.min(diff, this.burstReplicas);
       this.log.v(2).info('Too many replicas', { key, need: desiredReplicas(rs), deleting: count });
-      const toDelete = this.getPodsToDelete(active, this.getIndirectlyRelatedPods(rs), count);
+      const toDelete = this.getPodsToDelete(tally.pods(), this.getIndirectlyRelatedPods(rs), count);
       // Expect these exact pods' deletions before deleting them.
       this.expectations.expectDeletions(key, toDelete.map(podKey));
       const results = await Promise.allSettled(

@@ -5,6 +5,7 @@ import assert from '../../testing/assert.js';
 import { eventually, runControllers } from '../../testing/controllers.js';
 import type { ControllerManager } from '../manager.js';
 import { replicaSetController, replicationControllerController } from './index.js';
+import { countPods } from './status.js';
 
 let cp: ControlPlane;
 let manager: ControllerManager;
@@ -250,6 +251,55 @@ describe('replicaset controller', () => {
       assert.equal(status?.replicas, 2);
       assert.equal(status?.fullyLabeledReplicas, 1);
     });
+  });
+
+  it('keeps its counts in step with pod changes between syncs, as a full recount gives them', async () => {
+    const ns = await namespace('rs-tally');
+    const rsClient = cp.client.replicaSets(ns);
+    const rs = await rsClient.create(replicaSet('web', 3, { app: 'web' }));
+    const pods = await waitForPods(ns, 3);
+    const names = pods.map((p) => p.metadata.name ?? '');
+    /** The status must match the counts recomputed from the pods as stored now. */
+    const settles = (expected: { replicas: number; fullyLabeled: number; ready: number }) =>
+      eventually(async () => {
+        const current = await rsClient.get('web');
+        const owned = (await activePods(ns)).filter(
+          (p) => p.metadata.ownerReferences?.[0]?.uid === rs.metadata.uid && p.status?.phase !== 'Failed',
+        );
+        const counts = countPods(current, owned, Date.now());
+        assert.deepEqual(
+          {
+            replicas: current.status?.replicas,
+            fullyLabeled: current.status?.fullyLabeledReplicas ?? 0,
+            ready: current.status?.readyReplicas ?? 0,
+            available: current.status?.availableReplicas ?? 0,
+          },
+          { ...expected, available: expected.ready },
+        );
+        assert.deepEqual(counts, { ...expected, available: expected.ready });
+      });
+    await settles({ replicas: 3, fullyLabeled: 3, ready: 0 });
+    for (const pod of pods) await markReady(ns, pod);
+    await settles({ replicas: 3, fullyLabeled: 3, ready: 3 });
+    // One pod stops being ready: only its update says so.
+    const first = await cp.client.pods(ns).get(names[0] ?? '');
+    await cp.client.pods(ns).updateStatus({
+      ...first,
+      status: { ...first.status, conditions: [{ type: 'Ready', status: 'False', lastTransitionTime: nowTime() }] },
+    });
+    await settles({ replicas: 3, fullyLabeled: 3, ready: 2 });
+    // A pod loses a template label but still matches the selector.
+    await cp.client.pods(ns).patch(names[1] ?? '', 'merge', { metadata: { labels: { tier: null } } });
+    await settles({ replicas: 3, fullyLabeled: 2, ready: 2 });
+    // The template's labels change: every pod is counted again against the new ones.
+    await rsClient.patch('web', 'merge', {
+      spec: { template: { metadata: { labels: { app: 'web', tier: 'back' } } } },
+    });
+    await settles({ replicas: 3, fullyLabeled: 0, ready: 2 });
+    // A pod fails: it no longer counts, and its replacement does.
+    const failing = await cp.client.pods(ns).get(names[2] ?? '');
+    await cp.client.pods(ns).updateStatus({ ...failing, status: { ...failing.status, phase: 'Failed' } });
+    await settles({ replicas: 3, fullyLabeled: 1, ready: 1 });
   });
 
   it('runs ReplicationControllers the same way', async () => {

@@ -43,6 +43,30 @@ export function minReadySecondsOf(rs: KubeObject): number {
   return typeof n === 'number' && n > 0 ? n : 0;
 }
 
+/** The pod counts a status is made of. */
+export interface PodCounts {
+  /** Active pods the set controls. */
+  replicas: number;
+  fullyLabeled: number;
+  ready: number;
+  available: number;
+}
+
+/** Counts the active pods the replica set controls. */
+export function countPods(rs: KubeObject, activePods: readonly KubeObject[], nowMs: number): PodCounts {
+  const templateLabels = LabelSelector.fromSet(rs.spec?.template?.metadata?.labels);
+  const minReady = minReadySecondsOf(rs);
+  const counts: PodCounts = { replicas: activePods.length, fullyLabeled: 0, ready: 0, available: 0 };
+  for (const pod of activePods) {
+    if (templateLabels.matches(pod.metadata.labels)) counts.fullyLabeled++;
+    if (isPodReady(pod)) {
+      counts.ready++;
+      if (isPodAvailable(pod, minReady, nowMs)) counts.available++;
+    }
+  }
+  return counts;
+}
+
 /** The new status from the active pods the replica set controls and the outcome of managing them. */
 export function calculateStatus(
   rs: KubeObject,
@@ -50,23 +74,21 @@ export function calculateStatus(
   manageError: unknown,
   nowMs: number,
 ): ReplicaSetStatus {
+  return statusFromCounts(rs, countPods(rs, activePods, nowMs), manageError, nowMs);
+}
+
+/** The new status from the counts of the pods the replica set controls and the outcome of managing them. */
+export function statusFromCounts(
+  rs: KubeObject,
+  counts: PodCounts,
+  manageError: unknown,
+  nowMs: number,
+): ReplicaSetStatus {
   const old: ReplicaSetStatus = rs.status ?? { replicas: 0 };
-  const templateLabels = LabelSelector.fromSet(rs.spec?.template?.metadata?.labels);
-  const minReady = minReadySecondsOf(rs);
-  let fullyLabeled = 0;
-  let ready = 0;
-  let available = 0;
-  for (const pod of activePods) {
-    if (templateLabels.matches(pod.metadata.labels)) fullyLabeled++;
-    if (isPodReady(pod)) {
-      ready++;
-      if (isPodAvailable(pod, minReady, nowMs)) available++;
-    }
-  }
   let conditions = old.conditions ? [...old.conditions] : undefined;
   const failure = conditions?.find((c) => c.type === REPLICA_FAILURE);
   if (manageError !== undefined && !failure) {
-    const diff = activePods.length - desiredReplicas(rs);
+    const diff = counts.replicas - desiredReplicas(rs);
     const reason = diff < 0 ? 'FailedCreate' : diff > 0 ? 'FailedDelete' : '';
     const message = manageError instanceof Error ? manageError.message : String(manageError);
     conditions = [
@@ -78,10 +100,10 @@ export function calculateStatus(
   }
   const next: ReplicaSetStatus = {
     ...old,
-    replicas: activePods.length,
-    fullyLabeledReplicas: fullyLabeled,
-    readyReplicas: ready,
-    availableReplicas: available,
+    replicas: counts.replicas,
+    fullyLabeledReplicas: counts.fullyLabeled,
+    readyReplicas: counts.ready,
+    availableReplicas: counts.available,
   };
   if (conditions && conditions.length > 0) next.conditions = conditions;
   else delete next.conditions;
