@@ -5,7 +5,9 @@
  */
 export class Limiter {
   private active = 0;
-  private readonly waiting: (() => void)[] = [];
+  /** Callers waiting for a slot, oldest first from `head` (an array's shift() would cost O(n) per call). */
+  private waiting: (() => void)[] = [];
+  private head = 0;
 
   constructor(private readonly max: number) {}
 
@@ -16,8 +18,18 @@ export class Limiter {
       return await fn();
     } finally {
       this.active--;
-      this.waiting.shift()?.();
+      this.wakeNext();
     }
+  }
+
+  private wakeNext(): void {
+    if (this.head >= this.waiting.length) return;
+    const next = this.waiting[this.head++];
+    if (this.head > 1024 && this.head * 2 > this.waiting.length) {
+      this.waiting = this.waiting.slice(this.head);
+      this.head = 0;
+    }
+    next?.();
   }
 
   get inFlight(): number {

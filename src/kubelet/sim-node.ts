@@ -570,8 +570,7 @@ export class SimNode implements PodHost {
     try {
       while (rec.dirty && this.pods.get(rec.sim.uid) === rec && !this.ctx.closed) {
         if (this.stopped) return;
-        rec.dirty = false;
-        if (!(await this.writeStatus(rec))) {
+        if (!(await this.ctx.limiter.run(() => this.writeStatus(rec)))) {
           rec.dirty = true;
           rec.retry?.cancel();
           rec.retry = this.ctx.wheel.after(1000, () => this.scheduleWrite(rec));
@@ -587,8 +586,12 @@ export class SimNode implements PodHost {
     }
   }
 
-  /** One status report; true when done (written, unchanged, or the pod is gone). */
+  /**
+   * One status report, made once the limiter lets this pod's write go (so that changes made while it waited go out
+   * in the same report); true when done (written, unchanged, or the pod is gone).
+   */
   private async writeStatus(rec: PodRecord): Promise<boolean> {
+    rec.dirty = false;
     const sim = rec.sim;
     const pod = sim.pod;
     const now = this.ctx.clock.now();
@@ -623,16 +626,9 @@ export class SimNode implements PodHost {
     const text = JSON.stringify(status);
     if (text === rec.lastWritten) return true;
     try {
-      const written = await this.ctx.limiter.run(() =>
-        this.client
-          .pods(pod.metadata.namespace)
-          .patch(
-            pod.metadata.name ?? '',
-            'strategic',
-            { metadata: { uid: sim.uid }, status },
-            { subresource: 'status' },
-          ),
-      );
+      const written = await this.client
+        .pods(pod.metadata.namespace)
+        .patch(pod.metadata.name ?? '', 'strategic', { metadata: { uid: sim.uid }, status }, { subresource: 'status' });
       rec.lastWritten = text;
       rec.lastConditions = conditions;
       rec.lastPhase = phase;
