@@ -251,4 +251,39 @@ describe('Cacher', () => {
     assert.deepEqual(seen.slice(8), ['any: ADDED b']);
     cacher.stop();
   });
+
+  it('decides from the index values alone for a watcher whose selector is only the indexed field', async () => {
+    const store = new MemoryStore();
+    const node = (o: KubeObject) => String((o.metadata.labels as Record<string, string> | undefined)?.node ?? '');
+    let decodes = 0;
+    const decode = (value: Buffer, revision: number) => {
+      decodes++;
+      return decodeFromStorage(value, revision);
+    };
+    const cacher = new Cacher(store, '/registry/things/', decode, silentLogger, { index: node });
+    await cacher.start();
+    const seen: string[] = [];
+    for (const who of ['n1', 'n2']) {
+      await cacher.watch({
+        fromRevision: cacher.revision,
+        prefix: '/registry/things/',
+        matches: () => {
+          throw new Error(`${who} was asked`);
+        },
+        indexValue: who,
+        indexOnly: true,
+        onEvent: (type: WatchEventType, o: KubeObject) => seen.push(`${who}: ${type} ${o.metadata.name}`),
+        onEnd: () => {},
+      });
+    }
+    const a = await store.create('/registry/things/a', obj('a', { node: 'n1' }));
+    const a1 = await store.update('/registry/things/a', obj('a', { node: 'n1', x: 'y' }), a.revision);
+    const a2 = await store.update('/registry/things/a', obj('a', { node: 'n2' }), a1.revision);
+    await store.delete('/registry/things/a', a2.revision);
+    await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(seen, ['n1: ADDED a', 'n1: MODIFIED a', 'n1: DELETED a', 'n2: ADDED a', 'n2: DELETED a']);
+    // One decode per event (its index value, and the object sent); none of the state before a change.
+    assert.equal(decodes, 4);
+    cacher.stop();
+  });
 });

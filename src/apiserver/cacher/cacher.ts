@@ -104,6 +104,11 @@ export interface CacheWatchRequest {
    * watcher is offered only changes of objects that have or had this value. Ignored by a cache without an index.
    */
   indexValue?: string;
+  /**
+   * matches is exactly "the indexed field equals indexValue": the cache decides from the index values it already
+   * read, without asking matches (so nothing more is decoded for this watcher).
+   */
+  indexOnly?: boolean;
   /** The watch ended from the cache's side: 'expired' (too old, or the cache was rebuilt) or 'closed'. */
   onEnd(reason: 'expired' | 'closed'): void;
 }
@@ -407,7 +412,7 @@ export class Cacher {
     for (const value of now === before || now === undefined ? [before] : [before, now]) {
       if (value === undefined) continue;
       const set = this.indexed.get(value);
-      if (set) for (const w of set) this.deliver(w, view);
+      if (set) for (const w of set) this.deliver(w, view, { now, before });
     }
   }
 
@@ -449,14 +454,24 @@ export class Cacher {
     }
   }
 
-  /** Sends e to w as w sees it: filtered, with selector transitions turned into ADDED / DELETED. */
-  private deliver(w: Watcher, view: EventView): void {
+  /**
+   * Sends e to w as w sees it: filtered, with selector transitions turned into ADDED / DELETED. indexed: the index
+   * values the object has now and had before, when the cache read them for this event.
+   */
+  private deliver(w: Watcher, view: EventView, indexed?: { now?: string; before?: string }): void {
     const e = view.event;
     const req = w.req;
     if (!w.active || !e.key.startsWith(req.prefix)) return;
     let type: WatchEventType | undefined;
     if (req.everything) {
       type = e.type;
+    } else if (indexed && req.indexOnly && w.indexValue !== undefined) {
+      const before = indexed.before === w.indexValue;
+      const now = e.type !== 'DELETED' && indexed.now === w.indexValue;
+      if (e.type === 'DELETED') type = before ? 'DELETED' : undefined;
+      else if (now && before) type = 'MODIFIED';
+      else if (now) type = 'ADDED';
+      else if (before) type = 'DELETED';
     } else if (e.type === 'DELETED') {
       if (wants(req, e.prevValue ?? e.value, () => view.prevObject ?? view.object)) type = 'DELETED';
     } else {

@@ -14,6 +14,8 @@ export interface Selection {
   everything: boolean;
   /** The value the field selector requires the field to equal, if it has such a term. */
   requiredFieldValue?(field: string): string | undefined;
+  /** True when the selection is that one field's equality and nothing else (no other term, no label selector). */
+  onlyRequires?(field: string): boolean;
 }
 
 export interface ListRequest {
@@ -187,6 +189,7 @@ export async function watchObjects(
       fromRevision,
       prefix,
       ...(indexValue === undefined ? {} : { indexValue }),
+      ...(indexValue !== undefined && req.selection.onlyRequires?.(indexField as string) ? { indexOnly: true } : {}),
       matches: (o) => req.selection.matches(store.fromStored(o)),
       onEvent: (type, object) => sink.event(type, store.fromStored(object)),
       everything: req.selection.everything,

@@ -48,5 +48,7 @@ export function selectionFromQuery(def: ResourceDefinition, q: URLSearchParams):
     matches: (obj) =>
       (noLabels || labels.matches(obj.metadata.labels)) && (noFields || fields.matches(fieldsOf(def, obj))),
     requiredFieldValue: (field) => fields.requiresExactMatch(field),
+    onlyRequires: (field) =>
+      noLabels && fields.requirements.length === 1 && fields.requiresExactMatch(field) !== undefined,
   };
 }
