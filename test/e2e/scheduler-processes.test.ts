@@ -1,0 +1,141 @@
+/**
+ * `wheelhouse up --nodes 2` with things a user adds beside it: two `wheelhouse scheduler` processes reading one
+ * KubeSchedulerConfiguration (a profile of their own, leader election on a Lease of their own) — the leader is
+ * killed and the other takes over — and the real kubectl's logs and exec on a pod of the simulated nodes.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import assert from '../../src/testing/assert.js';
+import { eventually } from '../../src/testing/controllers.js';
+import { startWheelhouse, type WheelhouseProcess } from '../../src/testing/wheelhouse-process.js';
+
+const run = promisify(execFile);
+
+describe('wheelhouse up with schedulers of its own, and kubectl logs and exec on simulated pods', () => {
+  const root = mkdtempSync(join(tmpdir(), 'wheelhouse-sched-procs-'));
+  const dataDir = join(root, 'data');
+  const kubeconfig = join(dataDir, 'kubeconfig');
+  let up: WheelhouseProcess;
+  const schedulers: WheelhouseProcess[] = [];
+  const kubectl = async (...args: string[]) =>
+    (
+      await run('kubectl', ['--kubeconfig', kubeconfig, '--cache-dir', join(root, 'kcache'), ...args], {
+        timeout: 60_000,
+      })
+    ).stdout;
+  let manifests = 0;
+  const apply = async (yaml: string) => {
+    const file = join(root, `manifest-${++manifests}.yaml`);
+    writeFileSync(file, yaml);
+    return kubectl('apply', '-f', file);
+  };
+  const slow = { timeoutMs: 30_000, intervalMs: 200 };
+
+  before(async () => {
+    up = await startWheelhouse('up', ['--storage', 'memory', '--data-dir', dataDir, '--nodes', '2']);
+    await eventually(async () => {
+      const nodes = await kubectl('get', 'nodes');
+      for (const n of ['node-1', 'node-2']) assert.match(nodes, new RegExp(`^${n}\\s+Ready\\s+`, 'm'));
+    }, slow);
+  });
+  after(async () => {
+    for (const s of schedulers) if (s.child.exitCode === null && s.child.signalCode === null) await s.stop();
+    if (up) assert.equal(await up.stop(), 0, up.out());
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('kubectl logs shows the lines the lifecycle wrote, and kubectl exec runs the built-in commands', async () => {
+    await apply(`apiVersion: v1
+kind: Pod
+metadata:
+  name: talker
+  annotations:
+    sim.wheelhouse.dev/logs: |-
+      hello
+      world
+spec:
+  containers:
+  - name: app
+    image: busybox
+`);
+    await kubectl('wait', '--for=condition=Ready', 'pod/talker', '--timeout=30s');
+    assert.equal(await kubectl('logs', 'talker'), 'hello\nworld\n');
+    assert.equal(await kubectl('exec', 'talker', '--', 'echo', 'hi', 'there'), 'hi there\n');
+    // A command's exit code comes back as kubectl's own, with upstream's message.
+    await assert.rejects(kubectl('exec', 'talker', '--', 'sh', '-c', 'exit 3'), (err: Error & { code?: number }) => {
+      assert.equal(err.code, 3);
+      assert.match(String((err as { stderr?: string }).stderr), /command terminated with exit code 3/);
+      return true;
+    });
+    await kubectl('delete', 'pod', 'talker', '--wait=false');
+  });
+
+  it('two wheelhouse scheduler processes share a profile by leader election; killing the leader, the other takes over', async () => {
+    const config = join(root, 'second-scheduler.yaml');
+    writeFileSync(
+      config,
+      `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+clientConnection:
+  kubeconfig: ${kubeconfig}
+leaderElection:
+  leaderElect: true
+  leaseDuration: 3s
+  renewDeadline: 2s
+  retryPeriod: 500ms
+  resourceNamespace: kube-system
+  resourceName: second-scheduler
+profiles:
+- schedulerName: second-scheduler
+`,
+    );
+    for (let i = 0; i < 2; i++) schedulers.push(await startWheelhouse('scheduler', ['--config', config]));
+    const identities = schedulers.map((s) => /identity (\S+)\)/.exec(s.out())?.[1] ?? '');
+    assert.ok(identities.every((id) => id !== '') && identities[0] !== identities[1], identities.join(' '));
+    for (const s of schedulers) assert.match(s.out(), /profiles: second-scheduler/);
+    const holder = async () =>
+      kubectl('get', 'lease', '-n', 'kube-system', 'second-scheduler', '-o', 'jsonpath={.spec.holderIdentity}');
+    const leader = await eventually(async () => {
+      const id = await holder();
+      assert.ok(identities.includes(id), `holder ${id}`);
+      return id;
+    }, slow);
+    const pod = (name: string) => `apiVersion: v1
+kind: Pod
+metadata:
+  name: ${name}
+spec:
+  schedulerName: second-scheduler
+  containers:
+  - name: app
+    image: busybox
+`;
+    const nodeOf = async (name: string) => kubectl('get', 'pod', name, '-o', 'jsonpath={.spec.nodeName}');
+    await apply(pod('by-first-leader'));
+    await eventually(async () => assert.match(await nodeOf('by-first-leader'), /^node-[12]$/), slow);
+    // The Scheduled event names the profile's scheduler.
+    await eventually(async () => {
+      const events = JSON.parse(
+        await kubectl('get', 'events', '--field-selector', 'involvedObject.name=by-first-leader', '-o', 'json'),
+      ).items as { reason: string; source?: { component?: string }; reportingComponent?: string }[];
+      const scheduled = events.find((e) => e.reason === 'Scheduled');
+      assert.equal(scheduled?.reportingComponent || scheduled?.source?.component, 'second-scheduler');
+    }, slow);
+
+    // Kill the leader outright: its Lease is not given up, so the other waits for it to expire.
+    const index = identities.indexOf(leader);
+    const killed = schedulers[index] as WheelhouseProcess;
+    killed.child.kill('SIGKILL');
+    await killed.exited;
+    await apply(pod('by-second-leader'));
+    const other = identities[1 - index] as string;
+    await eventually(async () => assert.equal(await holder(), other), slow);
+    await eventually(async () => assert.match(await nodeOf('by-second-leader'), /^node-[12]$/), slow);
+    const survivor = schedulers[1 - index] as WheelhouseProcess;
+    assert.equal(await survivor.stop(), 0, survivor.out());
+  });
+});
