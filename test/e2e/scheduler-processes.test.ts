@@ -72,6 +72,25 @@ spec:
       return true;
     });
     await kubectl('delete', 'pod', 'talker', '--wait=false');
+    // kubectl logs -f follows a container until it exits.
+    await apply(`apiVersion: v1
+kind: Pod
+metadata:
+  name: once
+  annotations:
+    sim.wheelhouse.dev/lifecycle: complete
+    sim.wheelhouse.dev/run-seconds: "2"
+    sim.wheelhouse.dev/logs: working
+spec:
+  restartPolicy: Never
+  containers:
+  - name: app
+    image: busybox
+`);
+    const phase = () => kubectl('get', 'pod', 'once', '-o', 'jsonpath={.status.phase}');
+    await eventually(async () => assert.match(await phase(), /^(Running|Succeeded)$/), slow);
+    assert.equal(await kubectl('logs', '-f', 'once'), 'working\n');
+    await eventually(async () => assert.equal(await phase(), 'Succeeded'), slow);
   });
 
   it('two wheelhouse scheduler processes share a profile by leader election; killing the leader, the other takes over', async () => {
