@@ -76,6 +76,7 @@ describe('apiserver: watch', () => {
     const b = onNode('node-b');
     const aRunning = onNode('node-a', ',status.phase%3DRunning');
     const unbound = onNode('');
+    const bound = openWatch(cp, `${PODS}?watch=1&resourceVersion=${rv}&fieldSelector=spec.nodeName!%3D`);
     const pod = (name: string) => ({ metadata: { name }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
     await apiRequest(cp, 'POST', PODS, { body: pod('k1') });
     await apiRequest(cp, 'POST', `${PODS}/k1/binding`, {
@@ -93,10 +94,11 @@ describe('apiserver: watch', () => {
     assert.deepEqual(await seen(b, 1), ['ADDED k2']);
     assert.deepEqual(await seen(aRunning, 2), ['ADDED k1', 'DELETED k1']);
     assert.deepEqual(await seen(unbound, 2), ['ADDED k1', 'DELETED k1'], 'unbound, then bound away');
+    assert.deepEqual(await seen(bound, 4), ['ADDED k1', 'MODIFIED k1', 'ADDED k2', 'DELETED k1'], 'bound anywhere');
     // Nothing more arrives for node-b's watcher than its own pod.
     await new Promise((r) => setTimeout(r, 100));
     assert.equal(b.events.length, 1);
-    for (const w of [a, b, aRunning, unbound]) w.stop();
+    for (const w of [a, b, aRunning, unbound, bound]) w.stop();
   });
 
   it('sends the initial state then an initial-events-end bookmark with sendInitialEvents', async () => {

@@ -271,7 +271,7 @@ describe('Cacher', () => {
           throw new Error(`${who} was asked`);
         },
         indexValue: who,
-        indexOnly: true,
+        indexTest: (v: string) => v === who,
         onEvent: (type: WatchEventType, o: KubeObject) => seen.push(`${who}: ${type} ${o.metadata.name}`),
         onEnd: () => {},
       });
@@ -284,6 +284,44 @@ describe('Cacher', () => {
     assert.deepEqual(seen, ['n1: ADDED a', 'n1: MODIFIED a', 'n1: DELETED a', 'n2: ADDED a', 'n2: DELETED a']);
     // One decode per event (its index value, and the object sent); none of the state before a change.
     assert.equal(decodes, 4);
+    cacher.stop();
+  });
+
+  it('decides from the index values for an unindexed watcher whose selector is a test of the indexed field', async () => {
+    const store = new MemoryStore();
+    const node = (o: KubeObject) => String((o.metadata.labels as Record<string, string> | undefined)?.node ?? '');
+    let decodes = 0;
+    const decode = (value: Buffer, revision: number) => {
+      decodes++;
+      return decodeFromStorage(value, revision);
+    };
+    const cacher = new Cacher(store, '/registry/things/', decode, silentLogger, { index: node });
+    await cacher.start();
+    const seen: string[] = [];
+    const w = await cacher.watch({
+      fromRevision: cacher.revision,
+      prefix: '/registry/things/',
+      matches: () => {
+        throw new Error('matches was asked');
+      },
+      indexTest: (v: string) => v !== '',
+      onEvent: (type: WatchEventType, o: KubeObject) => seen.push(`${type} ${o.metadata.name}`),
+      onEnd: () => {},
+    });
+    const a = await store.create('/registry/things/a', obj('a'));
+    const a1 = await store.update('/registry/things/a', obj('a', { node: 'n1' }), a.revision);
+    const a2 = await store.update('/registry/things/a', obj('a', { node: 'n2' }), a1.revision);
+    const a3 = await store.update('/registry/things/a', obj('a'), a2.revision);
+    const a4 = await store.update('/registry/things/a', obj('a', { node: 'n1' }), a3.revision);
+    await store.delete('/registry/things/a', a4.revision);
+    const b = await store.create('/registry/things/b', obj('b'));
+    await store.delete('/registry/things/b', b.revision);
+    await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(seen, ['ADDED a', 'MODIFIED a', 'DELETED a', 'ADDED a', 'DELETED a']);
+    // One decode per stored state, for its index value (6), and one of a's last state to send its deletion; b's
+    // deletion, not sent, needs none: its index value was remembered.
+    assert.equal(decodes, 7);
+    w.stop();
     cacher.stop();
   });
 });

@@ -105,10 +105,11 @@ export interface CacheWatchRequest {
    */
   indexValue?: string;
   /**
-   * matches is exactly "the indexed field equals indexValue": the cache decides from the index values it already
-   * read, without asking matches (so nothing more is decoded for this watcher).
+   * matches is exactly this test of the indexed field's value (`spec.nodeName=node-1`, `spec.nodeName!=`): the cache
+   * decides from the index values it reads once per event, without asking matches, so nothing more is decoded for
+   * this watcher. Ignored by a cache without an index.
    */
-  indexOnly?: boolean;
+  indexTest?: (value: string) => boolean;
   /** The watch ended from the cache's side: 'expired' (too old, or the cache was rebuilt) or 'closed'. */
   onEnd(reason: 'expired' | 'closed'): void;
 }
@@ -176,6 +177,8 @@ export class Cacher {
   private readonly watchers = new Set<Watcher>();
   /** Watchers without an index value; every change is offered to them. */
   private readonly unindexed = new Set<Watcher>();
+  /** How many of the unindexed watchers have an indexTest (the cache then reads index values for every event). */
+  private indexTested = 0;
   /** Watchers filed under the index value they require. */
   private readonly indexed = new Map<string, Set<Watcher>>();
   /** The window's current size limit, between minCapacity and maxCapacity. */
@@ -299,6 +302,7 @@ export class Cacher {
     const value = this.index ? w.req.indexValue : undefined;
     if (value === undefined) {
       this.unindexed.add(w);
+      if (w.req.indexTest) this.indexTested++;
       return;
     }
     w.indexValue = value;
@@ -313,7 +317,7 @@ export class Cacher {
   private removeWatcher(w: Watcher): void {
     this.watchers.delete(w);
     if (w.indexValue === undefined) {
-      this.unindexed.delete(w);
+      if (this.unindexed.delete(w) && w.req.indexTest) this.indexTested--;
       return;
     }
     const set = this.indexed.get(w.indexValue);
@@ -396,23 +400,26 @@ export class Cacher {
     this.remember(event);
     if (this.watchers.size === 0) return;
     const view = new EventView(event, this.decode);
-    if (this.indexed.size === 0) {
+    const index = this.index;
+    if (!index || (this.indexed.size === 0 && this.indexTested === 0)) {
       for (const w of this.watchers) this.deliver(w, view);
       return;
     }
-    for (const w of this.unindexed) this.deliver(w, view);
-    // Indexed watchers want objects with their value, so only those filed under the value the object has now
-    // or had before can see this change.
-    const index = this.index as (obj: KubeObject) => string;
+    // The index value the object had before this change (undefined: it did not exist) and has now (undefined:
+    // deleted); the value of an object kept from before is remembered with it.
     let before: string | undefined;
     if (prev) before = prev.indexValue ??= index(view.prevObject ?? view.object);
     else if (event.type === 'DELETED') before = index(view.object);
     let now: string | undefined;
     if (current) now = current.indexValue = index(view.object);
+    const values = { now, before };
+    for (const w of this.unindexed) this.deliver(w, view, values);
+    // Indexed watchers want objects with their value, so only those filed under the value the object has now
+    // or had before can see this change.
     for (const value of now === before || now === undefined ? [before] : [before, now]) {
       if (value === undefined) continue;
       const set = this.indexed.get(value);
-      if (set) for (const w of set) this.deliver(w, view, { now, before });
+      if (set) for (const w of set) this.deliver(w, view, values);
     }
   }
 
@@ -465,9 +472,9 @@ export class Cacher {
     let type: WatchEventType | undefined;
     if (req.everything) {
       type = e.type;
-    } else if (indexed && req.indexOnly && w.indexValue !== undefined) {
-      const before = indexed.before === w.indexValue;
-      const now = e.type !== 'DELETED' && indexed.now === w.indexValue;
+    } else if (indexed && req.indexTest) {
+      const before = indexed.before !== undefined && req.indexTest(indexed.before);
+      const now = e.type !== 'DELETED' && indexed.now !== undefined && req.indexTest(indexed.now);
       if (e.type === 'DELETED') type = before ? 'DELETED' : undefined;
       else if (now && before) type = 'MODIFIED';
       else if (now) type = 'ADDED';

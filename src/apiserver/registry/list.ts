@@ -14,8 +14,11 @@ export interface Selection {
   everything: boolean;
   /** The value the field selector requires the field to equal, if it has such a term. */
   requiredFieldValue?(field: string): string | undefined;
-  /** True when the selection is that one field's equality and nothing else (no other term, no label selector). */
-  onlyRequires?(field: string): boolean;
+  /**
+   * When the selection is one term on this field and nothing else (no other term, no label selector): that term as
+   * a test of the field's value.
+   */
+  onlyFieldTest?(field: string): ((value: string) => boolean) | undefined;
 }
 
 export interface ListRequest {
@@ -184,12 +187,13 @@ export async function watchObjects(
   const prefix = listPrefix(store.def, namespace);
   const indexField = store.def.strategy.watchIndexField;
   const indexValue = indexField === undefined ? undefined : req.selection.requiredFieldValue?.(indexField);
+  const indexTest = indexField === undefined ? undefined : req.selection.onlyFieldTest?.(indexField);
   try {
     const watch = await store.cacher.watch({
       fromRevision,
       prefix,
       ...(indexValue === undefined ? {} : { indexValue }),
-      ...(indexValue !== undefined && req.selection.onlyRequires?.(indexField as string) ? { indexOnly: true } : {}),
+      ...(indexTest ? { indexTest } : {}),
       matches: (o) => req.selection.matches(store.fromStored(o)),
       onEvent: (type, object) => sink.event(type, store.fromStored(object)),
       everything: req.selection.everything,

@@ -48,7 +48,11 @@ export function selectionFromQuery(def: ResourceDefinition, q: URLSearchParams):
     matches: (obj) =>
       (noLabels || labels.matches(obj.metadata.labels)) && (noFields || fields.matches(fieldsOf(def, obj))),
     requiredFieldValue: (field) => fields.requiresExactMatch(field),
-    onlyRequires: (field) =>
-      noLabels && fields.requirements.length === 1 && fields.requiresExactMatch(field) !== undefined,
+    onlyFieldTest: (field) => {
+      const [term, ...others] = fields.requirements;
+      if (!noLabels || !term || others.length > 0 || term.field !== field) return undefined;
+      const wanted = term.value;
+      return term.operator === '=' ? (value) => value === wanted : (value) => value !== wanted;
+    },
   };
 }
