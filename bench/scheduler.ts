@@ -8,9 +8,8 @@
 // apiserver in this process too, through startControlPlane). As scheduler_perf does, the ServiceAccount,
 // TaintNodesByCondition and Priority admission plugins are off (the templates set spec.priority directly).
 //
-// Then a density run: what `wheelhouse up --nodes 1000` runs — startControlPlane with the controllers, the scheduler
-// and 1000 simulated nodes recording their events — in a process of its own, a Deployment of 30,000 replicas, the time
-// until all its pods are Running, and the peak RSS.
+// Then a density run: the compiled `wheelhouse up --nodes 1000` in a child process (client limits raised, see
+// density()), a Deployment of 30,000 replicas, the time until all its pods are Running, and the child's peak RSS.
 //
 // A workload whose measured pods are not all scheduled before its deadline reports null (and the exit code is 1).
 //
@@ -19,11 +18,10 @@
 // KubeClient of the scheduler has them always since 2026-12-02), --scheduler-dist=DIR (the
 // workloads' scheduler from another build of wheelhouse, e.g. an older commit's, for before/after comparisons),
 // --apiserver-cpu-prof=DIR (the apiserver child writes a V8 CPU profile there when it stops),
-// --density-nodes=N and --density-replicas=N (the density run's size; default 1000 and 30,000), --density-no-events
-// (the simulated kubelets record no events, as before 2026-12-04).
+// --density-nodes=N and --density-replicas=N (the density run's size; default 1000 and 30,000).
 // Prints one JSON object as its last line; progress goes to stderr.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http2 from 'node:http2';
 import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -649,118 +647,138 @@ async function runWorkload(w: Workload): Promise<Throughput & { complete: boolea
 
 // --- density -------------------------------------------------------------------------------------------------
 
-function vmHwmBytes(): number {
-  const status = readFileSync('/proc/self/status', 'utf8');
+/** The peak resident set (VmHWM) of a process, from /proc. */
+function vmHwmBytes(pid: number | 'self'): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
 }
 
+/**
+ * `wheelhouse up --nodes N` (the compiled command, default sqlite storage) in a child process, with client limits
+ * raised for a run this size — the controller manager's `--kube-api-qps 5000 --kube-api-burst 10000`, and a
+ * `--scheduler-config` whose clientConnection allows 5000 qps (upstream's defaults, 20 and 50, would make the
+ * pod creations and bindings take minutes) — then a Deployment of `replicas` through the API. Measures the time
+ * from the Deployment's create until a watch of the namespace has seen every pod Running, and the child's peak RSS.
+ */
 async function density(nodes: number, replicas: number): Promise<{ allRunningSec: number; peakRssBytes: number }> {
-  log(
-    `density: startControlPlane with controllers, scheduler and ${nodes} simulated nodes; a Deployment of ${replicas}`,
+  log(`density: wheelhouse up --nodes ${nodes}; a Deployment of ${replicas}`);
+  const work = mkdtempSync(join(tmpdir(), 'wheelhouse-density-'));
+  const schedulerConfig = join(work, 'scheduler.yaml');
+  writeFileSync(
+    schedulerConfig,
+    'apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nclientConnection:\n  qps: 5000\n  burst: 5000\n',
   );
-  const config = defaultConfiguration();
-  config.leaderElection.leaderElect = false;
-  config.clientConnection.qps = 5000;
-  config.clientConnection.burst = 5000;
-  let peak = process.memoryUsage().rss;
-  const sampler = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().rss);
-  }, 250);
+  const dataDir = join(work, 'data');
   const t0 = performance.now();
-  const cp = await startControlPlane({
-    storage: 'memory',
-    controllers: { kubeApiQps: 5000, kubeApiBurst: 10_000 },
-    scheduler: config,
-    nodes: { nodes, events: !process.argv.includes('--density-no-events') },
+  const child = spawn(
+    process.execPath,
+    [
+      join(root, 'bin', 'wheelhouse.mjs'),
+      'up',
+      '--data-dir',
+      dataDir,
+      '--secure-port',
+      '0',
+      '--nodes',
+      String(nodes),
+      '--kube-api-qps',
+      '5000',
+      '--kube-api-burst',
+      '10000',
+      '--scheduler-config',
+      schedulerConfig,
+    ],
+    { env: { ...process.env, WHEELHOUSE_COMPILED: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const exited = new Promise((r) => child.once('exit', r));
+  let stdout = '';
+  child.stdout?.on('data', (d) => {
+    stdout += d;
   });
+  // Its log, the last few KB of it, for the error when something fails.
+  let logTail = '';
+  child.stderr?.on('data', (d) => {
+    logTail = (logTail + d).slice(-4096);
+  });
+  let client: Http2Client | undefined;
+  let closeWatch: (() => void) | undefined;
   try {
-    log(`  control plane with ${nodes} nodes up in ${round((performance.now() - t0) / 1000, 1)} s`);
-    while ((await cp.client.nodes().list()).items.length < nodes) await sleep(200);
-    const podInformer = cp.scheduler?.informers.get<Pod>('pods.v1');
-    if (!podInformer) throw new Error('no scheduler pod informer');
-    const running = new Set<string>();
+    while (!stdout.includes('Press Ctrl-C')) {
+      if (child.exitCode !== null) throw new Error(`wheelhouse up exited: ${stdout}${logTail}`);
+      await sleep(20);
+    }
+    const url = /ready at (https:\/\/[\d.]+:\d+)/.exec(stdout)?.[1] ?? '';
+    const kubeconfig = parseYaml(readFileSync(join(dataDir, 'kubeconfig'), 'utf8'), { version: '1.1' });
+    client = new Http2Client(url, credentialsFromKubeconfig(kubeconfig));
+    const c = client;
+    const get = async (path: string) => JSON.parse((await c.request('GET', path)).text);
+    const isReady = (n: Obj) =>
+      ((n.status as Obj | undefined)?.conditions as Obj[] | undefined)?.some(
+        (x) => x.type === 'Ready' && x.status === 'True',
+      );
+    while ((await get('/api/v1/nodes')).items.filter(isReady).length < nodes) await sleep(500);
+    log(`  wheelhouse up with ${nodes} Ready nodes in ${round((performance.now() - t0) / 1000, 1)} s`);
     const created = new Set<string>();
     const bound = new Set<string>();
-    const track = (pod: Pod) => {
-      if (pod.metadata?.namespace !== 'density') return;
-      created.add(String(pod.metadata.uid));
-      if (pod.spec?.nodeName) bound.add(String(pod.metadata.uid));
-      if (pod.metadata?.namespace === 'density' && pod.status?.phase === 'Running')
-        running.add(String(pod.metadata.uid));
+    const running = new Set<string>();
+    closeWatch = c.watch('/api/v1/namespaces/density/pods?watch=1', (line) => {
+      const { type, object: pod } = JSON.parse(line);
+      if (type !== 'ADDED' && type !== 'MODIFIED') return;
+      const uid = String(pod.metadata?.uid);
+      created.add(uid);
+      if (pod.spec?.nodeName) bound.add(uid);
+      if (pod.status?.phase === 'Running') running.add(uid);
+    });
+    const post = async (path: string, body: Obj) => {
+      const res = await c.request('POST', path, body);
+      if (res.status >= 300) throw new Error(`POST ${path}: ${res.status} ${res.text.slice(0, 300)}`);
     };
-    podInformer.addEventHandler({ onAdd: track, onUpdate: (_o, p) => track(p), onDelete: () => {} });
-    await cp.client.namespaces().create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'density' } });
+    await post('/api/v1/namespaces', { metadata: { name: 'density' } });
     const t = performance.now();
-    await cp.client
-      .resource({ group: 'apps', version: 'v1', resource: 'deployments' })
-      .namespace('density')
-      .create({
-        apiVersion: 'apps/v1',
-        kind: 'Deployment',
-        metadata: { name: 'density' },
-        spec: {
-          replicas,
-          selector: { matchLabels: { app: 'density' } },
-          template: {
-            metadata: { labels: { app: 'density' } },
-            spec: { containers: [{ name: 'pause', image: 'registry.k8s.io/pause:3.10' }] },
-          },
+    await post('/apis/apps/v1/namespaces/density/deployments', {
+      metadata: { name: 'density' },
+      spec: {
+        replicas,
+        selector: { matchLabels: { app: 'density' } },
+        template: {
+          metadata: { labels: { app: 'density' } },
+          spec: { containers: [{ name: 'pause', image: 'registry.k8s.io/pause:3.10' }] },
         },
-      });
+      },
+    });
     const deadline = t + (quick ? 60_000 : 1_800_000);
     let lastLog = performance.now();
     while (running.size < replicas) {
-      if (performance.now() > deadline) throw new Error(`only ${running.size}/${replicas} Running before the deadline`);
+      if (performance.now() > deadline) {
+        throw new Error(`only ${running.size}/${replicas} Running before the deadline; the log ends: ${logTail}`);
+      }
       if (performance.now() - lastLog > 5000) {
         log(
-          `  ${running.size}/${replicas} Running after ${round((performance.now() - t) / 1000, 0)} s (${created.size} created, ${bound.size} bound; scheduler queue ${JSON.stringify(cp.scheduler?.queue.pendingCounts())})`,
+          `  ${running.size}/${replicas} Running after ${round((performance.now() - t) / 1000, 0)} s (${created.size} created, ${bound.size} bound)`,
         );
         lastLog = performance.now();
       }
       await sleep(50);
     }
     const allRunningSec = (performance.now() - t) / 1000;
-    peak = Math.max(peak, process.memoryUsage().rss, vmHwmBytes());
+    const peak = vmHwmBytes(child.pid as number);
     log(`  all ${replicas} Running in ${round(allRunningSec, 1)} s; peak RSS ${round(peak / 2 ** 20, 0)} MiB`);
     return { allRunningSec: round(allRunningSec, 1), peakRssBytes: peak };
   } finally {
-    clearInterval(sampler);
-    await cp.stop();
+    closeWatch?.();
+    client?.close();
+    child.kill('SIGINT');
+    await exited;
+    rmSync(work, { recursive: true, force: true });
   }
 }
 
 // --- main ----------------------------------------------------------------------------------------------------
 
 if (process.argv.includes('--density-child')) {
-  // The density run in a process of its own, so its peak RSS is its own.
+  // The density run alone (as before it ran wheelhouse up in a child of its own; kept for scripts that use it).
   console.log(JSON.stringify(await density(densityNodes, densityReplicas)));
   process.exit(0);
-}
-
-/** Runs the density measurement in a fresh process (its last stdout line is the result). */
-function densityInChild(): Promise<{ allRunningSec: number; peakRssBytes: number }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        join(import.meta.dirname, 'scheduler.ts'),
-        '--density-child',
-        ...process.argv.filter((a) => a === '--quick' || a === '--go-windows' || a.startsWith('--density-')),
-      ],
-      { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    let stdout = '';
-    child.stdout?.on('data', (d) => {
-      stdout += d;
-    });
-    child.once('exit', (code) => {
-      const last = stdout.trim().split('\n').pop() ?? '';
-      if (code !== 0) reject(new Error(`density run exited with ${code}`));
-      else resolve(JSON.parse(last));
-    });
-  });
 }
 
 const out: Record<string, unknown> = {
@@ -796,7 +814,7 @@ for (const w of WORKLOADS) {
 }
 if (runDensity) {
   try {
-    out.density = await densityInChild();
+    out.density = await density(densityNodes, densityReplicas);
   } catch (err) {
     // Still one JSON object as the last line: the density figures are null, with the reason (and the exit code says so).
     out.density = { allRunningSec: null, peakRssBytes: null, error: String(err instanceof Error ? err.message : err) };
