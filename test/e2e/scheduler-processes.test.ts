@@ -93,7 +93,7 @@ spec:
     await eventually(async () => assert.equal(await phase(), 'Succeeded'), slow);
   });
 
-  it('two wheelhouse scheduler processes share a profile by leader election; killing the leader, the other takes over', async () => {
+  it('two wheelhouse scheduler processes share a configured profile by leader election; killing the leader, the other takes over', async () => {
     const config = join(root, 'second-scheduler.yaml');
     writeFileSync(
       config,
@@ -110,6 +110,16 @@ leaderElection:
   resourceName: second-scheduler
 profiles:
 - schedulerName: second-scheduler
+  plugins:
+    score:
+      disabled: [{ name: '*' }]
+      enabled: [{ name: NodeResourcesFit, weight: 1 }]
+  pluginConfig:
+  - name: NodeResourcesFit
+    args:
+      scoringStrategy:
+        type: MostAllocated
+        resources: [{ name: cpu, weight: 1 }]
 `,
     );
     for (let i = 0; i < 2; i++) schedulers.push(await startWheelhouse('scheduler', ['--config', config]));
@@ -132,10 +142,19 @@ spec:
   containers:
   - name: app
     image: busybox
+    resources: { requests: { cpu: "1" } }
 `;
     const nodeOf = async (name: string) => kubectl('get', 'pod', name, '-o', 'jsonpath={.spec.nodeName}');
     await apply(pod('by-first-leader'));
-    await eventually(async () => assert.match(await nodeOf('by-first-leader'), /^node-[12]$/), slow);
+    const packedOn = await eventually(async () => {
+      const node = await nodeOf('by-first-leader');
+      assert.match(node, /^node-[12]$/);
+      return node;
+    }, slow);
+    // The profile scores by MostAllocated alone: the next pod goes where the first went (the default profile's
+    // LeastAllocated and spreading would send it to the other node).
+    await apply(pod('packed'));
+    await eventually(async () => assert.equal(await nodeOf('packed'), packedOn), slow);
     // The Scheduled event names the profile's scheduler.
     await eventually(async () => {
       const events = JSON.parse(
@@ -153,7 +172,7 @@ spec:
     await apply(pod('by-second-leader'));
     const other = identities[1 - index] as string;
     await eventually(async () => assert.equal(await holder(), other), slow);
-    await eventually(async () => assert.match(await nodeOf('by-second-leader'), /^node-[12]$/), slow);
+    await eventually(async () => assert.equal(await nodeOf('by-second-leader'), packedOn), slow);
     const survivor = schedulers[1 - index] as WheelhouseProcess;
     assert.equal(await survivor.stop(), 0, survivor.out());
   });
