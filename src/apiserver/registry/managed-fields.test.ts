@@ -1,7 +1,12 @@
 import { describe, test } from 'node:test';
 import { schemaForKind } from '../../api/schema.js';
 import assert from '../../testing/assert.js';
-import { type ManagedFieldsEntry, updateManagedFields } from './managed-fields.js';
+import {
+  type ManagedFieldsEntry,
+  managedDiffLeaves,
+  managedFullLeaves,
+  updateManagedFields,
+} from './managed-fields.js';
 
 const schema = schemaForKind({ group: '', version: 'v1', kind: 'Pod' });
 const opts = (manager: string, subresource?: string) => ({
@@ -113,5 +118,158 @@ describe('updateManagedFields', () => {
     });
     const kubectl = entries.find((e) => e.manager === 'kubectl');
     assert.deepEqual(kubectl?.fieldsV1, { 'f:metadata': { 'f:labels': { 'f:app.kubernetes.io/name': {} } } });
+  });
+});
+
+describe('managed fields: the paired walk of a write', () => {
+  /** What a write changed and removed, from a pair of leaf maps. */
+  const diff = ({ before, after }: { before: Map<string, string>; after: Map<string, string> }) => ({
+    changed: [...after]
+      .filter(([p, v]) => before.get(p) !== v)
+      .map(([p]) => p)
+      .sort(),
+    removed: [...before.keys()].filter((p) => !after.has(p)).sort(),
+  });
+  const base = () => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: 'p',
+      namespace: 'default',
+      uid: 'u1',
+      labels: { app: 'a', 'example.com/tier': 'web' },
+      annotations: { note: 'x' },
+      finalizers: ['batch.kubernetes.io/job-tracking'],
+      ownerReferences: [{ apiVersion: 'batch/v1', kind: 'Job', name: 'j', uid: 'j1', controller: true }],
+    },
+    spec: {
+      containers: [
+        {
+          name: 'c',
+          image: 'i',
+          ports: [{ containerPort: 80, protocol: 'TCP' }],
+          resources: { requests: { cpu: '1' } },
+          securityContext: {},
+          volumeMounts: [{ name: 'v', mountPath: '/data' }],
+        },
+      ],
+      volumes: [{ name: 'v', emptyDir: {} }],
+      tolerations: [{ key: 'k', operator: 'Exists' }],
+      nodeSelector: { disk: 'ssd' },
+      restartPolicy: 'Never',
+    },
+    status: {
+      phase: 'Pending',
+      conditions: [{ type: 'PodScheduled', status: 'True' }],
+      containerStatuses: [{ name: 'c', ready: false, state: { waiting: { reason: 'ContainerCreating' } } }],
+    },
+  });
+  // Changes of every shape: values, keys added and removed, list elements, structs emptied and filled, types changed.
+  // biome-ignore lint/suspicious/noExplicitAny: the mutations reach into plain JSON
+  const mutations: ((o: Record<string, any>) => void)[] = [
+    (o) => {
+      o.metadata.labels.app = 'b';
+    },
+    (o) => {
+      delete o.metadata.labels['example.com/tier'];
+    },
+    (o) => {
+      o.metadata.labels['new/key'] = 'v';
+    },
+    (o) => {
+      o.metadata.finalizers = [];
+    },
+    (o) => {
+      delete o.metadata.finalizers;
+    },
+    (o) => {
+      o.metadata.ownerReferences[0].controller = false;
+    },
+    (o) => {
+      delete o.metadata.annotations;
+    },
+    (o) => {
+      o.spec.containers[0].image = 'j';
+    },
+    (o) => {
+      o.spec.containers.push({ name: 'd', image: 'i' });
+    },
+    (o) => {
+      o.spec.containers[0].securityContext = { runAsUser: 1 };
+    },
+    (o) => {
+      o.spec.containers[0].resources = {};
+    },
+    (o) => {
+      o.spec.volumes[0] = { name: 'v', configMap: { name: 'cm' } };
+    },
+    (o) => {
+      o.spec.tolerations = [];
+    },
+    (o) => {
+      o.spec.nodeName = 'node-1';
+    },
+    (o) => {
+      o.spec.nodeSelector = 'not-an-object';
+    },
+    (o) => {
+      o.status.phase = 'Running';
+    },
+    (o) => {
+      o.status.conditions.push({ type: 'Ready', status: 'True' });
+    },
+    (o) => {
+      o.status.conditions[0].status = 'False';
+    },
+    (o) => {
+      o.status.containerStatuses[0].state = { running: { startedAt: '2026-12-04T00:00:00Z' } };
+    },
+    (o) => {
+      delete o.status;
+    },
+    (o) => {
+      o.status = {};
+    },
+  ];
+  /** Applies a random mutation; one that no longer fits the object (its parent is gone) does nothing. */
+  const mutate = (o: object) => {
+    try {
+      (mutations[random(mutations.length)] as (o: object) => void)(o);
+    } catch {
+      // e.g. status was deleted by an earlier mutation
+    }
+  };
+  let seed = 42;
+  const random = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed % n;
+  };
+
+  test('finds exactly what walking both objects whole finds, for random writes, main resource and status', () => {
+    for (let round = 0; round < 400; round++) {
+      const old = base();
+      for (let i = random(3); i > 0; i--) mutate(old);
+      const next = structuredClone(old);
+      for (let i = 1 + random(3); i > 0; i--) mutate(next);
+      for (const subresource of [undefined, 'status']) {
+        assert.deepEqual(
+          diff(managedDiffLeaves(old as never, next as never, schema, subresource)),
+          diff(managedFullLeaves(old as never, next as never, schema, subresource)),
+          `round ${round}, ${subresource ?? 'main'}: ${JSON.stringify(old)} → ${JSON.stringify(next)}`,
+        );
+      }
+    }
+  });
+
+  test('skips what did not change', () => {
+    const old = base();
+    const next = structuredClone(old);
+    next.status.phase = 'Running';
+    const { before, after } = managedDiffLeaves(old as never, next as never, schema, 'status');
+    assert.deepEqual(
+      [...after.keys()].map((p) => p.split('\u0000').join('/')),
+      ['/f:status/f:phase'],
+    );
+    assert.equal(before.size, 1);
   });
 });

@@ -103,7 +103,7 @@ function sortedTree(node: FieldsTree): FieldsTree {
 /** Walks the value at segment seg of its parent, recording its fields; returns whether anything was recorded. */
 function walk(value: unknown, schema: SchemaNode | undefined, parent: Collector, seg: string): boolean {
   if (Array.isArray(value)) {
-    const keys = schema?.listMapKeys ?? (schema?.patchMergeKey ? [schema.patchMergeKey] : undefined);
+    const keys = listKeysOf(schema);
     if (keys && value.every(isObject)) {
       const list = parent.under(seg);
       for (const item of value as Record<string, unknown>[]) {
@@ -176,6 +176,115 @@ function managedLeaves(obj: KubeObject, schema: SchemaNode | undefined, subresou
   return c.out;
 }
 
+/** The keys of a keyed list (listMapKeys, else the patch merge key), as walk() reads them. */
+function listKeysOf(schema: SchemaNode | undefined): readonly string[] | undefined {
+  return schema?.listMapKeys ?? (schema?.patchMergeKey ? [schema.patchMergeKey] : undefined);
+}
+
+/** Whether walkFields would record anything for obj (else a struct is a leaf of its own). */
+function recordsFields(obj: Record<string, unknown>, schema: SchemaNode | undefined): boolean {
+  for (const k in obj) {
+    const v = obj[k];
+    if (v === undefined) continue;
+    if (!Array.isArray(v) || v.length > 0) return true;
+    const s = schema?.property(k) ?? schema?.additionalProperties;
+    if (!listKeysOf(s) && s?.listType !== 'set') return true;
+  }
+  return false;
+}
+
+/**
+ * Walks the values at segment seg of old and next side by side, recording leaves into before and after only
+ * where they may differ: a subtree the two share unchanged adds the same leaves to both, so it is skipped. Objects
+ * are followed field by field; anything else that differs (lists, leaves, a change of shape) is walked whole on
+ * both sides.
+ */
+function walkPair(
+  o: unknown,
+  n: unknown,
+  schema: SchemaNode | undefined,
+  before: Collector,
+  after: Collector,
+  seg: string,
+): void {
+  if (o === undefined || n === undefined) {
+    if (o !== undefined) walk(o, schema, before, seg);
+    if (n !== undefined) walk(n, schema, after, seg);
+    return;
+  }
+  if (o === n) return;
+  const objects = isObject(o) && isObject(n) && !schema?.preserveUnknownFields && schema?.type !== 'string';
+  if (objects) {
+    const isMap = !schema || schema.additionalProperties !== undefined || schema.propertyNames === undefined;
+    // A map's "." is on both sides; a struct is followed when neither side is an empty struct (a leaf itself).
+    if (isMap || (recordsFields(o, schema) && recordsFields(n, schema))) {
+      const b = before.under(seg);
+      const a = after.under(seg);
+      for (const k in o) walkPair(o[k], n[k], schema?.property(k) ?? schema?.additionalProperties, b, a, `f:${k}`);
+      for (const k in n) {
+        if (o[k] === undefined)
+          walkPair(undefined, n[k], schema?.property(k) ?? schema?.additionalProperties, b, a, `f:${k}`);
+      }
+      return;
+    }
+  } else if (Array.isArray(o) && Array.isArray(n) && JSON.stringify(o) === JSON.stringify(n)) {
+    return;
+  }
+  walk(o, schema, before, seg);
+  walk(n, schema, after, seg);
+}
+
+/**
+ * The leaf paths of old and of next that may differ (with their values' JSON), as managedLeaves of each would give
+ * them minus the subtrees the two share unchanged: enough to tell what a write changed and removed.
+ */
+export function managedDiffLeaves(
+  old: KubeObject,
+  next: KubeObject,
+  schema: SchemaNode | undefined,
+  subresource: string | undefined,
+): { before: Map<string, string>; after: Map<string, string> } {
+  const b = new PathCollector('', new Map(), true);
+  const a = new PathCollector('', new Map(), true);
+  if (subresource === 'status') {
+    walkPair(old.status, next.status, schema?.property('status'), b, a, 'f:status');
+    return { before: b.out, after: a.out };
+  }
+  const skip = (k: string) => k === 'apiVersion' || k === 'kind' || k === 'status' || k === 'metadata';
+  const metaSchema = schema?.property('metadata');
+  const oldMeta = old.metadata as unknown;
+  const nextMeta = next.metadata as unknown;
+  if (isObject(oldMeta) && isObject(nextMeta)) {
+    const bm = b.under('f:metadata');
+    const am = a.under('f:metadata');
+    for (const k in oldMeta) {
+      if (!UNMANAGED_METADATA.has(k)) walkPair(oldMeta[k], nextMeta[k], metaSchema?.property(k), bm, am, `f:${k}`);
+    }
+    for (const k in nextMeta) {
+      if (!UNMANAGED_METADATA.has(k) && oldMeta[k] === undefined) {
+        walkPair(undefined, nextMeta[k], metaSchema?.property(k), bm, am, `f:${k}`);
+      }
+    }
+  } else {
+    if (oldMeta !== undefined) walkPair(oldMeta, undefined, metaSchema, b, a, 'f:metadata');
+    if (nextMeta !== undefined) walkPair(undefined, nextMeta, metaSchema, b, a, 'f:metadata');
+  }
+  for (const k in old) if (!skip(k)) walkPair(old[k], next[k], schema?.property(k), b, a, `f:${k}`);
+  for (const k in next)
+    if (!skip(k) && old[k] === undefined) walkPair(undefined, next[k], schema?.property(k), b, a, `f:${k}`);
+  return { before: b.out, after: a.out };
+}
+
+/** managedDiffLeaves by walking both objects whole (the reference the paired walk must agree with). */
+export function managedFullLeaves(
+  old: KubeObject,
+  next: KubeObject,
+  schema: SchemaNode | undefined,
+  subresource: string | undefined,
+): { before: Map<string, string>; after: Map<string, string> } {
+  return { before: managedLeaves(old, schema, subresource), after: managedLeaves(next, schema, subresource) };
+}
+
 /** FieldsV1 from a set of leaf paths. */
 function toFieldsV1(paths: Iterable<string>): Record<string, unknown> {
   const root: Record<string, unknown> = {};
@@ -227,8 +336,9 @@ export function updateManagedFields(
     if (Object.keys(fieldsV1).length === 0) return [];
     return [ownEntry(fieldsV1, opts)];
   }
-  const before = old ? managedLeaves(old, opts.schema, opts.subresource) : new Map<string, string>();
-  const after = managedLeaves(next, opts.schema, opts.subresource);
+  const { before, after } = old
+    ? managedDiffLeaves(old, next, opts.schema, opts.subresource)
+    : { before: new Map<string, string>(), after: managedLeaves(next, opts.schema, opts.subresource) };
   const changed = new Set<string>();
   for (const [p, v] of after) if (before.get(p) !== v) changed.add(p);
   const removed = new Set([...before.keys()].filter((p) => !after.has(p)));
