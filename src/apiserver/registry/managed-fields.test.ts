@@ -261,6 +261,66 @@ describe('managed fields: the paired walk of a write', () => {
     }
   });
 
+  test('gives every manager the same fields as the reference algorithm, over chains of random writes', () => {
+    const SEP = '\u0000';
+    const flatten = (fields: unknown, prefix = '', out: string[] = []): string[] => {
+      for (const [k, v] of Object.entries((fields ?? {}) as Record<string, unknown>)) {
+        const n = out.length;
+        flatten(v, `${prefix}${SEP}${k}`, out);
+        if (out.length === n) out.push(`${prefix}${SEP}${k}`);
+      }
+      return out;
+    };
+    const build = (paths: string[]) => {
+      const root: Record<string, Record<string, unknown>> = {};
+      for (const p of [...paths].sort()) {
+        let node: Record<string, unknown> = root;
+        for (const part of p.split(SEP).slice(1)) {
+          node[part] ??= {};
+          node = node[part] as Record<string, unknown>;
+        }
+      }
+      return root;
+    };
+    // The algorithm before 2026-12-04's shortcuts: list every entry's fields, filter, rebuild.
+    const reference = (entries: ManagedFieldsEntry[], old: object, next: object, manager: string, sub?: string) => {
+      const { changed, removed } = diff(managedFullLeaves(old as never, next as never, schema, sub));
+      if (changed.length === 0 && removed.length === 0) return entries;
+      const gone = new Set([...changed, ...removed]);
+      const same = (e: ManagedFieldsEntry) => e.manager === manager && (e.subresource ?? '') === (sub ?? '');
+      const out: ManagedFieldsEntry[] = [];
+      let mine = new Set<string>();
+      for (const e of entries) {
+        const all = flatten(e.fieldsV1);
+        const kept = all.filter((p) => !gone.has(p));
+        if (same(e)) mine = new Set(kept);
+        else if (kept.length === all.length) out.push(e);
+        else if (kept.length > 0) out.push({ ...e, fieldsV1: build(kept) });
+      }
+      for (const p of changed) mine.add(p);
+      if (mine.size > 0)
+        out.push({ ...opts(manager, sub), operation: 'Update', fieldsType: 'FieldsV1', fieldsV1: build([...mine]) });
+      return out;
+    };
+    const view = (entries: ManagedFieldsEntry[]) =>
+      entries.map((e) => ({ manager: e.manager, subresource: e.subresource, fields: flatten(e.fieldsV1).sort() }));
+    for (let chain = 0; chain < 60; chain++) {
+      let obj: object = base();
+      let entries = updateManagedFields([], undefined, obj as never, opts('creator'));
+      let expected = entries;
+      for (let step = 0; step < 8; step++) {
+        const next = structuredClone(obj);
+        for (let i = 1 + random(2); i > 0; i--) mutate(next);
+        const manager = ['creator', 'kubelet', 'controller'][random(3)] as string;
+        const sub = random(2) === 0 ? 'status' : undefined;
+        entries = updateManagedFields(entries, obj as never, next as never, opts(manager, sub));
+        expected = reference(expected, obj, next, manager, sub);
+        assert.deepEqual(view(entries), view(expected), `chain ${chain}, step ${step}: ${manager} ${sub ?? 'main'}`);
+        obj = next;
+      }
+    }
+  });
+
   test('skips what did not change', () => {
     const old = base();
     const next = structuredClone(old);

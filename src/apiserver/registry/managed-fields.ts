@@ -346,8 +346,26 @@ export function updateManagedFields(
   const sameEntry = (e: ManagedFieldsEntry) =>
     e.manager === opts.manager && e.operation === 'Update' && (e.subresource ?? '') === (opts.subresource ?? '');
   const result: ManagedFieldsEntry[] = [];
+  const touched = [...changed, ...removed];
   let mine = new Set<string>();
+  let mineKept: ManagedFieldsEntry | undefined;
   for (const e of entries) {
+    // Most writes touch few fields: an entry holding none of them keeps its set (looked up path by path rather
+    // than by listing the whole set), and the writer's own entry holding every changed one and no removed one has
+    // the same set afterwards.
+    if (!touched.some((p) => isLeafOf(e.fieldsV1, p))) {
+      if (sameEntry(e)) mineKept = e;
+      else result.push(e);
+      continue;
+    }
+    if (
+      sameEntry(e) &&
+      [...changed].every((p) => isLeafOf(e.fieldsV1, p)) &&
+      ![...removed].some((p) => isLeafOf(e.fieldsV1, p))
+    ) {
+      mineKept = e;
+      continue;
+    }
     const all = fromFieldsV1(e.fieldsV1);
     const paths = all.filter((p) => !removed.has(p) && !changed.has(p));
     if (sameEntry(e)) {
@@ -358,9 +376,36 @@ export function updateManagedFields(
     if (paths.length === all.length) result.push(e);
     else if (paths.length > 0) result.push({ ...e, fieldsV1: toFieldsV1(paths) });
   }
+  // The writer's set is the same as before (every changed field already its own): its entry, with the new time.
+  if (
+    mineKept &&
+    Object.keys(mineKept.fieldsV1).length > 0 &&
+    [...changed].every((p) => isLeafOf(mineKept?.fieldsV1, p))
+  ) {
+    result.push(ownEntry(mineKept.fieldsV1, opts));
+    return result;
+  }
+  if (mineKept) mine = new Set(fromFieldsV1(mineKept.fieldsV1));
   for (const p of changed) mine.add(p);
   if (mine.size > 0) result.push(ownEntry(toFieldsV1([...mine].sort()), opts));
   return result;
+}
+
+/** Whether path (SEP-joined segments, with a leading SEP) is a leaf of the FieldsV1 tree. */
+function isLeafOf(fields: unknown, path: string): boolean {
+  let node = fields;
+  let start = 1;
+  while (start <= path.length) {
+    let end = path.indexOf(SEP, start);
+    if (end < 0) end = path.length;
+    if (!isObject(node)) return false;
+    node = node[path.slice(start, end)];
+    if (node === undefined) return false;
+    start = end + 1;
+  }
+  if (!isObject(node)) return false;
+  for (const _ in node) return false;
+  return true;
 }
 
 function ownEntry(
