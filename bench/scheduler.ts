@@ -330,11 +330,8 @@ async function startApiserver(): Promise<Apiserver> {
   }
   const dataDir = mkdtempSync(join(tmpdir(), 'wheelhouse-bench-sched-'));
   const cpuProfDir = argValue('apiserver-cpu-prof');
-  const child: ChildProcess = spawn(
-    process.execPath,
+  const { child, url } = await startCompiled(
     [
-      ...(cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : []),
-      join(root, 'bin', 'wheelhouse.mjs'),
       'apiserver',
       '--data-dir',
       dataDir,
@@ -345,26 +342,8 @@ async function startApiserver(): Promise<Apiserver> {
       '--storage=memory',
       `--disable-admission-plugins=${DISABLED_ADMISSION.join(',')}`,
     ],
-    { env: { ...process.env, WHEELHOUSE_COMPILED: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : [],
   );
-  let out = '';
-  child.stdout?.on('data', (d) => {
-    out += d;
-  });
-  let errors = '';
-  child.stderr?.on('data', (d) => {
-    errors = (errors + d).slice(-4000);
-  });
-  child.once('exit', (code, signal) => {
-    if (code !== 0 && signal !== 'SIGINT') log(`wheelhouse apiserver exited (${code ?? signal}): ${errors}`);
-  });
-  let url = '';
-  while (!url) {
-    const m = /ready at (https:\/\/[\d.]+:\d+)/.exec(out);
-    if (m?.[1] && out.includes('Press Ctrl-C')) url = m[1];
-    else await sleep(5);
-    if (child.exitCode !== null) throw new Error(`wheelhouse apiserver exited: ${out}`);
-  }
   const kubeconfig = parseYaml(readFileSync(join(dataDir, 'kubeconfig'), 'utf8'), { version: '1.1' }) as Obj;
   return {
     url,
@@ -380,6 +359,37 @@ async function startApiserver(): Promise<Apiserver> {
 }
 
 // --- helpers -------------------------------------------------------------------------------------------------
+
+/**
+ * Starts the compiled `wheelhouse <args>` and waits for its "Press Ctrl-C" line; logTail() is the end of its log (for
+ * errors), and an exit other than by SIGINT is logged.
+ */
+async function startCompiled(
+  args: string[],
+  nodeFlags: string[] = [],
+): Promise<{ child: ChildProcess; url: string; logTail: () => string }> {
+  const child: ChildProcess = spawn(process.execPath, [...nodeFlags, join(root, 'bin', 'wheelhouse.mjs'), ...args], {
+    env: { ...process.env, WHEELHOUSE_COMPILED: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d) => {
+    out += d;
+  });
+  let errors = '';
+  child.stderr?.on('data', (d) => {
+    errors = (errors + d).slice(-4096);
+  });
+  child.once('exit', (code, signal) => {
+    if (code !== 0 && signal !== 'SIGINT') log(`wheelhouse ${args[0]} exited (${code ?? signal}): ${errors}`);
+  });
+  for (;;) {
+    const m = /ready at (https:\/\/[\d.]+:\d+)/.exec(out);
+    if (m?.[1] && out.includes('Press Ctrl-C')) return { child, url: m[1], logTail: () => errors };
+    if (child.exitCode !== null) throw new Error(`wheelhouse ${args[0]} exited: ${out}${errors}`);
+    await sleep(5);
+  }
+}
 
 async function createAll(clients: Http2Client[], count: number, req: (i: number) => [string, Obj]): Promise<void> {
   let next = 0;
@@ -670,44 +680,25 @@ async function density(nodes: number, replicas: number): Promise<{ allRunningSec
   );
   const dataDir = join(work, 'data');
   const t0 = performance.now();
-  const child = spawn(
-    process.execPath,
-    [
-      join(root, 'bin', 'wheelhouse.mjs'),
-      'up',
-      '--data-dir',
-      dataDir,
-      '--secure-port',
-      '0',
-      '--nodes',
-      String(nodes),
-      '--kube-api-qps',
-      '5000',
-      '--kube-api-burst',
-      '10000',
-      '--scheduler-config',
-      schedulerConfig,
-    ],
-    { env: { ...process.env, WHEELHOUSE_COMPILED: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const { child, url, logTail } = await startCompiled([
+    'up',
+    '--data-dir',
+    dataDir,
+    '--secure-port',
+    '0',
+    '--nodes',
+    String(nodes),
+    '--kube-api-qps',
+    '5000',
+    '--kube-api-burst',
+    '10000',
+    '--scheduler-config',
+    schedulerConfig,
+  ]);
   const exited = new Promise((r) => child.once('exit', r));
-  let stdout = '';
-  child.stdout?.on('data', (d) => {
-    stdout += d;
-  });
-  // Its log, the last few KB of it, for the error when something fails.
-  let logTail = '';
-  child.stderr?.on('data', (d) => {
-    logTail = (logTail + d).slice(-4096);
-  });
   let client: Http2Client | undefined;
   let closeWatch: (() => void) | undefined;
   try {
-    while (!stdout.includes('Press Ctrl-C')) {
-      if (child.exitCode !== null) throw new Error(`wheelhouse up exited: ${stdout}${logTail}`);
-      await sleep(20);
-    }
-    const url = /ready at (https:\/\/[\d.]+:\d+)/.exec(stdout)?.[1] ?? '';
     const kubeconfig = parseYaml(readFileSync(join(dataDir, 'kubeconfig'), 'utf8'), { version: '1.1' });
     client = new Http2Client(url, credentialsFromKubeconfig(kubeconfig));
     const c = client;
@@ -750,7 +741,7 @@ async function density(nodes: number, replicas: number): Promise<{ allRunningSec
     let lastLog = performance.now();
     while (running.size < replicas) {
       if (performance.now() > deadline) {
-        throw new Error(`only ${running.size}/${replicas} Running before the deadline; the log ends: ${logTail}`);
+        throw new Error(`only ${running.size}/${replicas} Running before the deadline; the log ends: ${logTail()}`);
       }
       if (performance.now() - lastLog > 5000) {
         log(

@@ -3,17 +3,14 @@
  * KubeSchedulerConfiguration (a profile of their own, leader election on a Lease of their own) — the leader is
  * killed and the other takes over — and the real kubectl's logs and exec on a pod of the simulated nodes.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { promisify } from 'node:util';
 import assert from '../../src/testing/assert.js';
 import { eventually } from '../../src/testing/controllers.js';
+import { kubectlFor } from '../../src/testing/kubectl.js';
 import { startWheelhouse, type WheelhouseProcess } from '../../src/testing/wheelhouse-process.js';
-
-const run = promisify(execFile);
 
 describe('wheelhouse up with schedulers of its own, and kubectl logs and exec on simulated pods', () => {
   const root = mkdtempSync(join(tmpdir(), 'wheelhouse-sched-procs-'));
@@ -21,18 +18,7 @@ describe('wheelhouse up with schedulers of its own, and kubectl logs and exec on
   const kubeconfig = join(dataDir, 'kubeconfig');
   let up: WheelhouseProcess;
   const schedulers: WheelhouseProcess[] = [];
-  const kubectl = async (...args: string[]) =>
-    (
-      await run('kubectl', ['--kubeconfig', kubeconfig, '--cache-dir', join(root, 'kcache'), ...args], {
-        timeout: 60_000,
-      })
-    ).stdout;
-  let manifests = 0;
-  const apply = async (yaml: string) => {
-    const file = join(root, `manifest-${++manifests}.yaml`);
-    writeFileSync(file, yaml);
-    return kubectl('apply', '-f', file);
-  };
+  const { kubectl, apply } = kubectlFor({ kubeconfig, workDir: root });
   const slow = { timeoutMs: 30_000, intervalMs: 200 };
 
   before(async () => {

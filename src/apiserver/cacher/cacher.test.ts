@@ -9,6 +9,20 @@ import { Cacher, TooOldError, type WatchEventType } from './cacher.js';
 
 const obj = (name: string, labels: Record<string, string> = {}) => JSON.stringify({ metadata: { name, labels } });
 
+/** A cache indexed by the `node` label of the objects, over a fresh store, counting the decodes it makes. */
+async function countingNodeIndexedCacher() {
+  const store = new MemoryStore();
+  const node = (o: KubeObject) => String((o.metadata.labels as Record<string, string> | undefined)?.node ?? '');
+  let count = 0;
+  const decode = (value: Buffer, revision: number) => {
+    count++;
+    return decodeFromStorage(value, revision);
+  };
+  const cacher = new Cacher(store, '/registry/things/', decode, silentLogger, { index: node });
+  await cacher.start();
+  return { store, cacher, decodes: () => count };
+}
+
 describe('Cacher', () => {
   it('serves the current state, and refuses watches older than its window', async () => {
     const store = new MemoryStore();
@@ -253,15 +267,7 @@ describe('Cacher', () => {
   });
 
   it('decides from the index values alone for a watcher whose selector is only the indexed field', async () => {
-    const store = new MemoryStore();
-    const node = (o: KubeObject) => String((o.metadata.labels as Record<string, string> | undefined)?.node ?? '');
-    let decodes = 0;
-    const decode = (value: Buffer, revision: number) => {
-      decodes++;
-      return decodeFromStorage(value, revision);
-    };
-    const cacher = new Cacher(store, '/registry/things/', decode, silentLogger, { index: node });
-    await cacher.start();
+    const { store, cacher, decodes } = await countingNodeIndexedCacher();
     const seen: string[] = [];
     for (const who of ['n1', 'n2']) {
       await cacher.watch({
@@ -283,20 +289,12 @@ describe('Cacher', () => {
     await new Promise((r) => setTimeout(r, 10));
     assert.deepEqual(seen, ['n1: ADDED a', 'n1: MODIFIED a', 'n1: DELETED a', 'n2: ADDED a', 'n2: DELETED a']);
     // One decode per event (its index value, and the object sent); none of the state before a change.
-    assert.equal(decodes, 4);
+    assert.equal(decodes(), 4);
     cacher.stop();
   });
 
   it('decides from the index values for an unindexed watcher whose selector is a test of the indexed field', async () => {
-    const store = new MemoryStore();
-    const node = (o: KubeObject) => String((o.metadata.labels as Record<string, string> | undefined)?.node ?? '');
-    let decodes = 0;
-    const decode = (value: Buffer, revision: number) => {
-      decodes++;
-      return decodeFromStorage(value, revision);
-    };
-    const cacher = new Cacher(store, '/registry/things/', decode, silentLogger, { index: node });
-    await cacher.start();
+    const { store, cacher, decodes } = await countingNodeIndexedCacher();
     const seen: string[] = [];
     const w = await cacher.watch({
       fromRevision: cacher.revision,
@@ -320,7 +318,7 @@ describe('Cacher', () => {
     assert.deepEqual(seen, ['ADDED a', 'MODIFIED a', 'DELETED a', 'ADDED a', 'DELETED a']);
     // One decode per stored state, for its index value (6), and one of a's last state to send its deletion; b's
     // deletion, not sent, needs none: its index value was remembered.
-    assert.equal(decodes, 7);
+    assert.equal(decodes(), 7);
     w.stop();
     cacher.stop();
   });

@@ -1,0 +1,26 @@
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/**
+ * The real kubectl against one cluster: `kubectl(...args)` answers its stdout (rejecting with the exit code and
+ * stderr on failure); `apply(yaml)` writes the manifest into workDir and runs `kubectl apply -f` on it.
+ */
+export function kubectlFor(opts: { kubeconfig: string; workDir: string; timeoutMs?: number }) {
+  const kubectl = async (...args: string[]) =>
+    (
+      await run('kubectl', ['--kubeconfig', opts.kubeconfig, '--cache-dir', join(opts.workDir, 'kcache'), ...args], {
+        timeout: opts.timeoutMs ?? 60_000,
+      })
+    ).stdout;
+  let manifests = 0;
+  const apply = async (yaml: string) => {
+    const file = join(opts.workDir, `manifest-${++manifests}.yaml`);
+    writeFileSync(file, yaml);
+    return kubectl('apply', '-f', file);
+  };
+  return { kubectl, apply };
+}
