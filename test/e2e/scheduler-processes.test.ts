@@ -22,7 +22,27 @@ describe('wheelhouse up with schedulers of its own, and kubectl logs and exec on
   const slow = { timeoutMs: 30_000, intervalMs: 200 };
 
   before(async () => {
-    up = await startWheelhouse('up', ['--storage', 'memory', '--data-dir', dataDir, '--nodes', '2']);
+    // wheelhouse up's own scheduler gets a second profile from --scheduler-config.
+    const upConfig = join(root, 'up-scheduler.yaml');
+    writeFileSync(
+      upConfig,
+      `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+- schedulerName: up-second
+`,
+    );
+    up = await startWheelhouse('up', [
+      '--storage',
+      'memory',
+      '--data-dir',
+      dataDir,
+      '--nodes',
+      '2',
+      '--scheduler-config',
+      upConfig,
+    ]);
     await eventually(async () => {
       const nodes = await kubectl('get', 'nodes');
       for (const n of ['node-1', 'node-2']) assert.match(nodes, new RegExp(`^${n}\\s+Ready\\s+`, 'm'));
@@ -32,6 +52,28 @@ describe('wheelhouse up with schedulers of its own, and kubectl logs and exec on
     for (const s of schedulers) if (s.child.exitCode === null && s.child.signalCode === null) await s.stop();
     if (up) assert.equal(await up.stop(), 0, up.out());
     rmSync(root, { recursive: true, force: true });
+  });
+
+  it("wheelhouse up --scheduler-config gives its scheduler the file's profiles", async () => {
+    await apply(`apiVersion: v1
+kind: Pod
+metadata:
+  name: by-up-second
+spec:
+  schedulerName: up-second
+  containers:
+  - name: app
+    image: busybox
+`);
+    await eventually(async () => {
+      const events = JSON.parse(
+        await kubectl('get', 'events', '--field-selector', 'involvedObject.name=by-up-second', '-o', 'json'),
+      ).items as { reason: string; message?: string; reportingComponent?: string; source?: { component?: string } }[];
+      const scheduled = events.find((e) => e.reason === 'Scheduled');
+      assert.equal(scheduled?.reportingComponent || scheduled?.source?.component, 'up-second');
+      assert.match(scheduled?.message ?? '', /^Successfully assigned default\/by-up-second to node-[12]$/);
+    }, slow);
+    await kubectl('delete', 'pod', 'by-up-second', '--wait=false');
   });
 
   it('kubectl logs shows the lines the lifecycle wrote, and kubectl exec runs the built-in commands', async () => {
