@@ -28,6 +28,17 @@ describe('forbiddenMessage', () => {
     );
   });
 
+  it('puts listing and creating namespaces at the cluster scope, and a named namespace in itself', () => {
+    assert.equal(
+      forbiddenMessage(ctx({ verb: 'list', apiGroup: '', resource: 'namespaces' })),
+      'namespaces is forbidden: User "jane" cannot list resource "namespaces" in API group "" at the cluster scope',
+    );
+    assert.equal(
+      forbiddenMessage(ctx({ verb: 'get', apiGroup: '', resource: 'namespaces', name: 'demo', namespace: 'demo' })),
+      'namespaces "demo" is forbidden: User "jane" cannot get resource "namespaces" in API group "" in the namespace "demo"',
+    );
+  });
+
   it('names the path of a non-resource request', () => {
     assert.equal(
       forbiddenMessage(ctx({ isResourceRequest: false, verb: 'get' }, '/metrics')),

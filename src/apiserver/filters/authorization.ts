@@ -27,11 +27,8 @@ export function forbiddenMessage(ctx: RequestContext): string {
   // The group-qualified resource (deployments.apps), as upstream's NewForbidden names it.
   const qualified = qualifiedResource({ group: info.apiGroup, resource: info.resource });
   const what = `${qualified}${info.name ? ` "${info.name}"` : ''} is forbidden`;
-  const scope = info.namespace
-    ? ` in the namespace "${info.namespace}"`
-    : info.resource === 'namespaces'
-      ? ''
-      : ' at the cluster scope';
+  // A named namespace is its own namespace (request-info.ts); listing or creating namespaces is at the cluster scope.
+  const scope = info.namespace ? ` in the namespace "${info.namespace}"` : ' at the cluster scope';
   return `${what}: User "${user}" cannot ${info.verb} resource "${resource}" in API group "${info.apiGroup}"${scope}`;
 }
 
