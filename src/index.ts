@@ -221,13 +221,21 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       authentication.serviceAccountSigningKeyFile = sa.keyFile;
       authentication.serviceAccountKeyFiles = [sa.pubFile];
     }
+    // --client-ca-file's bundle is trusted besides the cluster CA.
+    const clientCaPem = authentication.clientCAFile
+      ? `${pki.ca.certPem.trimEnd()}\n${await readFile(authentication.clientCAFile, 'utf8')}`
+      : pki.ca.certPem;
     const server = new APIServer({
       storage,
       registry,
       authentication,
       ...(opts.authorization ? { authorizationModes: authorizationModesOf(opts.authorization) } : {}),
       ...(opts.authorization?.webhook ? { authorizationWebhook: opts.authorization.webhook } : {}),
-      tls: { certPem: pki.apiserver.certPem, keyPem: pki.apiserver.keyPem, clientCaPem: pki.ca.certPem },
+      tls: {
+        certPem: pki.apiserver.certPem,
+        keyPem: pki.apiserver.keyPem,
+        clientCaPem,
+      },
       bindAddress,
       securePort: opts.securePort ?? 0,
       logger: log.child('apiserver'),

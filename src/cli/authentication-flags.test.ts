@@ -33,6 +33,14 @@ describe('authentication and authorization webhook flags', () => {
     assert.equal(authenticationOptionsOf(parse([])).oidc, undefined);
   });
 
+  it('reads --client-ca-file', () => {
+    assert.equal(
+      authenticationOptionsOf(parse(['--client-ca-file=/etc/kubernetes/ca.crt'])).clientCAFile,
+      '/etc/kubernetes/ca.crt',
+    );
+    assert.equal(authenticationOptionsOf(parse([])).clientCAFile, undefined);
+  });
+
   it('reads the token webhook and ServiceAccount token lifetime flags (Go durations)', () => {
     const opts = authenticationOptionsOf(
       parse([

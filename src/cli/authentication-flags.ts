@@ -5,6 +5,7 @@ import { durationFlag, UsageError } from './storage-flags.js';
 /** kube-apiserver's authentication flags, with upstream's names (the repeatable ones take a comma list here). */
 export const authenticationFlagSpec = {
   'anonymous-auth': { type: 'string' },
+  'client-ca-file': { type: 'string' },
   'token-auth-file': { type: 'string' },
   'service-account-key-file': { type: 'string' },
   'service-account-signing-key-file': { type: 'string' },
@@ -27,6 +28,7 @@ export const authenticationFlagSpec = {
 } as const;
 
 export const authenticationFlagsHelp = `  --anonymous-auth=true|false      requests without credentials are system:anonymous (default true)
+  --client-ca-file FILE            CA bundle that client certificates may be signed by, besides the cluster CA
   --token-auth-file FILE           static tokens: token,user,uid,"group1,group2" a line
   --service-account-key-file FILE  public keys that verify ServiceAccount tokens (default: <data-dir>/pki/sa.pub)
   --service-account-signing-key-file FILE  the key TokenRequest signs with (default: <data-dir>/pki/sa.key)
@@ -65,6 +67,7 @@ export function authenticationOptionsOf(values: Record<string, unknown>): Authen
   const issuers = list(strs('service-account-issuer'));
   const audiences = list(str('api-audiences') === undefined ? undefined : [str('api-audiences') as string]);
   const tokenFile = str('token-auth-file');
+  const clientCAFile = str('client-ca-file');
   const maxExpiration = str('service-account-max-token-expiration');
   const extend = str('service-account-extend-token-expiration');
   if (extend !== undefined && extend !== 'true' && extend !== 'false') {
@@ -79,6 +82,7 @@ export function authenticationOptionsOf(values: Record<string, unknown>): Authen
   return {
     ...(anonymous !== undefined ? { anonymousAuth: anonymous === 'true' } : {}),
     ...(tokenFile ? { tokenAuthFile: tokenFile } : {}),
+    ...(clientCAFile ? { clientCAFile } : {}),
     ...(keyFiles.length ? { serviceAccountKeyFiles: keyFiles } : {}),
     ...(signing ? { serviceAccountSigningKeyFile: signing } : {}),
     ...(issuers.length ? { serviceAccountIssuers: issuers } : {}),

@@ -3,7 +3,7 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ensurePki } from '../../src/apiserver/bootstrap/pki.js';
+import { ensurePki, issueClientCertificate } from '../../src/apiserver/bootstrap/pki.js';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { apiRequest } from '../../src/testing/api-client.js';
 import assert from '../../src/testing/assert.js';
@@ -29,6 +29,32 @@ function asToken(cp: ControlPlane, method: string, path: string, token: string, 
 
 const whoamiBody = { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' };
 
+/** A request with the given client certificate (and the cluster's CA to trust the server). */
+function withCertificate(
+  cp: ControlPlane,
+  method: string,
+  path: string,
+  pair: { certPem: string; keyPem: string },
+  body?: unknown,
+): Promise<{ status: number; body: { [key: string]: unknown } }> {
+  const ca = Buffer.from(cp.kubeconfig.config.clusters[0]?.cluster['certificate-authority-data'] ?? '', 'base64');
+  return new Promise((resolve, reject) => {
+    const req = request(
+      new URL(path, cp.url),
+      { method, ca, cert: pair.certPem, key: pair.keyPem, headers: { 'content-type': 'application/json' } },
+      (r) => {
+        let text = '';
+        r.on('data', (c) => {
+          text += c;
+        });
+        r.on('end', () => resolve({ status: r.statusCode ?? 0, body: JSON.parse(text) }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}
+
 describe('apiserver authentication: 401, static tokens, ServiceAccount tokens, impersonation', () => {
   let cp: ControlPlane;
   let dir: string;
@@ -53,22 +79,7 @@ describe('apiserver authentication: 401, static tokens, ServiceAccount tokens, i
 
   it('refuses a client certificate from another CA with 401', async () => {
     const other = await ensurePki(join(dir, 'other-pki'), {});
-    const ca = Buffer.from(cp.kubeconfig.config.clusters[0]?.cluster['certificate-authority-data'] ?? '', 'base64');
-    const res = await new Promise<{ status: number; body: unknown }>((resolve, reject) => {
-      const req = request(
-        new URL('/api/v1/namespaces', cp.url),
-        { ca, cert: other.admin.certPem, key: other.admin.keyPem },
-        (r) => {
-          let text = '';
-          r.on('data', (c) => {
-            text += c;
-          });
-          r.on('end', () => resolve({ status: r.statusCode ?? 0, body: JSON.parse(text) }));
-        },
-      );
-      req.on('error', reject);
-      req.end();
-    });
+    const res = await withCertificate(cp, 'GET', '/api/v1/namespaces', other.admin);
     assert.equal(res.status, 401);
     assert.deepEqual(res.body, UNAUTHORIZED);
   });
@@ -256,5 +267,47 @@ describe("apiserver authentication: kube-apiserver's token cache (on by default)
       status = (await whoami()).status;
     }
     assert.equal(status, 401, 'refused once the entry expired');
+  });
+});
+
+describe('apiserver authentication: --client-ca-file', () => {
+  let cp: ControlPlane;
+  let dir: string;
+  let other: Awaited<ReturnType<typeof ensurePki>>;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'client-ca-'));
+    other = await ensurePki(join(dir, 'other-pki'), {});
+    const bundle = join(dir, 'client-ca.crt');
+    writeFileSync(bundle, other.ca.certPem);
+    cp = await startControlPlane({ authentication: { clientCAFile: bundle } });
+  });
+  after(async () => {
+    await cp?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("authenticates certificates the file's CAs signed (CN the user, O the groups), and the cluster CA's still", async () => {
+    const erin = await issueClientCertificate(other.ca, { commonName: 'erin', organizations: ['team-a', 'team-b'] });
+    const who = await withCertificate(
+      cp,
+      'POST',
+      '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+      erin,
+      whoamiBody,
+    );
+    assert.equal(who.status, 201, JSON.stringify(who.body));
+    assert.deepEqual((who.body.status as { userInfo: unknown }).userInfo, {
+      username: 'erin',
+      groups: ['team-a', 'team-b', 'system:authenticated'],
+    });
+    // Not an administrator: RBAC refuses what nothing grants, with upstream's message.
+    const list = await withCertificate(cp, 'GET', '/api/v1/namespaces', erin);
+    assert.equal(list.status, 403);
+    assert.equal(
+      list.body.message,
+      'namespaces is forbidden: User "erin" cannot list resource "namespaces" in API group "" at the cluster scope',
+    );
+    // The cluster's own admin certificate keeps working.
+    assert.equal((await apiRequest(cp, 'GET', '/api/v1/namespaces')).status, 200);
   });
 });

@@ -18,6 +18,11 @@ import { tokenWebhookAuthenticator } from './webhook/token-webhook.js';
 export interface AuthenticationOptions {
   /** --anonymous-auth (default true). */
   anonymousAuth?: boolean;
+  /**
+   * --client-ca-file: a PEM bundle of CAs whose client certificates authenticate (CN the user, O the groups). The
+   * cluster CA stays trusted besides it, as wheelhouse's own components hold certificates it signed.
+   */
+  clientCAFile?: string;
   /** --token-auth-file: static tokens, upstream's CSV. */
   tokenAuthFile?: string;
   /**
