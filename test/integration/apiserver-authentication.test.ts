@@ -311,3 +311,32 @@ describe('apiserver authentication: --client-ca-file', () => {
     assert.equal((await apiRequest(cp, 'GET', '/api/v1/namespaces')).status, 200);
   });
 });
+
+describe('apiserver authorization: --authorization-mode=AlwaysDeny', () => {
+  let cp: ControlPlane;
+  let dir: string;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'always-deny-'));
+    const tokenFile = join(dir, 'tokens.csv');
+    writeFileSync(tokenFile, 'deny-me,jane,jane-uid,"dev"\n');
+    cp = await startControlPlane({
+      authentication: { tokenAuthFile: tokenFile },
+      authorization: { modes: ['AlwaysDeny'] },
+    });
+  });
+  after(async () => {
+    await cp?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("refuses every request with the mode's reason in upstream's message; system:masters is still allowed", async () => {
+    const res = await asToken(cp, 'GET', '/api/v1/namespaces/default/pods', 'deny-me');
+    assert.equal(res.status, 403);
+    assert.equal(
+      res.body.message,
+      'pods is forbidden: User "jane" cannot list resource "pods" in API group "" in the namespace "default": Everything is forbidden.',
+    );
+    assert.equal(res.body.reason, 'Forbidden');
+    assert.equal((await apiRequest(cp, 'GET', '/api/v1/namespaces/default/pods')).status, 200);
+  });
+});
