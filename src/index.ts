@@ -128,8 +128,8 @@ export interface ControlPlaneOptions {
   /** How often to compact storage history and how much to keep (undefined: never compact). */
   compaction?: CompactionPolicy;
   /**
-   * The bounds of each built-in resource's watch-cache window of recent events (default 10,000 to 102,400; custom
-   * resources keep the defaults): a watch from an older resourceVersion than the window holds is 410 Expired.
+   * The bounds of each resource's watch-cache window of recent events (default 10,000 to 102,400), custom
+   * resources' included: a watch from an older resourceVersion than the window holds is 410 Expired.
    */
   watchCache?: WatchCacheOptions;
   /**

@@ -1,5 +1,6 @@
 import type { ResourceInfo } from '../api/catalog.js';
 import type { ModeAuthorizer } from './authz/attributes.js';
+import type { CacherOptions } from './cacher/cacher.js';
 import type { RequestContext } from './context.js';
 import type { Printer } from './printers/table.js';
 import type { ResourceDefinition } from './registry/resource.js';
@@ -29,6 +30,8 @@ export interface VirtualResource {
 }
 
 /** The resources this server serves, found by group, version and plural name. */
+export type WatchCacheBounds = Pick<CacherOptions, 'capacity' | 'maxCapacity'>;
+
 export class APIRegistry {
   private readonly byPath = new Map<string, ServedResource>();
   private readonly virtualByPath = new Map<string, VirtualResource>();
@@ -37,6 +40,8 @@ export class APIRegistry {
    * questions (CertificateApproval, CertificateSigning, CEL's `authorizer`). Undefined before the server starts.
    */
   authorizer: ModeAuthorizer | undefined;
+  /** The bounds of the watch caches' windows, for the caches made later (custom resources'); default bounds when unset. */
+  watchCache: WatchCacheBounds | undefined;
 
   addVirtual(resource: VirtualResource): void {
     this.virtualByPath.set(this.path(resource.group, resource.version, resource.resource), resource);

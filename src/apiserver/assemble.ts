@@ -3,10 +3,10 @@ import type { Store } from '../storage/types.js';
 import type { Logger } from '../util/logger.js';
 import { type AdmissionOptions, buildAdmissionChain } from './admission/options.js';
 import type { PriorityClassSource } from './admission/plugins/priority.js';
-import { APIRegistry } from './api-registry.js';
+import { APIRegistry, type WatchCacheBounds } from './api-registry.js';
 import { ensureBootstrapPolicy } from './bootstrap/rbac-policy.js';
 import { apiServerServiceIP, DEFAULT_SERVICE_CLUSTER_IP_RANGE } from './bootstrap/service-ip.js';
-import { Cacher, type CacherOptions } from './cacher/cacher.js';
+import { Cacher } from './cacher/cacher.js';
 import { decodeFromStorage } from './registry/codec.js';
 import type { KubeObject } from './registry/object.js';
 import { kubernetesEndpoints, kubernetesService } from './registry/resources/core-kubernetes-service.js';
@@ -65,7 +65,7 @@ export interface RegistryOptions extends ServiceAllocationOptions {
   watchCache?: WatchCacheOptions;
 }
 
-export type WatchCacheOptions = Pick<CacherOptions, 'capacity' | 'maxCapacity'>;
+export type WatchCacheOptions = WatchCacheBounds;
 
 /**
  * Builds the registry of built-in resources over one storage backend: a watch cache and a generic store each,
@@ -74,6 +74,7 @@ export type WatchCacheOptions = Pick<CacherOptions, 'capacity' | 'maxCapacity'>;
  */
 export function buildRegistry(storage: Store, log: Logger, options: RegistryOptions = {}): APIRegistry {
   const registry = new APIRegistry();
+  registry.watchCache = options.watchCache;
   const admission = buildAdmissionChain(
     options.admission ?? {},
     { registry, priorityClasses: priorityClassSource(registry), storageClasses: storageClassSource(registry) },

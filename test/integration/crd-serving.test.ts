@@ -310,3 +310,51 @@ describe('CustomResourceDefinitions: serving custom resources', () => {
     assert.equal(await cp.storage.count('/registry/example.com/widgets/'), 0);
   });
 });
+
+describe("CustomResourceDefinitions: the custom resources' watch cache takes startControlPlane's bounds", () => {
+  let cp: ControlPlane;
+  before(async () => {
+    cp = await startControlPlane({ storage: 'memory', watchCache: { capacity: 20, maxCapacity: 20 } });
+  });
+  after(async () => {
+    await cp?.stop();
+  });
+
+  it('ends a watch from before a 20-event window with 410 Expired, and serves one from within it', async () => {
+    assert.equal((await apiRequest(cp, 'POST', CRDS, { body: widgetCRD() })).status, 201);
+    await established(cp, 'widgets.example.com');
+    const created = await eventually(async () => {
+      const res = await apiRequest(cp, 'POST', WIDGETS, {
+        body: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { size: 0 } },
+      });
+      assert.equal(res.status, 201, res.text);
+      return res.body;
+    });
+    let last = created;
+    for (let i = 1; i <= 25; i++) {
+      const res = await apiRequest(cp, 'PATCH', `${WIDGETS}/w`, {
+        body: { spec: { size: i % 10 } },
+        contentType: 'application/merge-patch+json',
+      });
+      assert.equal(res.status, 200, res.text);
+      last = res.body;
+    }
+    const tooOld = await apiRequest(
+      cp,
+      'GET',
+      `${WIDGETS}?watch=1&resourceVersion=${created.metadata.resourceVersion}&timeoutSeconds=2`,
+    );
+    const event = JSON.parse(tooOld.text.trim().split('\n')[0] ?? '{}');
+    assert.equal(event.type, 'ERROR');
+    assert.equal(event.object.code, 410);
+    assert.equal(event.object.reason, 'Expired');
+    // The custom resources' cache holds the latest events: a watch from the last change but one sees the last.
+    const recent = await apiRequest(
+      cp,
+      'GET',
+      `${WIDGETS}?watch=1&resourceVersion=${last.metadata.resourceVersion}&timeoutSeconds=1`,
+    );
+    assert.equal(recent.status, 200);
+    assert.equal(recent.text.trim(), '');
+  });
+});

@@ -228,7 +228,9 @@ export class CustomResourceController {
       if (current) this.unserve(name);
       current = undefined;
       const crds = this.crds as GenericStore;
-      cacher = new Cacher(crds.storage, prefix, decodeFromStorage, this.log.child(`cacher/${name}`));
+      cacher = new Cacher(crds.storage, prefix, decodeFromStorage, this.log.child(`cacher/${name}`), {
+        ...this.registry.watchCache,
+      });
       await cacher.start();
     }
     const admission = this.crds?.admission;
