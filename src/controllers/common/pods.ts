@@ -4,6 +4,7 @@
  * - Predicates: `isPodActive` (not Succeeded/Failed, no deletionTimestamp), `isPodTerminating`, `isPodReady`,
  *   `getPodReadyCondition`, `podReadyTime` (ms, or undefined), `isPodAvailable(pod, minReadySeconds, nowMs)`,
  *   `podAvailableAt(pod, minReadySeconds)` (the ms after which it counts as available), `filterActivePods`.
+ * - `podKey(pod)`: its `namespace/name`, the key informers file it under.
  * - Ranking for scale-down (`compareActivePodsWithRanks`, `sortActivePodsWithRanks`), upstream's
  *   ActivePodsWithRanks: the first pods of the sorted list are the ones to delete.
  * - `POD_CONTROLLER_UID_INDEX` / `podControllerUidIndexFunc` / `filterPodsByOwner`: pods indexed by controller uid,
@@ -39,6 +40,11 @@ export function parseTime(value: unknown): number | undefined {
   if (typeof value !== 'string' || value === '') return undefined;
   const ms = Date.parse(value);
   return Number.isNaN(ms) ? undefined : ms;
+}
+
+/** A pod's `namespace/name`, the key informers file it under. */
+export function podKey(pod: KubeObject): string {
+  return `${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`;
 }
 
 export function isPodActive(pod: Pod): boolean {

@@ -14,7 +14,13 @@ import { createRateLimitingQueue, type RateLimitingQueue } from '../../client/wo
 import type { Logger } from '../../util/logger.js';
 import { ControllerRefManager, getControllerOf, ownerCanAdopt } from '../common/controller-ref.js';
 import { ControllerExpectations } from '../common/expectations.js';
-import { filterPodsByOwner, POD_CONTROLLER_UID_INDEX, PodControl, podControllerUidIndexFunc } from '../common/pods.js';
+import {
+  filterPodsByOwner,
+  POD_CONTROLLER_UID_INDEX,
+  PodControl,
+  podControllerUidIndexFunc,
+  podKey,
+} from '../common/pods.js';
 import type { Controller, ControllerContext } from '../context.js';
 import { runWorkers } from '../worker.js';
 import { BackoffStore } from './backoff.js';
@@ -43,8 +49,6 @@ export interface JobControllerOptions {
   /** The batch period of syncs caused by pod events (1 s). */
   syncBatchPeriodMs?: number;
 }
-
-const podKey = (pod: KubeObject) => `${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`;
 
 export class JobController implements Controller {
   readonly queue: RateLimitingQueue<string>;

@@ -38,6 +38,7 @@ import {
   POD_CONTROLLER_UID_INDEX,
   PodControl,
   podControllerUidIndexFunc,
+  podKey,
   SLOW_START_INITIAL_BATCH_SIZE,
   slowStartBatch,
   sortActivePodsWithRanks,
@@ -59,8 +60,6 @@ import { PodTally, tallyFingerprint } from './tally.js';
 export const BURST_REPLICAS = 500;
 
 const PODS = { group: '', version: 'v1', resource: 'pods' };
-
-const podKey = (pod: KubeObject) => `${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`;
 
 export class ReplicaSetController implements Controller {
   readonly queue: RateLimitingQueue<string>;

@@ -10,9 +10,7 @@
  * dropped and every candidate pod is dirty again, which is the full walk.
  */
 import type { KubeObject } from '../../client/types.js';
-import { isPodReady } from '../common/pods.js';
-
-const podKey = (pod: KubeObject) => `${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`;
+import { isPodReady, podKey } from '../common/pods.js';
 
 interface Entry {
   pod: KubeObject;
