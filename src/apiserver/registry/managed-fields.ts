@@ -218,13 +218,13 @@ function walkPair(
     const isMap = !schema || schema.additionalProperties !== undefined || schema.propertyNames === undefined;
     // A map's "." is on both sides; a struct is followed when neither side is an empty struct (a leaf itself).
     if (isMap || (recordsFields(o, schema) && recordsFields(n, schema))) {
-      const b = before.under(seg);
-      const a = after.under(seg);
-      for (const k in o) walkPair(o[k], n[k], schema?.property(k) ?? schema?.additionalProperties, b, a, `f:${k}`);
-      for (const k in n) {
-        if (o[k] === undefined)
-          walkPair(undefined, n[k], schema?.property(k) ?? schema?.additionalProperties, b, a, `f:${k}`);
-      }
+      walkPairFields(
+        o,
+        n,
+        (k) => schema?.property(k) ?? schema?.additionalProperties,
+        before.under(seg),
+        after.under(seg),
+      );
       return;
     }
   } else if (Array.isArray(o) && Array.isArray(n) && JSON.stringify(o) === JSON.stringify(n)) {
@@ -232,6 +232,20 @@ function walkPair(
   }
   walk(o, schema, before, seg);
   walk(n, schema, after, seg);
+}
+
+/** walkPair over the fields of two objects, each field once (those of either side); skip leaves some out. */
+function walkPairFields(
+  o: Record<string, unknown>,
+  n: Record<string, unknown>,
+  schemaOf: (field: string) => SchemaNode | undefined,
+  before: Collector,
+  after: Collector,
+  skip: (field: string) => boolean = () => false,
+): void {
+  for (const k in o) if (!skip(k)) walkPair(o[k], n[k], schemaOf(k), before, after, `f:${k}`);
+  for (const k in n)
+    if (o[k] === undefined && !skip(k)) walkPair(undefined, n[k], schemaOf(k), before, after, `f:${k}`);
 }
 
 /**
@@ -255,23 +269,19 @@ export function managedDiffLeaves(
   const oldMeta = old.metadata as unknown;
   const nextMeta = next.metadata as unknown;
   if (isObject(oldMeta) && isObject(nextMeta)) {
-    const bm = b.under('f:metadata');
-    const am = a.under('f:metadata');
-    for (const k in oldMeta) {
-      if (!UNMANAGED_METADATA.has(k)) walkPair(oldMeta[k], nextMeta[k], metaSchema?.property(k), bm, am, `f:${k}`);
-    }
-    for (const k in nextMeta) {
-      if (!UNMANAGED_METADATA.has(k) && oldMeta[k] === undefined) {
-        walkPair(undefined, nextMeta[k], metaSchema?.property(k), bm, am, `f:${k}`);
-      }
-    }
+    walkPairFields(
+      oldMeta,
+      nextMeta,
+      (k) => metaSchema?.property(k),
+      b.under('f:metadata'),
+      a.under('f:metadata'),
+      (k) => UNMANAGED_METADATA.has(k),
+    );
   } else {
     if (oldMeta !== undefined) walkPair(oldMeta, undefined, metaSchema, b, a, 'f:metadata');
     if (nextMeta !== undefined) walkPair(undefined, nextMeta, metaSchema, b, a, 'f:metadata');
   }
-  for (const k in old) if (!skip(k)) walkPair(old[k], next[k], schema?.property(k), b, a, `f:${k}`);
-  for (const k in next)
-    if (!skip(k) && old[k] === undefined) walkPair(undefined, next[k], schema?.property(k), b, a, `f:${k}`);
+  walkPairFields(old, next, (k) => schema?.property(k), b, a, skip);
   return { before: b.out, after: a.out };
 }
 
@@ -347,45 +357,33 @@ export function updateManagedFields(
     e.manager === opts.manager && e.operation === 'Update' && (e.subresource ?? '') === (opts.subresource ?? '');
   const result: ManagedFieldsEntry[] = [];
   const touched = [...changed, ...removed];
-  let mine = new Set<string>();
-  let mineKept: ManagedFieldsEntry | undefined;
+  let own: ManagedFieldsEntry | undefined;
   for (const e of entries) {
-    // Most writes touch few fields: an entry holding none of them keeps its set (looked up path by path rather
-    // than by listing the whole set), and the writer's own entry holding every changed one and no removed one has
-    // the same set afterwards.
-    if (!touched.some((p) => isLeafOf(e.fieldsV1, p))) {
-      if (sameEntry(e)) mineKept = e;
-      else result.push(e);
-      continue;
-    }
-    if (
-      sameEntry(e) &&
-      [...changed].every((p) => isLeafOf(e.fieldsV1, p)) &&
-      ![...removed].some((p) => isLeafOf(e.fieldsV1, p))
-    ) {
-      mineKept = e;
-      continue;
-    }
-    const all = fromFieldsV1(e.fieldsV1);
-    const paths = all.filter((p) => !removed.has(p) && !changed.has(p));
     if (sameEntry(e)) {
-      mine = new Set(paths);
+      own = e;
       continue;
     }
-    // Another manager's entry keeps its set as it is unless this change took fields from it.
-    if (paths.length === all.length) result.push(e);
-    else if (paths.length > 0) result.push({ ...e, fieldsV1: toFieldsV1(paths) });
+    // Another manager's entry keeps its set as it is unless this change took fields from it; most writes touch
+    // few fields, so each is looked up in the entry's tree rather than the whole set listed.
+    if (!touched.some((p) => isLeafOf(e.fieldsV1, p))) {
+      result.push(e);
+      continue;
+    }
+    const paths = fromFieldsV1(e.fieldsV1).filter((p) => !removed.has(p) && !changed.has(p));
+    if (paths.length > 0) result.push({ ...e, fieldsV1: toFieldsV1(paths) });
   }
-  // The writer's set is the same as before (every changed field already its own): its entry, with the new time.
+  // The writer's set afterwards: its entry's, less what was removed, plus what it changed. When that is the set
+  // it had (nothing of it removed, everything changed already in it), its tree is kept, with the new time.
   if (
-    mineKept &&
-    Object.keys(mineKept.fieldsV1).length > 0 &&
-    [...changed].every((p) => isLeafOf(mineKept?.fieldsV1, p))
+    own &&
+    Object.keys(own.fieldsV1).length > 0 &&
+    ![...removed].some((p) => isLeafOf(own?.fieldsV1, p)) &&
+    [...changed].every((p) => isLeafOf(own?.fieldsV1, p))
   ) {
-    result.push(ownEntry(mineKept.fieldsV1, opts));
+    result.push(ownEntry(own.fieldsV1, opts));
     return result;
   }
-  if (mineKept) mine = new Set(fromFieldsV1(mineKept.fieldsV1));
+  const mine = new Set(own ? fromFieldsV1(own.fieldsV1).filter((p) => !removed.has(p)) : []);
   for (const p of changed) mine.add(p);
   if (mine.size > 0) result.push(ownEntry(toFieldsV1([...mine].sort()), opts));
   return result;
@@ -403,7 +401,8 @@ function isLeafOf(fields: unknown, path: string): boolean {
     if (node === undefined) return false;
     start = end + 1;
   }
-  if (!isObject(node)) return false;
+  // A leaf as fromFieldsV1 lists them: nothing under it.
+  if (!isObject(node)) return true;
   for (const _ in node) return false;
   return true;
 }
