@@ -658,7 +658,7 @@ async function runWorkload(w: Workload): Promise<Throughput & { complete: boolea
 // --- density -------------------------------------------------------------------------------------------------
 
 /** The peak resident set (VmHWM) of a process, from /proc. */
-function vmHwmBytes(pid: number | 'self'): number {
+function vmHwmBytes(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
 }
@@ -767,7 +767,7 @@ async function density(nodes: number, replicas: number): Promise<{ allRunningSec
 // --- main ----------------------------------------------------------------------------------------------------
 
 if (process.argv.includes('--density-child')) {
-  // The density run alone (as before it ran wheelhouse up in a child of its own; kept for scripts that use it).
+  // Only the density run, its JSON the last line (as --only=density, without the workloads' fields).
   console.log(JSON.stringify(await density(densityNodes, densityReplicas)));
   process.exit(0);
 }
