@@ -24,6 +24,31 @@ async function countingNodeIndexedCacher() {
 }
 
 describe('Cacher', () => {
+  it('shares one frozen decoded object per state with getShared, and a new one once the object changes', async () => {
+    const { store, cacher, decodes } = await countingNodeIndexedCacher();
+    await store.create('/registry/things/a', obj('a', { v: '1' }));
+    await new Promise((r) => setImmediate(r));
+    const before = decodes();
+    const first = await cacher.getShared('/registry/things/a');
+    assert.equal(await cacher.getShared('/registry/things/a'), first, 'the same object for the second reader');
+    assert.equal(decodes() - before, 1, 'decoded once for both');
+    assert.ok(Object.isFrozen(first) && Object.isFrozen(first?.metadata.labels));
+    assert.throws(() => {
+      (first?.metadata.labels as Record<string, string>).v = '2';
+    }, TypeError);
+    const fresh = await cacher.get('/registry/things/a');
+    assert.notEqual(fresh, first, 'get still decodes a copy of its own');
+    assert.ok(!Object.isFrozen(fresh));
+    const current = await store.get('/registry/things/a');
+    await store.update('/registry/things/a', obj('a', { v: '3' }), current?.modRevision ?? 0);
+    await new Promise((r) => setImmediate(r));
+    const after = await cacher.getShared('/registry/things/a');
+    assert.notEqual(after, first);
+    assert.equal(after?.metadata.labels?.v, '3');
+    assert.equal(await cacher.getShared('/registry/things/missing'), undefined);
+    cacher.stop();
+  });
+
   it('serves the current state, and refuses watches older than its window', async () => {
     const store = new MemoryStore();
     await store.create('/registry/things/a', obj('a'));

@@ -3,7 +3,7 @@ import { ExponentialBackoff } from '../../util/backoff.js';
 import { type Clock, realClock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { storedJsonWithRevision } from '../registry/codec.js';
-import type { KubeObject } from '../registry/object.js';
+import { deepFreeze, type KubeObject } from '../registry/object.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
 
@@ -30,6 +30,8 @@ interface Stored {
   revision: number;
   /** The object's value of the indexed field, once an event has needed it (saves decoding it as a previous state). */
   indexValue?: string;
+  /** The decoded object, frozen, once a reader that only looks has asked for it (see getShared). */
+  shared?: KubeObject;
 }
 
 /**
@@ -263,6 +265,19 @@ export class Cacher {
   async get(key: string): Promise<KubeObject | undefined> {
     await this.start();
     return this.objectAt(key);
+  }
+
+  /**
+   * The object decoded once and frozen, the same one for every caller until it changes: for readers that only look
+   * (the admission plugins' lookups of a namespace or a service account on every pod create). Kept with the cached
+   * value, so use it for objects read often, not for every object of a large resource.
+   */
+  async getShared(key: string): Promise<Readonly<KubeObject> | undefined> {
+    await this.start();
+    const stored = this.items.get(key);
+    if (!stored) return undefined;
+    stored.shared ??= deepFreeze(this.decode(stored.value, stored.revision));
+    return stored.shared;
   }
 
   private objectAt(key: string): KubeObject | undefined {

@@ -78,6 +78,13 @@ export function deepClone<T>(v: T): T {
   return cloneValue(v) as T;
 }
 
+/** Freezes v and everything it holds, so that a value shared by many readers cannot be changed by one of them. */
+export function deepFreeze<T>(v: T): T {
+  if (typeof v !== 'object' || v === null || Object.isFrozen(v)) return v;
+  for (const k of Object.keys(v)) deepFreeze((v as Record<string, unknown>)[k]);
+  return Object.freeze(v);
+}
+
 function cloneValue(v: unknown): unknown {
   if (typeof v !== 'object' || v === null) return v;
   if (Array.isArray(v)) {

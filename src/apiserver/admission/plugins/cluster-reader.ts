@@ -31,6 +31,18 @@ export class ClusterReader {
     return obj ? s.fromStored(obj) : undefined;
   }
 
+  /**
+   * The cached object decoded once and frozen, shared with every other reader until it changes (else a live read,
+   * not shared). For lookups made on every request of a resource with few objects (namespaces, service accounts);
+   * the caller must only look at it.
+   */
+  async shared(ref: ResourceRef, namespace: string, name: string): Promise<Readonly<KubeObject> | undefined> {
+    const s = this.store(ref);
+    if (!s) return undefined;
+    if (s.def.conversion) return this.get(ref, namespace, name);
+    return (await s.cacher.getShared(s.key(namespace, name))) ?? (await this.live(ref, namespace, name));
+  }
+
   /** The object as storage has it now, or undefined when it does not exist. */
   async live(ref: ResourceRef, namespace: string, name: string): Promise<KubeObject | undefined> {
     const s = this.store(ref);

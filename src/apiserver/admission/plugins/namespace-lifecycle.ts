@@ -64,7 +64,7 @@ export function namespaceLifecycle(reader: ClusterReader, clock: Clock = realClo
       }
       if (attrs.namespace === '' || attrs.operation === 'DELETE') return;
       if (ACCESS_REVIEWS.has(`${attrs.resource.group}/${attrs.resource.resource}`)) return;
-      let ns = await reader.cached(NAMESPACES, '', attrs.namespace);
+      let ns: Readonly<KubeObject> | undefined = await reader.shared(NAMESPACES, '', attrs.namespace);
       if (!ns || (forceLive(attrs.namespace) && !isTerminating(ns))) {
         ns = await reader.live(NAMESPACES, '', attrs.namespace);
         if (!ns) throw statusErrors.notFound({ group: '', resource: 'namespaces' }, attrs.namespace);

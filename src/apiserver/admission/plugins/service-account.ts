@@ -185,7 +185,7 @@ export function serviceAccount(reader: ClusterReader, opts: ServiceAccountOption
 
   /** The account from the cache, else from storage (several times for `default`, which a controller makes). */
   async function lookUp(attrs: AdmissionAttributes, name: string): Promise<KubeObject> {
-    const cached = await reader.cached(SERVICE_ACCOUNTS, attrs.namespace, name);
+    const cached = await reader.shared(SERVICE_ACCOUNTS, attrs.namespace, name);
     if (cached) return cached;
     const tries = name === DEFAULT_SERVICE_ACCOUNT_NAME ? attempts : 1;
     for (let i = 0; i < tries; i++) {

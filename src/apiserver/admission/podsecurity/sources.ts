@@ -20,7 +20,7 @@ const PODS = { group: '', version: 'v1', resource: 'pods' };
 export function registrySources(registry: APIRegistry): PodSecuritySources {
   const reader = new ClusterReader(registry);
   return {
-    namespace: (name) => reader.get(NAMESPACES, '', name),
+    namespace: (name) => reader.shared(NAMESPACES, '', name),
     pods: (namespace) => reader.list(PODS, namespace),
   };
 }

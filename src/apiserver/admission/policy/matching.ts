@@ -23,7 +23,7 @@ export function namespaceReaderFrom(registry: APIRegistry): NamespaceReader {
     const served = registry.lookup('', 'v1', 'namespaces');
     if (!served) return undefined;
     const store = served.store;
-    return (await store.cacher.get(store.key('', name))) ?? (await store.get('', name).catch(() => undefined));
+    return (await store.cacher.getShared(store.key('', name))) ?? (await store.get('', name).catch(() => undefined));
   };
 }
 
