@@ -61,4 +61,28 @@ describe('apiserver: metadata.managedFields for each manager', () => {
     assert.equal(statusEntry.subresource, 'status');
     assert.deepEqual(statusEntry.fieldsV1, { 'f:status': { 'f:observedGeneration': {} } });
   });
+
+  it('gives the writer of a create only what it sent and the defaults, not what mutating admission added', async () => {
+    const res = await apiRequest(cp, 'POST', '/api/v1/namespaces/default/pods?fieldManager=maker', {
+      body: { metadata: { name: 'owned', labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'x' }] } },
+    });
+    assert.equal(res.status, 201, res.text);
+    const pod = res.body;
+    // The admission plugins did add these (DefaultTolerationSeconds, Priority)…
+    assert.ok(pod.spec.tolerations?.length >= 2, JSON.stringify(pod.spec));
+    assert.equal(pod.spec.priority, 0);
+    const entry = pod.metadata.managedFields.find((e: { manager: string }) => e.manager === 'maker');
+    const spec = entry.fieldsV1['f:spec'];
+    // …but the creator's entry holds its own fields and the defaults, as upstream's managedFields of a new pod.
+    assert.deepEqual(Object.keys(spec).sort(), [
+      'f:containers',
+      'f:dnsPolicy',
+      'f:enableServiceLinks',
+      'f:restartPolicy',
+      'f:schedulerName',
+      'f:securityContext',
+      'f:terminationGracePeriodSeconds',
+    ]);
+    assert.deepEqual(entry.fieldsV1['f:metadata'], { 'f:labels': { '.': {}, 'f:a': {} } });
+  });
 });

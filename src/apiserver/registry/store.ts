@@ -215,7 +215,12 @@ export class GenericStore {
     this.def.strategy.default?.(obj);
     if (this.def.namespaced) obj.metadata.namespace = namespace;
     else delete obj.metadata.namespace;
-    // Mutating admission sees the decoded, defaulted object, before a generated name and system fields.
+    // The writer's fields are recorded before mutating admission, as upstream's create handler does: what the
+    // admission plugins and webhooks add (a service account's token volume, default tolerations, a priority) belongs
+    // to no manager. Mutating admission sees the decoded, defaulted object with them, before a generated name and
+    // system fields.
+    this.recordManager(obj, undefined, opts);
+    const managedFields = obj.metadata.managedFields;
     const admitted = await this.mutatingAdmission(
       'CREATE',
       withTypeFirst({ ...obj, apiVersion: apiVersionOf(this.def), kind: this.def.kind }),
@@ -249,7 +254,8 @@ export class GenericStore {
       if (problems.length > 0) throw invalidError(this.def, meta.name ?? '', problems);
       const name = meta.name as string;
       await this.validatingAdmission('CREATE', typed, undefined, namespace, name, opts);
-      this.recordManager(typed, undefined, opts);
+      if (managedFields) meta.managedFields = managedFields;
+      else delete meta.managedFields;
       if (opts.dryRun) {
         const existing = await this.wrap(name, () => this.storage.get(this.key(namespace, name)));
         if (existing) throw statusErrors.alreadyExists(groupResource(this.def), name);
