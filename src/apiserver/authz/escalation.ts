@@ -173,30 +173,42 @@ function onlyGCFieldsChanged(next: KubeObject, old: KubeObject): boolean {
   return strip(next) === strip(old);
 }
 
-/** The write policy of Roles (resource "roles") or ClusterRoles ("clusterroles"). */
+/** Whether a ClusterRole has an aggregationRule with at least one selector (upstream's hasAggregationRule). */
+function hasAggregationRule(obj: KubeObject | undefined): boolean {
+  const rule = obj?.aggregationRule as { clusterRoleSelectors?: unknown } | undefined;
+  return Array.isArray(rule?.clusterRoleSelectors) && rule.clusterRoleSelectors.length > 0;
+}
+
+/**
+ * The write policy of Roles (resource "roles") or ClusterRoles ("clusterroles"). The `escalate` check asks about
+ * the request's name, as upstream asks with its RequestInfo: empty on a create (a POST to the collection), so
+ * `escalate` restricted by resourceNames lets a user update that role but not create it. An aggregationRule with
+ * selectors, on the new object or (on update) the old one, needs full authority (`*` on `*.*` and on every URL).
+ */
 export function roleWritePolicy(
   resource: 'roles' | 'clusterroles',
   index: RBACIndex,
   authorizer: () => ModeAuthorizer,
 ): WritePolicy {
   const gr = { group: RBAC_GROUP, resource };
-  const check = async (obj: KubeObject, namespace: string, user: UserInfo) => {
+  const check = async (obj: KubeObject, old: KubeObject | undefined, namespace: string, user: UserInfo) => {
     const name = obj.metadata.name ?? '';
-    if (escalationAllowed(user) || (await allowedTo(authorizer(), user, 'escalate', resource, namespace, name))) return;
+    const requestName = old ? name : '';
+    if (escalationAllowed(user)) return;
+    if (await allowedTo(authorizer(), user, 'escalate', resource, namespace, requestName)) return;
     const why = confirmNoEscalation(index, user, namespace, rulesOf(obj));
     if (why) throw statusErrors.forbidden(gr, name, why);
-    const aggregation = obj.aggregationRule;
-    if (resource === 'clusterroles' && aggregation && typeof aggregation === 'object') {
+    if (resource === 'clusterroles' && (hasAggregationRule(obj) || hasAggregationRule(old))) {
       if (confirmNoEscalation(index, user, namespace, FULL_AUTHORITY)) {
         throw statusErrors.forbidden(gr, name, 'must have cluster-admin privileges to use the aggregationRule');
       }
     }
   };
   return {
-    create: (obj, namespace, user) => check(obj, namespace, user),
+    create: (obj, namespace, user) => check(obj, undefined, namespace, user),
     update: (next, old, namespace, user) => {
       if (onlyGCFieldsChanged(next, old)) return;
-      return check(next, namespace, user);
+      return check(next, old, namespace, user);
     },
   };
 }
@@ -217,7 +229,8 @@ export function bindingWritePolicy(
     const roleResource = kind === 'Role' ? 'roles' : 'clusterroles';
     if (await allowedTo(authorizer(), user, 'bind', roleResource, namespace, roleName)) return;
     const rules = index.rulesOf({ kind, name: roleName }, namespace);
-    if (!rules) throw statusErrors.notFound({ group: RBAC_GROUP, resource: kind.toLowerCase() }, roleName);
+    // Upstream reads the role through the roles' (or clusterroles') storage: its NotFound names the resource.
+    if (!rules) throw statusErrors.notFound({ group: RBAC_GROUP, resource: roleResource }, roleName);
     const why = confirmNoEscalation(index, user, namespace, rules);
     if (why) throw statusErrors.forbidden(gr, name, why);
   };

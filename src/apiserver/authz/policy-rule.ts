@@ -86,16 +86,20 @@ export function ruleAllows(attrs: AuthorizationAttributes, rule: PolicyRule): bo
   return verbMatches(rule, attrs.verb) && nonResourceURLMatches(rule, attrs.path);
 }
 
-/** Upstream's compact form of a rule in messages: `{APIGroups:[""], Resources:["pods"], Verbs:["get"]}`. */
+/**
+ * Upstream's compact form of a rule in messages, `{APIGroups:[""], Resources:["pods"], Verbs:["get" "list"]}`: each
+ * field Go's %q of a string list (quoted values, space-separated), in upstream's order — APIGroups, Resources,
+ * NonResourceURLs, ResourceNames, Verbs — and empty fields left out.
+ */
 export function compactString(rule: PolicyRule): string {
   const parts: string[] = [];
   const field = (name: string, values: string[] | undefined) => {
-    if (values && values.length > 0) parts.push(`${name}:[${values.map((v) => JSON.stringify(v)).join(', ')}]`);
+    if (values && values.length > 0) parts.push(`${name}:[${values.map((v) => JSON.stringify(v)).join(' ')}]`);
   };
   field('APIGroups', rule.apiGroups);
   field('Resources', rule.resources);
-  field('ResourceNames', rule.resourceNames);
   field('NonResourceURLs', rule.nonResourceURLs);
+  field('ResourceNames', rule.resourceNames);
   field('Verbs', rule.verbs);
   return `{${parts.join(', ')}}`;
 }

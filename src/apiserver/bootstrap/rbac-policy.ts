@@ -1,8 +1,10 @@
 /**
  * kube-apiserver's RBAC bootstrap: at start-up every object of the default policy (rbac-policy-data.ts) is created
- * when missing, and reconciled when it carries `rbac.authorization.kubernetes.io/autoupdate: "true"` — missing
- * rules, aggregation selectors, subjects, labels and annotations are added, nothing is taken away (upstream's
- * reconciliation without --remove-extra-permissions). Objects a user marked autoupdate "false" are left alone.
+ * when missing, and otherwise reconciled unless a user marked it `rbac.authorization.kubernetes.io/autoupdate:
+ * "false"` — missing rules (appended broken down, one group, resource and verb a rule, as upstream's Covers reports
+ * them), aggregation selectors, subjects, labels and annotations are added and nothing else is taken away
+ * (upstream's reconciliation without --remove-extra-permissions), except an aggregationRule on a role the policy
+ * does not aggregate.
  */
 import { StatusError } from '../../api/status-error.js';
 import type { APIRegistry, ServedResource } from '../api-registry.js';
@@ -114,11 +116,15 @@ function reconcile(existing: KubeObject, expected: KubeObject): KubeObject | und
   }
   if (expected.kind === 'ClusterRole' || expected.kind === 'Role') {
     const { missing } = covers(rulesOf(existing), rulesOf(expected));
-    if (missing.length > 0 && !expected.aggregationRule) {
-      // Upstream appends the expected rules the existing ones do not cover.
-      const have = rulesOf(existing);
-      const add = rulesOf(expected).filter((rule) => !covers(have, [rule]).covered);
-      next.rules = [...((existing.rules as PolicyRule[] | undefined) ?? []), ...add];
+    if (missing.length > 0) {
+      // Upstream appends what is missing as Covers reports it: broken down, one group, resource and verb (or one
+      // URL and verb) a rule.
+      next.rules = [...((existing.rules as PolicyRule[] | undefined) ?? []), ...missing];
+      changed = true;
+    }
+    if (!expected.aggregationRule && next.aggregationRule !== undefined) {
+      // A bootstrap role that does not aggregate loses an aggregationRule someone gave it.
+      delete next.aggregationRule;
       changed = true;
     }
     if (expected.aggregationRule) {

@@ -65,6 +65,18 @@ describe('impersonation filter', () => {
     });
   });
 
+  it('unescapes an extra key after lower-casing it, as upstream: an escaped upper-case letter stays', async () => {
+    const { asked, user } = await run(allowAll, {
+      'impersonate-user': 'jane',
+      'impersonate-extra-acme.com%2fteam%41': 'blue',
+    });
+    assert.deepEqual(asked, [
+      'impersonate /users /jane',
+      'impersonate authentication.k8s.io/userextras/acme.com/teamA /blue',
+    ]);
+    assert.deepEqual(user?.extra, { 'acme.com/teamA': ['blue'] });
+  });
+
   it('asks about serviceaccounts in their namespace for a ServiceAccount user', async () => {
     const { asked } = await run(allowAll, { 'impersonate-user': 'system:serviceaccount:ci:builder' });
     assert.deepEqual(asked, ['impersonate /serviceaccounts ci/builder']);

@@ -52,11 +52,11 @@ function impersonationRequests(ctx: RequestContext): ImpersonationRequest[] {
   for (const [header, value] of Object.entries(ctx.req.headers)) {
     if (!header.startsWith(EXTRA_PREFIX) || value === undefined) continue;
     others = true;
-    let key = header.slice(EXTRA_PREFIX.length);
+    // Upstream lower-cases the header's key, then unescapes it: an escaped upper-case letter (%41) stays upper-case.
+    let key = header.slice(EXTRA_PREFIX.length).toLowerCase();
     try {
       key = decodeURIComponent(key);
     } catch {}
-    key = key.toLowerCase();
     for (const v of Array.isArray(value) ? value : value.split(',').map((s) => s.trim())) {
       requests.push({ ...blank, kind: 'UserExtra', apiVersion: 'authentication.k8s.io/v1', name: v, fieldPath: key });
     }
