@@ -1,60 +1,12 @@
-import { request } from 'node:https';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ensurePki, issueClientCertificate } from '../../src/apiserver/bootstrap/pki.js';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
-import { type ApiResponse, apiRequest } from '../../src/testing/api-client.js';
+import { apiRequest } from '../../src/testing/api-client.js';
 import assert from '../../src/testing/assert.js';
 import { eventually } from '../../src/testing/controllers.js';
-
-interface Identity {
-  cert: string;
-  key: string;
-}
-
-/** One HTTPS request with a given client certificate. */
-function as(cp: ControlPlane, id: Identity, method: string, path: string, body?: unknown): Promise<ApiResponse> {
-  const ca = Buffer.from(cp.kubeconfig.config.clusters[0]?.cluster['certificate-authority-data'] ?? '', 'base64');
-  const payload = body === undefined ? undefined : JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      new URL(path, cp.url),
-      {
-        method,
-        ca,
-        cert: id.cert,
-        key: id.key,
-        headers: payload
-          ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) }
-          : {},
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let parsed: unknown = text;
-          try {
-            parsed = JSON.parse(text);
-          } catch {}
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body: parsed });
-        });
-      },
-    );
-    req.on('error', reject);
-    if (payload) req.write(payload);
-    req.end();
-  });
-}
+import { adminOk as admin, requestAs as as, type Identity, mintIdentity } from '../../src/testing/identity-request.js';
 
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
 const rbacGroup = 'rbac.authorization.k8s.io';
-
-async function admin(cp: ControlPlane, method: string, path: string, body?: unknown): Promise<ApiResponse> {
-  const res = await apiRequest(cp, method, path, body === undefined ? {} : { body });
-  assert.ok(res.status < 300, `${method} ${path}: ${res.status} ${res.text}`);
-  return res;
-}
 
 /** Asks the apiserver, as a SubjectAccessReview, whether user (with groups) may do it. */
 async function sar(
@@ -82,13 +34,11 @@ describe('RBAC authorization (--authorization-mode=RBAC)', () => {
 
   before(async () => {
     cp = await startControlPlane({ authorization: { modes: ['RBAC'] } });
-    const pki = await ensurePki(join(cp.dataDir, 'pki'));
-    const mint = async (cn: string, o: string[] = []) => {
-      const pair = await issueClientCertificate(pki.ca, { commonName: cn, organizations: o });
-      return { cert: pair.certPem, key: pair.keyPem };
-    };
-    jane = await mint('jane');
-    builder = await mint('system:serviceaccount:dev:builder', ['system:serviceaccounts', 'system:serviceaccounts:dev']);
+    jane = await mintIdentity(cp, 'jane');
+    builder = await mintIdentity(cp, 'system:serviceaccount:dev:builder', [
+      'system:serviceaccounts',
+      'system:serviceaccounts:dev',
+    ]);
     await admin(cp, 'POST', '/api/v1/namespaces', { metadata: { name: 'dev' } });
     await admin(cp, 'POST', `${RBAC}/namespaces/dev/roles`, {
       metadata: { name: 'pod-reader' },
