@@ -30,7 +30,7 @@ function priorityClassSource(registry: APIRegistry): PriorityClassSource {
     async get(name) {
       const s = store();
       if (!s) return undefined;
-      const cached = await s.cacher.get(s.key('', name));
+      const cached = await s.cacher.getShared(s.key('', name));
       if (cached) return cached;
       try {
         return await s.get('', name);
@@ -41,8 +41,7 @@ function priorityClassSource(registry: APIRegistry): PriorityClassSource {
     },
     async list() {
       const s = store();
-      if (!s) return [];
-      return (await s.cacher.list(`${s.def.storagePrefix}/`, () => true)).items;
+      return s ? s.cacher.listShared(`${s.def.storagePrefix}/`) : [];
     },
   };
 }
@@ -52,8 +51,7 @@ function storageClassSource(registry: APIRegistry): { list(): Promise<KubeObject
   return {
     async list() {
       const s = registry.lookup('storage.k8s.io', 'v1', 'storageclasses')?.store;
-      if (!s) return [];
-      return (await s.cacher.list(`${s.def.storagePrefix}/`, () => true)).items;
+      return s ? s.cacher.listShared(`${s.def.storagePrefix}/`) : [];
     },
   };
 }

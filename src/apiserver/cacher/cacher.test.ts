@@ -49,6 +49,39 @@ describe('Cacher', () => {
     cacher.stop();
   });
 
+  it('lists the shared objects under a prefix in key order, decoding only what changed since the last list', async () => {
+    const { store, cacher, decodes } = await countingNodeIndexedCacher();
+    for (const name of ['b', 'a', 'c']) await store.create(`/registry/things/${name}`, obj(name, { v: '1' }));
+    await new Promise((r) => setImmediate(r));
+    const before = decodes();
+    const first = await cacher.listShared('/registry/things/');
+    assert.deepEqual(
+      first.map((o) => o.metadata.name),
+      ['a', 'b', 'c'],
+    );
+    assert.ok(first.every((o) => Object.isFrozen(o)));
+    assert.equal(decodes() - before, 3);
+    const again = await cacher.listShared('/registry/things/');
+    assert.ok(
+      again.every((o, i) => o === first[i]),
+      'the same objects for the next reader',
+    );
+    assert.equal(decodes() - before, 3, 'nothing decoded again');
+    const current = await store.get('/registry/things/b');
+    await store.update('/registry/things/b', obj('b', { v: '2' }), current?.modRevision ?? 0);
+    await store.delete('/registry/things/c', (await store.get('/registry/things/c'))?.modRevision ?? 0);
+    await new Promise((r) => setImmediate(r));
+    const after = await cacher.listShared('/registry/things/');
+    assert.deepEqual(
+      after.map((o) => `${o.metadata.name}=${o.metadata.labels?.v}`),
+      ['a=1', 'b=2'],
+    );
+    assert.equal(after[0], first[0], 'an unchanged object is the same one');
+    assert.equal(decodes() - before, 4, 'only the changed object decoded again');
+    assert.deepEqual(await cacher.listShared('/registry/none/'), []);
+    cacher.stop();
+  });
+
   it('serves the current state, and refuses watches older than its window', async () => {
     const store = new MemoryStore();
     await store.create('/registry/things/a', obj('a'));

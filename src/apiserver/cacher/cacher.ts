@@ -192,6 +192,8 @@ export class Cacher {
   private readonly index: ((obj: KubeObject) => string) | undefined;
   private storageWatch: { close(): void } | undefined;
   private ready: Promise<void> | undefined;
+  /** The current state is loaded and followed (readers need not wait for start()). */
+  private loaded = false;
   private stopped = false;
 
   constructor(
@@ -219,6 +221,11 @@ export class Cacher {
 
   get revision(): number {
     return this.rev;
+  }
+
+  /** Whether the current state is loaded, so that a reader need not wait for start(). */
+  get isLoaded(): boolean {
+    return this.loaded;
   }
 
   get size(): number {
@@ -273,9 +280,21 @@ export class Cacher {
    * value, so use it for objects read often, not for every object of a large resource.
    */
   async getShared(key: string): Promise<Readonly<KubeObject> | undefined> {
-    await this.start();
+    if (!this.loaded) await this.start();
     const stored = this.items.get(key);
-    if (!stored) return undefined;
+    return stored ? this.shared(stored) : undefined;
+  }
+
+  /**
+   * The objects under prefix, in key order, each decoded once and frozen as getShared gives them: for readers that
+   * only look, at every request, at a resource with few objects (PriorityClasses, LimitRanges, ResourceQuotas).
+   */
+  async listShared(prefix: string): Promise<Readonly<KubeObject>[]> {
+    if (!this.loaded) await this.start();
+    return this.keysUnder(prefix).map((k) => this.shared(this.items.get(k) as Stored));
+  }
+
+  private shared(stored: Stored): Readonly<KubeObject> {
     stored.shared ??= deepFreeze(this.decode(stored.value, stored.revision));
     return stored.shared;
   }
@@ -347,6 +366,7 @@ export class Cacher {
   }
 
   private async load(): Promise<void> {
+    this.loaded = false;
     this.items.clear();
     this.sortedKeys = undefined;
     let startKey: string | undefined;
@@ -363,6 +383,7 @@ export class Cacher {
       startKey = `${page.items[page.items.length - 1]?.key}\u0000`;
     }
     this.rev = revision ?? 0;
+    this.loaded = true;
     this.windowStart = this.rev;
     this.window = [];
     this.windowHead = 0;

@@ -68,6 +68,18 @@ export class ClusterReader {
     return s.def.conversion ? items.map((o) => s.fromStored(o)) : items;
   }
 
+  /**
+   * The objects of a namespace ('' for all) as the watch cache has them, each decoded once and frozen, shared with
+   * every other reader until it changes (see shared): for resources with few objects read on every request
+   * (LimitRanges, ResourceQuotas, IngressClasses); the caller must only look at them.
+   */
+  async listShared(ref: ResourceRef, namespace = ''): Promise<readonly Readonly<KubeObject>[]> {
+    const s = this.store(ref);
+    if (!s) return [];
+    if (s.def.conversion) return this.list(ref, namespace);
+    return s.cacher.listShared(listPrefix(s.def, namespace));
+  }
+
   /** The objects of a namespace as storage has them now. */
   async liveList(ref: ResourceRef, namespace = ''): Promise<KubeObject[]> {
     const s = this.store(ref);

@@ -34,13 +34,14 @@ export function defaultIngressClassPlugin(reader: ClusterReader): AdmissionPlugi
   return {
     name: DEFAULT_INGRESS_CLASS,
     handles: (op) => op === 'CREATE',
+    resources: ['networking.k8s.io/ingresses'],
     async admit(attrs) {
       const ingress = attrs.object;
       if (!ingress || !isResource(attrs, 'networking.k8s.io', 'ingresses')) return;
       const spec = isObject(ingress.spec) ? ingress.spec : {};
       if (typeof spec.ingressClassName === 'string') return;
       if (ingress.metadata.annotations?.[ANN_INGRESS_CLASS] !== undefined) return;
-      const dc = defaultIngressClass(await reader.list(INGRESS_CLASSES));
+      const dc = defaultIngressClass(await reader.listShared(INGRESS_CLASSES));
       if (!dc?.metadata.name) return;
       ingress.spec = { ...spec, ingressClassName: dc.metadata.name };
     },

@@ -229,8 +229,8 @@ function kindOf(attrs: AdmissionAttributes): 'pod' | 'claim' | undefined {
 export function limitRanger(reader: ClusterReader, clock: Clock = realClock): AdmissionPlugin {
   const liveLookups = new Map<string, { until: number; items: KubeObject[] }>();
 
-  async function limitRanges(namespace: string): Promise<KubeObject[]> {
-    const cached = await reader.list(LIMIT_RANGES, namespace);
+  async function limitRanges(namespace: string): Promise<readonly Readonly<KubeObject>[]> {
+    const cached = await reader.listShared(LIMIT_RANGES, namespace);
     if (cached.length > 0) return cached;
     const kept = liveLookups.get(namespace);
     if (kept && kept.until > clock.now()) return kept.items;
@@ -242,7 +242,7 @@ export function limitRanger(reader: ClusterReader, clock: Clock = realClock): Ad
 
   async function applicable(
     attrs: AdmissionAttributes,
-  ): Promise<{ kind: 'pod' | 'claim'; items: KubeObject[] } | undefined> {
+  ): Promise<{ kind: 'pod' | 'claim'; items: readonly Readonly<KubeObject>[] } | undefined> {
     if (!attrs.object || attrs.namespace === '') return undefined;
     const kind = kindOf(attrs);
     if (!kind) return undefined;
@@ -254,6 +254,7 @@ export function limitRanger(reader: ClusterReader, clock: Clock = realClock): Ad
   return {
     name: LIMIT_RANGER,
     handles: (op) => op === 'CREATE' || op === 'UPDATE',
+    resources: ['/pods', '/persistentvolumeclaims'],
     async admit(attrs) {
       const found = await applicable(attrs);
       if (found?.kind !== 'pod') return;

@@ -228,7 +228,7 @@ export function resourceQuota(reader: ClusterReader, clock: Clock = realClock): 
       if (attrs.namespace === '' || !attrs.object) return;
       const use = useFor(attrs);
       if (!use?.handles(attrs)) return;
-      const quotas = await reader.list(RESOURCE_QUOTAS, attrs.namespace);
+      const quotas = await reader.listShared(RESOURCE_QUOTAS, attrs.namespace);
       if (quotas.length === 0) return;
       const charges = checkRequest(quotas, attrs, use.evaluator, clock.now());
       if (attrs.dryRun || charges.size === 0) return;
