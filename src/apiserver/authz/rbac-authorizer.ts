@@ -36,7 +36,7 @@ export function visitRulesFor(
   visit: (source: BindingMatch, rule: PolicyRule) => boolean,
   onError: (message: string) => void,
 ): void {
-  const visitBindings = (matches: BindingMatch[]): boolean => {
+  const visitBindings = (matches: readonly BindingMatch[]): boolean => {
     for (const match of matches) {
       const { roleRef, namespace: ns } = match.binding;
       const rules = index.rulesOf(roleRef, ns);

@@ -79,13 +79,21 @@ function bindingOf(obj: KubeObject, kind: Binding['kind']): Binding {
   };
 }
 
-/** Bindings by subject key; each entry remembers which of its subjects matched. */
+/** How many users' answers a SubjectIndex remembers before it starts again. */
+const FOUND_CACHE_SIZE = 4096;
+
+/**
+ * Bindings by subject key; each entry remembers which of its subjects matched. The answer for a user's keys is
+ * remembered until the index changes: the same few users (the components, a handful of people) ask on every request.
+ */
 class SubjectIndex {
   private readonly byKey = new Map<string, Map<string, BindingMatch>>();
   private readonly keysOf = new Map<string, string[]>();
+  private readonly found = new Map<string, BindingMatch[]>();
 
   set(id: string, binding: Binding): void {
     this.remove(id);
+    this.found.clear();
     const keys: string[] = [];
     for (const subject of binding.subjects) {
       const key = subjectKey(subject, binding.namespace);
@@ -103,6 +111,7 @@ class SubjectIndex {
   }
 
   remove(id: string): void {
+    this.found.clear();
     for (const key of this.keysOf.get(id) ?? []) {
       const entries = this.byKey.get(key);
       entries?.delete(id);
@@ -111,8 +120,19 @@ class SubjectIndex {
     this.keysOf.delete(id);
   }
 
-  /** The bindings naming any of keys, each once, in a stable order (by id). */
-  find(keys: string[]): BindingMatch[] {
+  /** The bindings naming any of keys, each once, in a stable order (by id). The caller must not change the list. */
+  find(keys: string[]): readonly BindingMatch[] {
+    const cacheKey = keys.join('\u0000');
+    let answer = this.found.get(cacheKey);
+    if (answer === undefined) {
+      answer = this.lookUp(keys);
+      if (this.found.size >= FOUND_CACHE_SIZE) this.found.clear();
+      this.found.set(cacheKey, answer);
+    }
+    return answer;
+  }
+
+  private lookUp(keys: string[]): BindingMatch[] {
     const found = new Map<string, BindingMatch>();
     for (const key of keys) {
       const entries = this.byKey.get(key);
@@ -124,6 +144,7 @@ class SubjectIndex {
   }
 
   clear(): void {
+    this.found.clear();
     this.byKey.clear();
     this.keysOf.clear();
   }
@@ -202,12 +223,12 @@ export class RBACIndex {
   }
 
   /** The ClusterRoleBindings naming the user or one of its groups. */
-  clusterBindingsFor(user: { name: string; groups: string[] }): BindingMatch[] {
+  clusterBindingsFor(user: { name: string; groups: string[] }): readonly BindingMatch[] {
     return this.clusterBindings.find(keysFor(user));
   }
 
   /** The RoleBindings of a namespace naming the user or one of its groups. */
-  roleBindingsFor(user: { name: string; groups: string[] }, namespace: string): BindingMatch[] {
+  roleBindingsFor(user: { name: string; groups: string[] }, namespace: string): readonly BindingMatch[] {
     return this.roleBindings.get(namespace)?.find(keysFor(user)) ?? [];
   }
 }
