@@ -47,6 +47,19 @@ describe('AdmissionChain', () => {
     assert.deepEqual(log, ['admit All']);
   });
 
+  it('skips plugins for resources they do not name', async () => {
+    const log: string[] = [];
+    const chain = new AdmissionChain([
+      { ...recorder('PodsOnly', log), resources: ['/pods'] },
+      { ...recorder('NodesOnly', log), resources: ['/nodes', 'apps/deployments'] },
+      recorder('All', log),
+    ]);
+    const a = attrs();
+    await chain.admit(a);
+    await chain.validate(a);
+    assert.deepEqual(log, ['admit PodsOnly', 'admit All', 'validate PodsOnly', 'validate All']);
+  });
+
   it('lists only plugins with the step', () => {
     const chain = new AdmissionChain([
       { name: 'M', admit() {} },

@@ -40,19 +40,33 @@ export class AdmissionChain {
   }
 
   private async admitRound(attrs: AdmissionAttributes): Promise<void> {
+    const resource = resourceKey(attrs);
     for (const plugin of this.mutating) {
-      if (plugin.handles && !plugin.handles(attrs.operation)) continue;
-      await plugin.admit?.(attrs);
+      if (!wants(plugin, attrs, resource)) continue;
+      const done = plugin.admit?.(attrs);
+      if (done) await done;
     }
   }
 
   /** The validating phase: plugins accept or refuse the object as it will be stored. */
   async validate(attrs: AdmissionAttributes): Promise<void> {
+    const resource = resourceKey(attrs);
     for (const plugin of this.validating) {
-      if (plugin.handles && !plugin.handles(attrs.operation)) continue;
-      await plugin.validate?.(attrs);
+      if (!wants(plugin, attrs, resource)) continue;
+      const done = plugin.validate?.(attrs);
+      if (done) await done;
     }
   }
+}
+
+function resourceKey(attrs: AdmissionAttributes): string {
+  return `${attrs.resource.group}/${attrs.resource.resource}`;
+}
+
+/** Whether a plugin takes part in a request: its operations and resources, when it names them, include it. */
+function wants(plugin: AdmissionPlugin, attrs: AdmissionAttributes, resource: string): boolean {
+  if (plugin.handles && !plugin.handles(attrs.operation)) return false;
+  return plugin.resources === undefined || plugin.resources.includes(resource);
 }
 
 /** A chain that admits everything (no plugins). */

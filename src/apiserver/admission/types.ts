@@ -92,13 +92,18 @@ export function admissionAnnotation(attrs: AdmissionAttributes, key: string, val
 /**
  * One admission plugin (ARCHITECTURE.md: `{ name, handles(op), admit?, validate? }`). The chain calls admit of
  * every plugin (in upstream's order) before validate of any; `handles` says which operations a plugin wants (all
- * when absent).
+ * when absent), `resources` which resources.
  */
 export interface AdmissionPlugin {
   readonly name: string;
   /** The plugin's own Prometheus metrics, served on the apiserver's /metrics with its own. */
   readonly metrics?: Registry;
   handles?(operation: Operation): boolean;
+  /**
+   * The only resources the plugin looks at, as `group/resource` (`/pods` for the core group): the chain does not
+   * call it for others. Absent: every resource.
+   */
+  readonly resources?: readonly string[];
   admit?(attrs: AdmissionAttributes): void | Promise<void>;
   validate?(attrs: AdmissionAttributes): void | Promise<void>;
 }

@@ -14,6 +14,7 @@ export function certificateApproval(registry: APIRegistry): AdmissionPlugin {
   return {
     name: CERTIFICATE_APPROVAL,
     handles: (op) => op === 'UPDATE',
+    resources: ['certificates.k8s.io/certificatesigningrequests'],
     async validate(attrs) {
       if (attrs.subresource !== 'approval') return;
       if (attrs.resource.group !== 'certificates.k8s.io' || attrs.resource.resource !== 'certificatesigningrequests') {

@@ -18,6 +18,7 @@ export function certificateSigning(registry: APIRegistry): AdmissionPlugin {
   return {
     name: CERTIFICATE_SIGNING,
     handles: (op) => op === 'UPDATE',
+    resources: ['certificates.k8s.io/certificatesigningrequests'],
     async validate(attrs) {
       if (attrs.subresource !== 'status') return;
       if (attrs.resource.group !== 'certificates.k8s.io' || attrs.resource.resource !== 'certificatesigningrequests') {

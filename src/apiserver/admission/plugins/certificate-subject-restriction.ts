@@ -13,6 +13,7 @@ export function certificateSubjectRestriction(): AdmissionPlugin {
   return {
     name: CERTIFICATE_SUBJECT_RESTRICTION,
     handles: (op) => op === 'CREATE',
+    resources: ['certificates.k8s.io/certificatesigningrequests'],
     async validate(attrs) {
       if (attrs.subresource !== '') return;
       if (attrs.resource.group !== 'certificates.k8s.io' || attrs.resource.resource !== 'certificatesigningrequests') {

@@ -20,6 +20,7 @@ export function defaultStorageClassPlugin(source: StorageClassSource | undefined
   return {
     name: DEFAULT_STORAGE_CLASS,
     handles: (op) => op === 'CREATE',
+    resources: ['/persistentvolumeclaims'],
     async admit(attrs) {
       if (!attrs.object || !source || !isResource(attrs, '', 'persistentvolumeclaims')) return;
       const pvc = attrs.object;

@@ -30,6 +30,7 @@ export function defaultTolerationSeconds(opts: DefaultTolerationSecondsOptions =
   return {
     name: DEFAULT_TOLERATION_SECONDS,
     handles: (op) => op === 'CREATE' || op === 'UPDATE',
+    resources: ['/pods'],
     admit(attrs) {
       const pod = attrs.object;
       if (!pod || !isResource(attrs, '', 'pods')) return;

@@ -24,6 +24,7 @@ export function persistentVolumeClaimResize(reader: ClusterReader): AdmissionPlu
   return {
     name: PERSISTENT_VOLUME_CLAIM_RESIZE,
     handles: (op) => op === 'UPDATE',
+    resources: ['/persistentvolumeclaims'],
     async validate(attrs) {
       const pvc = attrs.object;
       const old = attrs.oldObject;

@@ -110,6 +110,7 @@ export function priority(source: PriorityClassSource): AdmissionPlugin {
   return {
     name: PRIORITY,
     handles: (op) => op === 'CREATE' || op === 'UPDATE' || op === 'DELETE',
+    resources: ['/pods', 'scheduling.k8s.io/priorityclasses'],
     async admit(attrs) {
       if (!attrs.object || !isResource(attrs, '', 'pods')) return;
       if (attrs.operation === 'CREATE') await admitPodCreate(attrs, source);

@@ -48,6 +48,7 @@ export function runtimeClass(reader: ClusterReader): AdmissionPlugin {
   return {
     name: RUNTIME_CLASS,
     handles: (op) => op === 'CREATE',
+    resources: ['/pods'],
     async admit(attrs) {
       if (!applies(attrs)) return;
       const pod = attrs.object as KubeObject;

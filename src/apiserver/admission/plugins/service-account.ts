@@ -248,6 +248,7 @@ export function serviceAccount(reader: ClusterReader, opts: ServiceAccountOption
   return {
     name: SERVICE_ACCOUNT,
     handles: (op) => op === 'CREATE' || op === 'UPDATE',
+    resources: ['/pods'],
     async admit(attrs) {
       if (ignored(attrs) || attrs.operation !== 'CREATE' || attrs.subresource !== '') return;
       const pod = attrs.object as KubeObject;

@@ -15,6 +15,7 @@ export function storageObjectInUseProtection(): AdmissionPlugin {
   return {
     name: STORAGE_OBJECT_IN_USE_PROTECTION,
     handles: (op) => op === 'CREATE',
+    resources: ['/persistentvolumeclaims', '/persistentvolumes'],
     admit(attrs) {
       const obj = attrs.object;
       if (!obj) return;

@@ -13,6 +13,7 @@ export function taintNodesByCondition(): AdmissionPlugin {
   return {
     name: TAINT_NODES_BY_CONDITION,
     handles: (op) => op === 'CREATE',
+    resources: ['/nodes'],
     admit(attrs) {
       const node = attrs.object;
       if (!node || !isResource(attrs, '', 'nodes')) return;
