@@ -55,17 +55,36 @@ export class APIRegistry {
     return [...this.virtualByPath.values()];
   }
 
+  /**
+   * The same resources by resource, group and version: lookup runs several times for every request (the handler,
+   * admission plugins, authorization), and nested maps find it without building a key string.
+   */
+  private readonly byName = new Map<string, Map<string, Map<string, ServedResource>>>();
+
   add(served: ServedResource): void {
-    this.byPath.set(this.path(served.def.group, served.def.version, served.def.resource), served);
+    const { group, version, resource } = served.def;
+    this.byPath.set(this.path(group, version, resource), served);
+    let groups = this.byName.get(resource);
+    if (!groups) {
+      groups = new Map();
+      this.byName.set(resource, groups);
+    }
+    let versions = groups.get(group);
+    if (!versions) {
+      versions = new Map();
+      groups.set(group, versions);
+    }
+    versions.set(version, served);
   }
 
   /** Stops serving a resource (a custom resource whose CRD went away or changed). */
   remove(group: string, version: string, resource: string): void {
     this.byPath.delete(this.path(group, version, resource));
+    this.byName.get(resource)?.get(group)?.delete(version);
   }
 
   lookup(group: string, version: string, resource: string): ServedResource | undefined {
-    return this.byPath.get(this.path(group, version, resource));
+    return this.byName.get(resource)?.get(group)?.get(version);
   }
 
   all(): ServedResource[] {

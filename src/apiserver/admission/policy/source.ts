@@ -16,7 +16,8 @@ export interface PolicyWithBindings {
 const byName = (a: KubeObject, b: KubeObject) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1);
 
 export class PolicySource {
-  private cached: { key: string; hooks: PolicyWithBindings[] } | undefined;
+  /** The last answer, and the revisions and sizes of the two caches it was built from. */
+  private cached: { key: number[]; hooks: PolicyWithBindings[] } | undefined;
 
   constructor(private readonly registry: APIRegistry) {}
 
@@ -24,9 +25,11 @@ export class PolicySource {
     const policies = this.registry.lookup(POLICY_GROUP, 'v1', 'validatingadmissionpolicies');
     const bindings = this.registry.lookup(POLICY_GROUP, 'v1', 'validatingadmissionpolicybindings');
     if (!policies || !bindings) return [];
-    await Promise.all([policies.store.cacher.start(), bindings.store.cacher.start()]);
-    const key = [policies, bindings].map((s) => `${s.store.cacher.revision}/${s.store.cacher.size}`).join(',');
-    if (this.cached?.key === key) return this.cached.hooks;
+    const [pc, bc] = [policies.store.cacher, bindings.store.cacher];
+    if (!pc.isLoaded || !bc.isLoaded) await Promise.all([pc.start(), bc.start()]);
+    const key = [pc.revision, pc.size, bc.revision, bc.size];
+    const last = this.cached;
+    if (last && key.every((n, i) => n === last.key[i])) return last.hooks;
     const [p, b] = await Promise.all([
       policies.store.cacher.list(`${policies.def.storagePrefix}/`, () => true),
       bindings.store.cacher.list(`${bindings.def.storagePrefix}/`, () => true),

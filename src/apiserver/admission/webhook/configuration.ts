@@ -133,7 +133,7 @@ export class WebhookSource {
     const served = this.registry.lookup(ADMISSION_REGISTRATION_GROUP, 'v1', this.resource);
     if (!served) return [];
     const cacher = served.store.cacher;
-    await cacher.start();
+    if (!cacher.isLoaded) await cacher.start();
     const last = this.cached;
     if (last && last.revision === cacher.revision && last.size === cacher.size) return last.hooks;
     const revision = cacher.revision;
