@@ -1,7 +1,8 @@
 import { describe, it } from 'node:test';
+import { StatusError } from '../../api/status-error.js';
 import assert from '../../testing/assert.js';
 import type { RequestContext } from '../context.js';
-import { forbiddenMessage } from './authorization.js';
+import { type Authorizer, forbiddenMessage, withAuthorization } from './authorization.js';
 
 const ctx = (info: Record<string, unknown>, path = '/'): RequestContext =>
   ({
@@ -44,5 +45,71 @@ describe('forbiddenMessage', () => {
       forbiddenMessage(ctx({ isResourceRequest: false, verb: 'get' }, '/metrics')),
       'forbidden: User "jane" cannot get path "/metrics"',
     );
+  });
+});
+
+describe('withAuthorization: the audit annotations of the decision', () => {
+  const request = () =>
+    ({
+      ...ctx({ verb: 'list', apiGroup: '', resource: 'pods', namespace: 'default' }),
+      auditAnnotations: {},
+    }) as RequestContext;
+  const run = async (...authorizers: Authorizer[]) => {
+    const c = request();
+    let served = false;
+    let error: unknown;
+    try {
+      await withAuthorization(authorizers)(async () => {
+        served = true;
+      })(c);
+    } catch (err) {
+      error = err;
+    }
+    return { annotations: c.auditAnnotations, served, error };
+  };
+
+  it('an allowed request: decision allow and the reason of the authorizer that allowed it', async () => {
+    const reason = 'RBAC: allowed by ClusterRoleBinding "b" of ClusterRole "view" to User "jane"';
+    const { annotations, served } = await run(
+      () => ({ decision: 'no-opinion', reason: 'not me' }),
+      () => ({ decision: 'allow', reason }),
+    );
+    assert.equal(served, true);
+    assert.deepEqual(annotations, { 'authorization.k8s.io/decision': 'allow', 'authorization.k8s.io/reason': reason });
+  });
+
+  it('an empty reason is recorded as empty, allowed or forbidden, as upstream records it', async () => {
+    const allowed = await run(() => 'allow');
+    assert.deepEqual(allowed.annotations, {
+      'authorization.k8s.io/decision': 'allow',
+      'authorization.k8s.io/reason': '',
+    });
+    const forbidden = await run(() => 'no-opinion');
+    assert.equal((forbidden.error as StatusError).status.code, 403);
+    assert.deepEqual(forbidden.annotations, {
+      'authorization.k8s.io/decision': 'forbid',
+      'authorization.k8s.io/reason': '',
+    });
+  });
+
+  it('a forbidden request carries the reasons the authorizers gave, one per line', async () => {
+    const { annotations, served } = await run(
+      () => ({ decision: 'no-opinion', reason: 'RBAC: clusterrole.rbac.authorization.k8s.io "gone" not found' }),
+      () => ({ decision: 'deny', reason: 'deletes go through change control' }),
+    );
+    assert.equal(served, false);
+    assert.deepEqual(annotations, {
+      'authorization.k8s.io/decision': 'forbid',
+      'authorization.k8s.io/reason':
+        'RBAC: clusterrole.rbac.authorization.k8s.io "gone" not found\ndeletes go through change control',
+    });
+  });
+
+  it('an authorizer that fails: reason "internal error" and no decision', async () => {
+    const { annotations, error } = await run(() => {
+      throw new StatusError(500, 'InternalError', 'Internal error occurred: webhook unreachable');
+    });
+    assert.equal((error as StatusError).status.code, 500);
+    assert.deepEqual(annotations, { 'authorization.k8s.io/reason': 'internal error' });
   });
 });

@@ -1,9 +1,14 @@
 import { qualifiedResource, StatusError } from '../../api/status-error.js';
 import type { Filter, RequestContext } from '../context.js';
 
-/** The audit annotations upstream's authorization filter adds to each request's event. */
+/**
+ * The audit annotations upstream's authorization filter adds to each request's event: the decision and the
+ * authorizers' reason, empty when they gave none (system:masters, or no rule matched); a request that failed to be
+ * authorized gets the reason "internal error" alone.
+ */
 const DECISION_ANNOTATION = 'authorization.k8s.io/decision';
 const REASON_ANNOTATION = 'authorization.k8s.io/reason';
+const REASON_ERROR = 'internal error';
 
 export type Decision = 'allow' | 'deny' | 'no-opinion';
 
@@ -36,11 +41,17 @@ export function withAuthorization(authorizers: Authorizer[]): Filter {
   return (next) => async (ctx) => {
     const reasons: string[] = [];
     for (const authz of authorizers) {
-      const answer = await authz(ctx);
+      let answer: Decision | DecisionWithReason;
+      try {
+        answer = await authz(ctx);
+      } catch (err) {
+        ctx.auditAnnotations[REASON_ANNOTATION] = REASON_ERROR;
+        throw err;
+      }
       const { decision, reason } = typeof answer === 'string' ? { decision: answer, reason: '' } : answer;
       if (decision === 'allow') {
         ctx.auditAnnotations[DECISION_ANNOTATION] = 'allow';
-        if (reason) ctx.auditAnnotations[REASON_ANNOTATION] = reason;
+        ctx.auditAnnotations[REASON_ANNOTATION] = reason;
         return next(ctx);
       }
       if (reason) reasons.push(reason);
@@ -50,7 +61,7 @@ export function withAuthorization(authorizers: Authorizer[]): Filter {
     const reason = reasons.join('\n');
     const message = reason ? `${forbiddenMessage(ctx)}: ${reason}` : forbiddenMessage(ctx);
     ctx.auditAnnotations[DECISION_ANNOTATION] = 'forbid';
-    if (reason) ctx.auditAnnotations[REASON_ANNOTATION] = reason;
+    ctx.auditAnnotations[REASON_ANNOTATION] = reason;
     throw new StatusError(403, 'Forbidden', message, {
       ...(info.name ? { name: info.name } : {}),
       ...(info.apiGroup ? { group: info.apiGroup } : {}),
