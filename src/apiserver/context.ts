@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import type { Level } from './audit/policy.js';
 import type { RequestInfo } from './request-info.js';
 
 /** Who made a request, as authentication found out. */
@@ -35,6 +36,11 @@ export interface RequestContext {
    * policies add them, authorization its decision).
    */
   auditAnnotations: Record<string, string>;
+  /**
+   * The level the audit policy gives this request (set by the audit filter; unset when nothing is audited).
+   * Annotations meant for Request level and above (a mutating webhook's patch) are kept only when it is that high.
+   */
+  auditLevel?: Level;
   /** The request body as read (audit's requestObject at level Request and above). */
   requestBody?: Buffer;
 }

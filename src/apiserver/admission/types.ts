@@ -71,12 +71,19 @@ export interface ReinvocationContext {
 }
 
 /**
+ * The audit level an admission annotation needs (upstream's AddAnnotationWithLevel takes Metadata or Request): it is
+ * recorded only on events of that level or above.
+ */
+export type AnnotationLevel = 'Metadata' | 'Request';
+
+/**
  * What a plugin may add to the request besides its verdict: warnings (answered as `Warning` headers, as upstream's
- * warning.AddWarning) and audit annotations (upstream's Attributes.AddAnnotation).
+ * warning.AddWarning) and audit annotations (upstream's Attributes.AddAnnotation, or AddAnnotationWithLevel when a
+ * level is given; Metadata when not). As upstream, a key keeps the first value it was given.
  */
 export interface AdmissionSink {
   warn(text: string): void;
-  annotate(key: string, value: string): void;
+  annotate(key: string, value: string, level?: AnnotationLevel): void;
 }
 
 /** Adds a warning to the request's response, when the request has somewhere to put it. */
@@ -84,9 +91,17 @@ export function admissionWarning(attrs: AdmissionAttributes, text: string): void
   attrs.sink?.warn(text);
 }
 
-/** Adds an audit annotation to the request's audit event, when the request has one. */
-export function admissionAnnotation(attrs: AdmissionAttributes, key: string, value: string): void {
-  attrs.sink?.annotate(key, value);
+/**
+ * Adds an audit annotation to the request's audit event, when the request has one and its audit level is at least
+ * `level` (Metadata by default).
+ */
+export function admissionAnnotation(
+  attrs: AdmissionAttributes,
+  key: string,
+  value: string,
+  level: AnnotationLevel = 'Metadata',
+): void {
+  attrs.sink?.annotate(key, value, level);
 }
 
 /**

@@ -103,6 +103,7 @@ export function auditFilters(auditor: Auditor): AuditFilters {
   const audit: Filter = (next) => async (ctx) => {
     audited.add(ctx);
     const decision = auditor.evaluator.evaluate({ user: ctx.user, info: ctx.info });
+    ctx.auditLevel = decision.level;
     if (decision.level === 'None') return next(ctx);
     const requester = ctx.user;
     const emit = (ev: AuditEvent) => {

@@ -5,6 +5,7 @@ import { StatusError, statusErrors, successStatus } from '../../api/status-error
 import { admitObject, attributesFor } from '../admission/attributes.js';
 import type { AdmissionSink } from '../admission/types.js';
 import type { APIRegistry, ServedResource } from '../api-registry.js';
+import { LEVEL_RANK } from '../audit/policy.js';
 import type { WatchEventType } from '../cacher/cacher.js';
 import type { RequestContext } from '../context.js';
 import { CUSTOM_RESOURCE_PATCH_TYPES, pruneCustomResource } from '../crd/request.js';
@@ -629,11 +630,17 @@ function header(ctx: RequestContext, name: string): string | undefined {
   return Array.isArray(v) ? v.join(',') : v;
 }
 
-/** Admission's warnings go to the response's Warning headers, its annotations to the request's audit event. */
+/**
+ * Admission's warnings go to the response's Warning headers, its annotations to the request's audit event. As
+ * upstream's admission attributes and audit context, an annotation that needs the Request level is dropped from an
+ * event of a lower level, and a key already set keeps its first value.
+ */
 export function admissionSinkOf(ctx: RequestContext): AdmissionSink {
   return {
     warn: (text) => addWarnings(ctx.res, [text]),
-    annotate: (key, value) => {
+    annotate: (key, value, level = 'Metadata') => {
+      if (LEVEL_RANK[ctx.auditLevel ?? 'None'] < LEVEL_RANK[level]) return;
+      if (Object.hasOwn(ctx.auditAnnotations, key)) return;
       ctx.auditAnnotations[key] = value;
     },
   };

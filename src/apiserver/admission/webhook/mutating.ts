@@ -3,7 +3,9 @@
  * by name, webhooks in order), and each JSONPatch answer is applied before the next webhook is asked. A webhook
  * with reinvocationPolicy IfNeeded is called once more when the object changed after it was called (by a later
  * webhook, or by a built-in plugin in the chain's second round). Failures to call follow each webhook's
- * failurePolicy; with Ignore the request goes on and the audit event says the webhook failed open.
+ * failurePolicy; with Ignore the request goes on and the audit event says the webhook failed open. Each call is
+ * recorded on the audit event (whether it mutated the object), and so is each patch applied — the latter only on
+ * events of level Request and above, as upstream's dispatcher records it.
  */
 import { applyJsonPatch } from '../../../api/patch/json-patch.js';
 import { statusErrors } from '../../../api/status-error.js';
@@ -43,13 +45,41 @@ function stateOf(attrs: AdmissionAttributes): ReinvokeState {
   return fresh;
 }
 
-/** Applies a webhook's patch to the invocation's object; returns the patched object, or undefined for no change. */
+/** The audit annotation keys of one webhook call: `<prefix>round_<round>_index_<index>`, as upstream's. */
+const MUTATION_ANNOTATION_PREFIX = 'mutation.webhook.admission.k8s.io/';
+const PATCH_ANNOTATION_PREFIX = 'patch.webhook.admission.k8s.io/';
+const FAILED_OPEN_ANNOTATION_PREFIX = `failed-open.${MUTATION_ANNOTATION_PREFIX}`;
+
+/** Go's json.Marshal escapes these even inside strings; JSON.stringify does not. */
+function escapeLikeGo(json: string): string {
+  return json.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * The value of the patch annotation: the configuration, the webhook, the JSON patch it answered and its type. The
+ * patch is re-encoded as upstream's is (each operation a JSON object whose keys come out sorted).
+ */
+export function patchAnnotationValue(configuration: string, webhook: string, patch: unknown[]): string {
+  const operations = patch.map((op) => {
+    if (op === null || typeof op !== 'object' || Array.isArray(op)) return op;
+    const fields = op as Record<string, unknown>;
+    const sorted: Record<string, unknown> = {};
+    for (const key of Object.keys(fields).sort()) sorted[key] = fields[key];
+    return sorted;
+  });
+  return escapeLikeGo(JSON.stringify({ configuration, webhook, patch: operations, patchType: 'JSONPatch' }));
+}
+
+/**
+ * Applies a webhook's patch to the invocation's object; returns the patch and the patched object, or undefined when
+ * the patch is empty.
+ */
 function applyPatch(
   webhookName: string,
   patchText: string,
   patchType: string | undefined,
   object: KubeObject | undefined,
-): KubeObject | undefined {
+): { patch: unknown[]; patched: KubeObject } | undefined {
   let patch: unknown;
   try {
     patch = JSON.parse(patchText);
@@ -69,7 +99,7 @@ function applyPatch(
     throw new WebhookCallError(webhookName, `unsupported patch type ${JSON.stringify(patchType ?? '')}`, 400);
   }
   try {
-    return applyJsonPatch(object, patch) as KubeObject;
+    return { patch: patch as unknown[], patched: applyJsonPatch(object, patch) as KubeObject };
   } catch (err) {
     throw statusErrors.internal(err);
   }
@@ -111,8 +141,15 @@ export function mutatingAdmissionWebhook(
             const objects = objectsFor(registry, attrs, invocation);
             const response = await callWebhook(registry, hook, invocation, attrs, objects, true);
             if (response.patch !== undefined) {
-              const patched = applyPatch(hook.name, response.patch, response.patchType, objects.object);
-              if (patched) {
+              const applied = applyPatch(hook.name, response.patch, response.patchType, objects.object);
+              if (applied) {
+                const { patch, patched } = applied;
+                admissionAnnotation(
+                  attrs,
+                  `${PATCH_ANNOTATION_PREFIX}round_${round}_index_${hook.index}`,
+                  patchAnnotationValue(hook.configurationName, hook.name, patch),
+                  'Request',
+                );
                 invocationDefinition(registry, attrs, invocation)?.strategy.default?.(patched);
                 changed = !jsonEqual(patched, objects.object);
                 if (changed) attrs.object = backToRequestVersion(registry, attrs, invocation, patched);
@@ -124,7 +161,7 @@ export function mutatingAdmissionWebhook(
           recordCall(metrics, hook, 'admit', attrs.operation, (performance.now() - started) / 1000, error);
           admissionAnnotation(
             attrs,
-            `mutation.webhook.admission.k8s.io/round_${round}_index_${hook.index}`,
+            `${MUTATION_ANNOTATION_PREFIX}round_${round}_index_${hook.index}`,
             JSON.stringify({ configuration: hook.configurationName, webhook: hook.name, mutated: changed }),
           );
           if (changed) {
@@ -137,7 +174,7 @@ export function mutatingAdmissionWebhook(
             if (hook.failurePolicy === 'Ignore') {
               admissionAnnotation(
                 attrs,
-                `failed-open.mutation.webhook.admission.k8s.io/round_${round}_index_${hook.index}`,
+                `${FAILED_OPEN_ANNOTATION_PREFIX}round_${round}_index_${hook.index}`,
                 hook.name,
               );
               continue;

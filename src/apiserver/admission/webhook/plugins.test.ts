@@ -7,15 +7,23 @@ import { silentLogger } from '../../../util/logger.js';
 import type { APIRegistry } from '../../api-registry.js';
 import { buildRegistry } from '../../assemble.js';
 import type { KubeObject } from '../../registry/object.js';
+import type { AdmissionSink } from '../types.js';
 import { mutatingAdmissionWebhook } from './mutating.js';
 import { validatingAdmissionWebhook } from './validating.js';
 
-/** The plugins' audit annotations and warnings, as the request's sink receives them. */
+/** The plugins' audit annotations (with the audit level each needs) and warnings, as the request's sink receives them. */
 function recordingAttrs(object: KubeObject) {
   const annotations: Record<string, string> = {};
+  const levels: Record<string, string> = {};
   const warnings: string[] = [];
-  const sink = { warn: (w: string) => warnings.push(w), annotate: (k: string, v: string) => (annotations[k] = v) };
-  return { attrs: admissionAttributes({ object, sink }), annotations, warnings };
+  const sink: AdmissionSink = {
+    warn: (w) => warnings.push(w),
+    annotate: (k, v, level = 'Metadata') => {
+      annotations[k] = v;
+      levels[k] = level;
+    },
+  };
+  return { attrs: admissionAttributes({ object, sink }), annotations, levels, warnings };
 }
 
 describe('webhook plugins: audit annotations', () => {
@@ -45,10 +53,16 @@ describe('webhook plugins: audit annotations', () => {
       webhook('annotate.example.com', '/annotate'),
       webhook('down.example.com', '/x', { clientConfig: { url: 'https://127.0.0.1:1/x' }, failurePolicy: 'Ignore' }),
     ]);
+    // Keys out of order and characters Go's encoder escapes: the patch annotation re-encodes them as upstream does.
+    hook.on('/note', () => ({
+      allowed: true,
+      ...jsonPatch([{ value: { note: '<b> & </b>' }, path: '/metadata/annotations', op: 'add' }]),
+    }));
     await create('mutatingwebhookconfigurations', 'm', [
       webhook('noop.example.com', '/noop'),
       webhook('label.example.com', '/label'),
     ]);
+    await create('mutatingwebhookconfigurations', 'n', [webhook('note.example.com', '/note')]);
   });
   after(async () => {
     await hook?.close();
@@ -83,5 +97,26 @@ describe('webhook plugins: audit annotations', () => {
       webhook: 'label.example.com',
       mutated: true,
     });
+  });
+
+  it('mutating: each patch applied is recorded for Request-level events, with upstream keys and JSON shape', async () => {
+    const { attrs, annotations, levels } = recordingAttrs({ metadata: { name: 'c' } } as KubeObject);
+    attrs.reinvocation = { isReinvoke: false, shouldReinvoke: false, values: new Map() };
+    await mutatingAdmissionWebhook(registry).admit?.(attrs);
+    // The noop webhook answered no patch: no patch annotation at its index, only the mutation one.
+    assert.equal(annotations['patch.webhook.admission.k8s.io/round_0_index_0'], undefined);
+    assert.equal(levels['mutation.webhook.admission.k8s.io/round_0_index_0'], 'Metadata');
+    assert.equal(
+      annotations['patch.webhook.admission.k8s.io/round_0_index_1'],
+      '{"configuration":"m","webhook":"label.example.com","patch":[{"op":"add","path":"/metadata/labels","value":{"seen":"yes"}}],"patchType":"JSONPatch"}',
+    );
+    assert.equal(levels['patch.webhook.admission.k8s.io/round_0_index_1'], 'Request');
+    // Index 2: the webhooks of all configurations are counted in one list (configuration m, then n).
+    assert.equal(
+      annotations['patch.webhook.admission.k8s.io/round_0_index_2'],
+      '{"configuration":"n","webhook":"note.example.com","patch":[{"op":"add","path":"/metadata/annotations","value":{"note":"\\u003cb\\u003e \\u0026 \\u003c/b\\u003e"}}],"patchType":"JSONPatch"}',
+    );
+    assert.equal(levels['patch.webhook.admission.k8s.io/round_0_index_2'], 'Request');
+    assert.deepEqual(attrs.object?.metadata.annotations, { note: '<b> & </b>' });
   });
 });
