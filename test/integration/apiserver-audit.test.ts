@@ -4,11 +4,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Policy } from '../../src/apiserver/audit/policy.js';
+import {
+  DEFAULT_SERVICE_ACCOUNT_ISSUER,
+  serviceAccountClaims,
+} from '../../src/apiserver/authn/serviceaccount/claims.js';
+import { ServiceAccountTokenIssuer } from '../../src/apiserver/authn/serviceaccount/issuer.js';
+import {
+  readPublicKeys,
+  readSigningKey,
+  SA_KEY_FILE,
+  SA_PUB_FILE,
+} from '../../src/apiserver/authn/serviceaccount/keys.js';
 import { ensurePki } from '../../src/apiserver/bootstrap/pki.js';
+import type { KubeObject } from '../../src/apiserver/registry/object.js';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { apiRequest } from '../../src/testing/api-client.js';
 import assert from '../../src/testing/assert.js';
 import { eventually } from '../../src/testing/controllers.js';
+import { adminOk, mintIdentity, requestAs } from '../../src/testing/identity-request.js';
+import { jsonPatch, startWebhookServer, type WebhookServer } from '../../src/testing/webhook-server.js';
 
 interface Event {
   level: string;
@@ -87,6 +101,8 @@ describe('apiserver: audit log', () => {
     assert.equal(done.requestObject, undefined);
     assert.equal(done.responseObject, undefined);
     assert.equal(done.annotations?.['authorization.k8s.io/decision'], 'allow');
+    // system:masters is allowed with no reason; upstream records the empty reason all the same.
+    assert.equal(done.annotations?.['authorization.k8s.io/reason'], '');
     assert.match(done.stageTimestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     assert.ok(done.requestReceivedTimestamp <= done.stageTimestamp);
   });
@@ -211,6 +227,7 @@ describe('apiserver: audit log', () => {
     assert.equal(ev.responseStatus?.code, 403);
     assert.equal(ev.responseStatus?.reason, 'Forbidden');
     assert.equal(ev.annotations?.['authorization.k8s.io/decision'], 'forbid');
+    assert.equal(ev.annotations?.['authorization.k8s.io/reason'], '');
 
     // The anonymous user may not impersonate anyone.
     const imp = await apiRequest(cp, 'GET', '/api/v1/namespaces', {
@@ -271,5 +288,221 @@ describe('apiserver: audit log', () => {
       String(ev.annotations?.['pod-security.kubernetes.io/audit-violations']),
       /privileged \(container "c" must not set securityContext.privileged=true\)/,
     );
+  });
+
+  /** The one event a refused credential gives: ResponseStarted, 401, the methods attempted, no user. */
+  function assertRefusedCredentialEvent(id: string) {
+    const evs = byId(id);
+    assert.equal(evs.length, 1, JSON.stringify(evs));
+    const ev = evs[0] as Event;
+    assert.equal(ev.stage, 'ResponseStarted');
+    // The policy's level for the request (configmaps: RequestResponse), though no object is recorded.
+    assert.equal(ev.level, 'RequestResponse');
+    assert.equal(ev.requestObject, undefined);
+    assert.equal(ev.responseObject, undefined);
+    assert.equal(ev.verb, 'list');
+    assert.equal(ev.requestURI, '/api/v1/namespaces/default/configmaps');
+    assert.deepEqual(ev.objectRef, { resource: 'configmaps', namespace: 'default', apiVersion: 'v1' });
+    assert.deepEqual(ev.user, {});
+    assert.deepEqual(ev.responseStatus, {
+      metadata: {},
+      message: 'Authentication failed, attempted: bearer',
+      code: 401,
+    });
+    assert.equal(ev.annotations, undefined);
+  }
+
+  async function serviceAccount(name: string): Promise<KubeObject> {
+    const res = await apiRequest(cp, 'POST', '/api/v1/namespaces/default/serviceaccounts', {
+      body: { metadata: { name } },
+    });
+    assert.equal(res.status, 201, res.text);
+    return res.body;
+  }
+
+  it('a ServiceAccount token for another audience is refused with 401 and audited as a failed authentication', async () => {
+    await serviceAccount('vault-client');
+    const tr = await apiRequest(cp, 'POST', '/api/v1/namespaces/default/serviceaccounts/vault-client/token', {
+      body: { spec: { audiences: ['vault'], expirationSeconds: 600 } },
+    });
+    assert.equal(tr.status, 201, tr.text);
+    const res = await apiRequest(cp, 'GET', '/api/v1/namespaces/default/configmaps', {
+      anonymous: true,
+      headers: { authorization: `Bearer ${tr.body.status.token}` },
+    });
+    assert.equal(res.status, 401, res.text);
+    assert.equal(res.body.reason, 'Unauthorized');
+    assertRefusedCredentialEvent(String(res.headers['audit-id']));
+  });
+
+  it('an expired ServiceAccount token is refused with 401 and audited as a failed authentication', async () => {
+    const sa = await serviceAccount('expired-client');
+    // Signed with the control plane's own key, for the API audience, ten minutes long and over an hour ago.
+    const pki = join(cp.dataDir, 'pki');
+    const issuer = new ServiceAccountTokenIssuer(
+      DEFAULT_SERVICE_ACCOUNT_ISSUER,
+      readSigningKey(join(pki, SA_KEY_FILE)),
+      readPublicKeys(join(pki, SA_PUB_FILE)),
+    );
+    const claims = serviceAccountClaims(sa, {}, 600, [DEFAULT_SERVICE_ACCOUNT_ISSUER], Date.now() - 2 * 3600_000);
+    const expired = await issuer.sign(claims);
+    // The same key and claims an hour into their life authenticate: only the expiry is wrong with the first token.
+    const fresh = await issuer.sign(serviceAccountClaims(sa, {}, 600, [DEFAULT_SERVICE_ACCOUNT_ISSUER], Date.now()));
+    const ok = await apiRequest(cp, 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', {
+      anonymous: true,
+      headers: { authorization: `Bearer ${fresh}` },
+      body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+    });
+    assert.equal(ok.status, 201, ok.text);
+    assert.equal(ok.body.status.userInfo.username, 'system:serviceaccount:default:expired-client');
+
+    const res = await apiRequest(cp, 'GET', '/api/v1/namespaces/default/configmaps', {
+      anonymous: true,
+      headers: { authorization: `Bearer ${expired}` },
+    });
+    assert.equal(res.status, 401, res.text);
+    assert.equal(res.body.reason, 'Unauthorized');
+    assertRefusedCredentialEvent(String(res.headers['audit-id']));
+  });
+
+  it('RBAC decisions are annotated with upstream reasons: the binding that allowed, an empty reason for a forbid', async () => {
+    await adminOk(cp, 'POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
+      metadata: { name: 'audit-sa-reader' },
+      rules: [{ apiGroups: [''], resources: ['serviceaccounts'], verbs: ['list'] }],
+    });
+    await adminOk(cp, 'POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+      metadata: { name: 'audit-sa-readers' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'audit-sa-reader' },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'audit-jane' }],
+    });
+    const sa = 'rbac-audited';
+    await serviceAccount(sa);
+    await adminOk(cp, 'POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings', {
+      metadata: { name: 'sa-reads' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'audit-sa-reader' },
+      subjects: [{ kind: 'ServiceAccount', name: sa, namespace: 'default' }],
+    });
+    const jane = await mintIdentity(cp, 'audit-jane', ['qa']);
+    const completed = (id: string) =>
+      byId(id).find((e) => e.stage === 'ResponseComplete') as Event & { annotations: Record<string, string> };
+
+    const allowed = await eventually(async () => {
+      const res = await requestAs(cp, jane, 'GET', '/api/v1/namespaces/default/serviceaccounts');
+      assert.equal(res.status, 200, res.text);
+      return res;
+    });
+    const ev = completed(String(allowed.headers['audit-id']));
+    assert.equal(ev.user.username, 'audit-jane');
+    assert.deepEqual(ev.annotations, {
+      'authorization.k8s.io/decision': 'allow',
+      'authorization.k8s.io/reason':
+        'RBAC: allowed by ClusterRoleBinding "audit-sa-readers" of ClusterRole "audit-sa-reader" to User "audit-jane"',
+    });
+
+    const forbidden = await requestAs(cp, jane, 'GET', '/api/v1/namespaces/default/secrets');
+    assert.equal(forbidden.status, 403, forbidden.text);
+    const fev = completed(String(forbidden.headers['audit-id']));
+    assert.equal(fev.responseStatus?.reason, 'Forbidden');
+    assert.deepEqual(fev.annotations, {
+      'authorization.k8s.io/decision': 'forbid',
+      'authorization.k8s.io/reason': '',
+    });
+
+    // A RoleBinding names itself name/namespace, and a ServiceAccount subject name/namespace.
+    const tr = await apiRequest(cp, 'POST', `/api/v1/namespaces/default/serviceaccounts/${sa}/token`, {
+      body: { spec: {} },
+    });
+    assert.equal(tr.status, 201, tr.text);
+    const bySa = await eventually(async () => {
+      const res = await apiRequest(cp, 'GET', '/api/v1/namespaces/default/serviceaccounts', {
+        anonymous: true,
+        headers: { authorization: `Bearer ${tr.body.status.token}` },
+      });
+      assert.equal(res.status, 200, res.text);
+      return res;
+    });
+    const sev = completed(String(bySa.headers['audit-id']));
+    assert.equal(sev.user.username, `system:serviceaccount:default:${sa}`);
+    assert.equal(
+      sev.annotations['authorization.k8s.io/reason'],
+      `RBAC: allowed by RoleBinding "sa-reads/default" of ClusterRole "audit-sa-reader" to ServiceAccount "${sa}/default"`,
+    );
+  });
+
+  describe('a mutating webhook’s patch', () => {
+    let hook: WebhookServer;
+    const ns = 'audit-webhooks';
+    const patch = [{ op: 'add', path: '/metadata/labels', value: { 'patched-by': 'audit-hook' } }];
+    before(async () => {
+      hook = await startWebhookServer();
+      hook.on('/label', () => ({ allowed: true, ...jsonPatch(patch) }));
+      await adminOk(cp, 'POST', '/api/v1/namespaces', { metadata: { name: ns } });
+      await adminOk(cp, 'POST', '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', {
+        metadata: { name: 'audit-patch' },
+        webhooks: [
+          {
+            name: 'label.audit.example.com',
+            clientConfig: { url: `${hook.url}/label`, caBundle: hook.caBundle },
+            rules: [
+              {
+                operations: ['CREATE'],
+                apiGroups: [''],
+                apiVersions: ['v1'],
+                resources: ['secrets', 'serviceaccounts'],
+              },
+            ],
+            namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ns } },
+            sideEffects: 'None',
+            admissionReviewVersions: ['v1'],
+          },
+        ],
+      });
+      await eventually(async () => {
+        const list = await apiRequest(cp, 'GET', '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations');
+        assert.equal(list.body.items.length, 1);
+      });
+    });
+    after(async () => {
+      await hook?.close();
+    });
+
+    it('is recorded on an event of level Request, with the mutation, as upstream words both', async () => {
+      const res = await eventually(async () => {
+        const r = await apiRequest(cp, 'POST', `/api/v1/namespaces/${ns}/secrets`, {
+          body: { metadata: { name: `s-${Date.now()}` }, stringData: { k: 'v' } },
+        });
+        assert.equal(r.status, 201, r.text);
+        assert.deepEqual(r.body.metadata.labels, { 'patched-by': 'audit-hook' });
+        return r;
+      });
+      const ev = byId(String(res.headers['audit-id'])).find((e) => e.stage === 'ResponseComplete') as Event;
+      assert.equal(ev.level, 'Request');
+      assert.equal(
+        ev.annotations?.['mutation.webhook.admission.k8s.io/round_0_index_0'],
+        '{"configuration":"audit-patch","webhook":"label.audit.example.com","mutated":true}',
+      );
+      assert.equal(
+        ev.annotations?.['patch.webhook.admission.k8s.io/round_0_index_0'],
+        '{"configuration":"audit-patch","webhook":"label.audit.example.com","patch":[{"op":"add","path":"/metadata/labels","value":{"patched-by":"audit-hook"}}],"patchType":"JSONPatch"}',
+      );
+    });
+
+    it('is left out of an event of level Metadata, where the mutation is still recorded', async () => {
+      const res = await apiRequest(cp, 'POST', `/api/v1/namespaces/${ns}/serviceaccounts`, {
+        body: { metadata: { name: 'patched-sa' } },
+      });
+      assert.equal(res.status, 201, res.text);
+      assert.deepEqual(res.body.metadata.labels, { 'patched-by': 'audit-hook' });
+      const ev = byId(String(res.headers['audit-id'])).find((e) => e.stage === 'ResponseComplete') as Event;
+      assert.equal(ev.level, 'Metadata');
+      assert.equal(
+        ev.annotations?.['mutation.webhook.admission.k8s.io/round_0_index_0'],
+        '{"configuration":"audit-patch","webhook":"label.audit.example.com","mutated":true}',
+      );
+      assert.deepEqual(
+        Object.keys(ev.annotations ?? {}).filter((k) => k.startsWith('patch.webhook.admission.k8s.io/')),
+        [],
+      );
+    });
   });
 });
