@@ -9,6 +9,7 @@
  * unknown paramKind, a broken selector) deny under failurePolicy Fail and are skipped under Ignore. The policies'
  * own kinds and the webhook configurations are never subject to policies.
  */
+import { goJsonMarshal } from '../../../api/go-json.js';
 import { LabelSelector, type LabelSelectorObject } from '../../../api/labels.js';
 import { StatusError } from '../../../api/status-error.js';
 import type { APIRegistry } from '../../api-registry.js';
@@ -214,7 +215,8 @@ export function applyValidationActions(
         `Validation failed for ValidatingAdmissionPolicy '${policy}' with binding '${binding}': ${decision.message}`,
       );
     } else if (action === 'Audit') {
-      const value = JSON.stringify([
+      // Upstream's ValidationFailureValue list, written by json.Marshal (so `<=` in a message is `\u003c=`).
+      const value = goJsonMarshal([
         { message: decision.message, policy, binding, expressionIndex: decision.index, validationActions: actions },
       ]);
       attrs.sink?.annotate(VALIDATION_FAILURE_ANNOTATION, value);

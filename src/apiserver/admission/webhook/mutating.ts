@@ -7,6 +7,7 @@
  * recorded on the audit event (whether it mutated the object), and so is each patch applied — the latter only on
  * events of level Request and above, as upstream's dispatcher records it.
  */
+import { goJsonMarshal } from '../../../api/go-json.js';
 import { applyJsonPatch } from '../../../api/patch/json-patch.js';
 import { statusErrors } from '../../../api/status-error.js';
 import type { APIRegistry } from '../../api-registry.js';
@@ -50,11 +51,6 @@ const MUTATION_ANNOTATION_PREFIX = 'mutation.webhook.admission.k8s.io/';
 const PATCH_ANNOTATION_PREFIX = 'patch.webhook.admission.k8s.io/';
 const FAILED_OPEN_ANNOTATION_PREFIX = `failed-open.${MUTATION_ANNOTATION_PREFIX}`;
 
-/** Go's json.Marshal escapes these even inside strings; JSON.stringify does not. */
-function escapeLikeGo(json: string): string {
-  return json.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`);
-}
-
 /**
  * The value of the patch annotation: the configuration, the webhook, the JSON patch it answered and its type. The
  * patch is re-encoded as upstream's is (each operation a JSON object whose keys come out sorted).
@@ -67,7 +63,7 @@ export function patchAnnotationValue(configuration: string, webhook: string, pat
     for (const key of Object.keys(fields).sort()) sorted[key] = fields[key];
     return sorted;
   });
-  return escapeLikeGo(JSON.stringify({ configuration, webhook, patch: operations, patchType: 'JSONPatch' }));
+  return goJsonMarshal({ configuration, webhook, patch: operations, patchType: 'JSONPatch' });
 }
 
 /**
