@@ -1,4 +1,8 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type { Policy } from '../../src/apiserver/audit/policy.js';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { apiRequest } from '../../src/testing/api-client.js';
 import assert from '../../src/testing/assert.js';
@@ -9,15 +13,44 @@ const POLICIES = `${GROUP}/validatingadmissionpolicies`;
 const BINDINGS = `${GROUP}/validatingadmissionpolicybindings`;
 const CONFIGMAPS = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
 
+const VALIDATION_FAILURE = 'validation.policy.admission.k8s.io/validation_failure';
+
+/** Configmap writes are audited (at Metadata, where admission annotations are recorded); nothing else is. */
+const AUDIT_POLICY: Policy = {
+  apiVersion: 'audit.k8s.io/v1',
+  kind: 'Policy',
+  omitStages: ['RequestReceived'],
+  rules: [
+    { level: 'Metadata', verbs: ['create', 'update', 'patch'], resources: [{ group: '', resources: ['configmaps'] }] },
+  ],
+};
+
 describe('ValidatingAdmissionPolicy', () => {
   let cp: ControlPlane;
   let seq = 0;
+  let auditDir: string;
+  let auditLog: string;
   before(async () => {
-    cp = await startControlPlane();
+    auditDir = mkdtempSync(join(tmpdir(), 'vap-audit-'));
+    auditLog = join(auditDir, 'audit.log');
+    cp = await startControlPlane({ audit: { policy: AUDIT_POLICY, logPath: auditLog } });
   });
   after(async () => {
     await cp?.stop();
+    rmSync(auditDir, { recursive: true, force: true });
   });
+
+  /** The annotations of a request's ResponseComplete event in the audit log file, found by its Audit-Id. */
+  function auditedAnnotations(res: { headers: Record<string, unknown> }): Record<string, string> {
+    const id = String(res.headers['audit-id']);
+    const events = readFileSync(auditLog, 'utf8')
+      .split('\n')
+      .filter((l) => l.length > 0)
+      .map((l) => JSON.parse(l) as { auditID: string; stage: string; annotations?: Record<string, string> })
+      .filter((e) => e.auditID === id && e.stage === 'ResponseComplete');
+    assert.equal(events.length, 1, `one ResponseComplete event for ${id}`);
+    return events[0]?.annotations ?? {};
+  }
 
   async function namespace(labels: Record<string, string> = {}): Promise<string> {
     const name = `vap-${++seq}`;
@@ -312,6 +345,153 @@ describe('ValidatingAdmissionPolicy', () => {
       res.headers.warning,
       `299 - "Validation failed for ValidatingAdmissionPolicy 'warn-${ns}' with binding 'warn-${ns}-binding': set data.team"`,
     );
+    // Audit beside Warn: the annotation lists the binding's actions as they are written.
+    assert.equal(
+      auditedAnnotations(res)[VALIDATION_FAILURE],
+      `[{"message":"set data.team","policy":"warn-${ns}","binding":"warn-${ns}-binding","expressionIndex":0,"validationActions":["Warn","Audit"]}]`,
+    );
+  });
+
+  it('Audit lets the request through and writes the validation_failure annotation to the audit log', async () => {
+    const ns = await namespace();
+    const policy = `audit-${ns}`;
+    await bind(
+      policy,
+      {
+        matchConstraints: onConfigMapsIn(ns),
+        validations: [
+          { expression: 'true' },
+          { expression: "has(object.data) && 'team' in object.data", message: 'set data.team' },
+          { expression: "object.metadata.name.startsWith('team-')" },
+        ],
+      },
+      { validationActions: ['Audit'] },
+    );
+    // Validations 1 and 2 fail: upstream keeps the first annotation value it is given.
+    const res = await apiRequest(cp, 'POST', CONFIGMAPS(ns), { body: configMap('loose') });
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.headers.warning, undefined);
+    const annotations = auditedAnnotations(res);
+    assert.equal(
+      annotations[VALIDATION_FAILURE],
+      `[{"message":"set data.team","policy":"${policy}","binding":"${policy}-binding","expressionIndex":1,"validationActions":["Audit"]}]`,
+    );
+    assert.equal(annotations['authorization.k8s.io/decision'], 'allow');
+
+    // Only validation 2 fails: its default message, with <, > and & escaped as Go's json.Marshal writes them.
+    const second = await apiRequest(cp, 'POST', CONFIGMAPS(ns), { body: configMap('other', { team: 'a' }) });
+    assert.equal(second.status, 201, second.text);
+    assert.deepEqual(JSON.parse(auditedAnnotations(second)[VALIDATION_FAILURE] ?? 'null'), [
+      {
+        message: "failed expression: object.metadata.name.startsWith('team-')",
+        policy,
+        binding: `${policy}-binding`,
+        expressionIndex: 2,
+        validationActions: ['Audit'],
+      },
+    ]);
+
+    const clean = await apiRequest(cp, 'POST', CONFIGMAPS(ns), { body: configMap('team-a', { team: 'a' }) });
+    assert.equal(clean.status, 201, clean.text);
+    assert.equal(auditedAnnotations(clean)[VALIDATION_FAILURE], undefined);
+  });
+
+  it('a message with <, > or & is written to the annotation as Go escapes it', async () => {
+    const ns = await namespace();
+    const policy = `escape-${ns}`;
+    await bind(
+      policy,
+      {
+        matchConstraints: onConfigMapsIn(ns),
+        validations: [{ expression: 'size(object.metadata.name) <= 3' }],
+      },
+      { validationActions: ['Audit'] },
+    );
+    const res = await apiRequest(cp, 'POST', CONFIGMAPS(ns), { body: configMap('long-name') });
+    assert.equal(res.status, 201, res.text);
+    assert.equal(
+      auditedAnnotations(res)[VALIDATION_FAILURE],
+      `[{"message":"failed expression: size(object.metadata.name) \\u003c= 3","policy":"${policy}","binding":"${policy}-binding","expressionIndex":0,"validationActions":["Audit"]}]`,
+    );
+  });
+
+  it('oldObject: an UPDATE may not lower spec.replicas; oldObject is null on CREATE', async () => {
+    const ns = await namespace();
+    await bind(`no-scale-down-${ns}`, {
+      matchConstraints: {
+        resourceRules: [
+          { operations: ['CREATE', 'UPDATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments'] },
+        ],
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ns } },
+      },
+      validations: [
+        {
+          expression:
+            "request.operation == 'CREATE' ? oldObject == null : object.spec.replicas >= oldObject.spec.replicas",
+          messageExpression:
+            "request.operation == 'CREATE' ? 'oldObject on create' : 'replicas may not go down (from ' + string(oldObject.spec.replicas) + ' to ' + string(object.spec.replicas) + ')'",
+        },
+      ],
+    });
+    const path = `/apis/apps/v1/namespaces/${ns}/deployments`;
+    const created = await apiRequest(cp, 'POST', path, {
+      body: {
+        metadata: { name: 'web' },
+        spec: {
+          replicas: 3,
+          selector: { matchLabels: { app: 'web' } },
+          template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+        },
+      },
+    });
+    assert.equal(created.status, 201, created.text);
+    const scale = (replicas: number) =>
+      apiRequest(cp, 'PATCH', `${path}/web`, {
+        body: { spec: { replicas } },
+        contentType: 'application/merge-patch+json',
+      });
+    const down = await scale(2);
+    assert.equal(down.status, 422, down.text);
+    assert.equal(down.body.reason, 'Invalid');
+    assert.equal(
+      down.body.message,
+      `deployments.apps "web" is forbidden: ValidatingAdmissionPolicy 'no-scale-down-${ns}' with binding 'no-scale-down-${ns}-binding' denied request: replicas may not go down (from 3 to 2)`,
+    );
+    const up = await scale(5);
+    assert.equal(up.status, 200, up.text);
+    assert.equal(up.body.spec.replicas, 5);
+    const same = await scale(5);
+    assert.equal(same.status, 200, same.text);
+    const stored = await apiRequest(cp, 'GET', `${path}/web`);
+    assert.equal(stored.body.spec.replicas, 5);
+  });
+
+  it('oldObject: an immutable field may be set on CREATE but never changed by an UPDATE', async () => {
+    const ns = await namespace();
+    await bind(`immutable-${ns}`, {
+      matchConstraints: onConfigMapsIn(ns),
+      validations: [
+        {
+          expression: "oldObject == null || object.data.?owner.orValue('') == oldObject.data.?owner.orValue('')",
+          message: 'data.owner is immutable',
+        },
+      ],
+    });
+    const created = await apiRequest(cp, 'POST', CONFIGMAPS(ns), { body: configMap('owned', { owner: 'jane' }) });
+    assert.equal(created.status, 201, created.text);
+    const changed = { ...created.body, data: { owner: 'bob' } };
+    const denied = await apiRequest(cp, 'PUT', `${CONFIGMAPS(ns)}/owned`, { body: changed });
+    assert.equal(denied.status, 422, denied.text);
+    assert.match(denied.body.message, /denied request: data\.owner is immutable$/);
+    const other = { ...created.body, data: { owner: 'jane', color: 'green' } };
+    const ok = await apiRequest(cp, 'PUT', `${CONFIGMAPS(ns)}/owned`, { body: other });
+    assert.equal(ok.status, 200, ok.text);
+    const removed = await apiRequest(cp, 'PATCH', `${CONFIGMAPS(ns)}/owned`, {
+      body: [{ op: 'remove', path: '/data/owner' }],
+      contentType: 'application/json-patch+json',
+    });
+    assert.equal(removed.status, 422, removed.text);
+    assert.equal((await apiRequest(cp, 'GET', `${CONFIGMAPS(ns)}/owned`)).body.data.owner, 'jane');
   });
 
   it('sees the namespace as namespaceObject, and the request', async () => {
