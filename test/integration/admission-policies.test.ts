@@ -396,6 +396,37 @@ describe('ValidatingAdmissionPolicy', () => {
     assert.equal(auditedAnnotations(clean)[VALIDATION_FAILURE], undefined);
   });
 
+  it('auditAnnotations reach the audit log as <policy>/<key>; one that fails denies even an Audit-only binding', async () => {
+    const ns = await namespace();
+    const policy = `annotate-${ns}`;
+    await bind(
+      policy,
+      {
+        matchConstraints: onConfigMapsIn(ns),
+        auditAnnotations: [
+          { key: 'owner', valueExpression: "'owner: ' + object.data.owner" },
+          { key: 'empty', valueExpression: "' '" },
+        ],
+      },
+      { validationActions: ['Audit'] },
+    );
+    const ok = await apiRequest(cp, 'POST', CONFIGMAPS(ns), { body: configMap('owned', { owner: 'jane' }) });
+    assert.equal(ok.status, 201, ok.text);
+    const annotations = auditedAnnotations(ok);
+    assert.equal(annotations[`${policy}/owner`], 'owner: jane');
+    assert.equal(`${policy}/empty` in annotations, false);
+    assert.equal(annotations[VALIDATION_FAILURE], undefined);
+
+    // No data.owner: the valueExpression fails under failurePolicy Fail, and that denies whatever the actions.
+    const denied = await apiRequest(cp, 'POST', CONFIGMAPS(ns), { body: configMap('nobody') });
+    assert.equal(denied.status, 422, denied.text);
+    assert.equal(denied.body.reason, 'Invalid');
+    assert.equal(
+      denied.body.message,
+      `configmaps "nobody" is forbidden: ValidatingAdmissionPolicy '${policy}' with binding '${policy}-binding' denied request: expression ''owner: ' + object.data.owner' resulted in error: no such key: owner`,
+    );
+  });
+
   it('a message with <, > or & is written to the annotation as Go escapes it', async () => {
     const ns = await namespace();
     const policy = `escape-${ns}`;

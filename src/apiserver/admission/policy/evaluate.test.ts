@@ -33,6 +33,52 @@ describe('ValidatingAdmissionPolicy evaluation', () => {
     });
     assert.deepEqual(result.auditAnnotations, [{ key: 'keys', value: 'keys: 1' }]);
     assert.deepEqual(result.decisions, [{ action: 'admit', message: '', index: 0 }]);
+    assert.deepEqual(result.auditAnnotationErrors, []);
+  });
+
+  it('trims audit annotation values and leaves out empty ones, as upstream', () => {
+    const result = validatePolicy({
+      policy: policy({
+        auditAnnotations: [
+          { key: 'padded', valueExpression: "'  owner: ' + object.data.owner + '  '" },
+          { key: 'blank', valueExpression: "'   '" },
+        ],
+      }),
+      attrs: attrs(cm({ owner: 'jane' })),
+      registry,
+      param: null,
+      namespaceObject: null,
+    });
+    assert.deepEqual(result.auditAnnotations, [{ key: 'padded', value: 'owner: jane' }]);
+  });
+
+  it('an audit annotation that fails is an error apart from the decisions under Fail, left out under Ignore', () => {
+    const spec = (failurePolicy: string) =>
+      policy({
+        failurePolicy,
+        validations: [{ expression: 'true' }],
+        auditAnnotations: [
+          { key: 'bad', valueExpression: 'object.data.missing' },
+          { key: 'good', valueExpression: "'fine'" },
+        ],
+      });
+    const run = (failurePolicy: string) =>
+      validatePolicy({
+        policy: spec(failurePolicy),
+        attrs: attrs(cm({})),
+        registry,
+        param: null,
+        namespaceObject: null,
+      });
+    const fail = run('Fail');
+    assert.deepEqual(fail.decisions, [{ action: 'admit', message: '', index: 0 }]);
+    assert.deepEqual(fail.auditAnnotationErrors, [
+      "expression 'object.data.missing' resulted in error: no such key: missing",
+    ]);
+    assert.deepEqual(fail.auditAnnotations, [{ key: 'good', value: 'fine' }]);
+    const ignore = run('Ignore');
+    assert.deepEqual(ignore.auditAnnotationErrors, []);
+    assert.deepEqual(ignore.auditAnnotations, [{ key: 'good', value: 'fine' }]);
   });
 
   it('falls back from a failing messageExpression to the message, then to the expression', () => {

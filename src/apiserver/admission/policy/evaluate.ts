@@ -34,6 +34,11 @@ export interface AuditAnnotationResult {
 export interface ValidateResult {
   decisions: PolicyDecision[];
   auditAnnotations: AuditAnnotationResult[];
+  /**
+   * auditAnnotations that failed to evaluate under failurePolicy Fail (upstream's AuditAnnotationActionError): each
+   * denies the request whatever the binding's validationActions say.
+   */
+  auditAnnotationErrors: string[];
 }
 
 /** The `request` variable: the AdmissionRequest of the request, as upstream's CreateAdmissionRequest fills it. */
@@ -121,14 +126,18 @@ export function validatePolicy(input: EvaluationInput): ValidateResult {
     const expression = str(c.expression);
     const program = compiled(expression.trim(), env, 'bool');
     if (typeof program === 'string')
-      return { decisions: [onError(`compilation error: ${program}`, 0)], auditAnnotations: [] };
+      return {
+        decisions: [onError(`compilation error: ${program}`, 0)],
+        auditAnnotations: [],
+        auditAnnotationErrors: [],
+      };
     try {
       const matched = program.evaluate(activation);
-      if (matched === false) return { decisions: [], auditAnnotations: [] };
+      if (matched === false) return { decisions: [], auditAnnotations: [], auditAnnotationErrors: [] };
       if (matched !== true) throw new Error('must evaluate to bool');
     } catch (err) {
       const message = `expression '${expression}' resulted in error: ${(err as Error).message}`;
-      return { decisions: [onError(message, 0)], auditAnnotations: [] };
+      return { decisions: [onError(message, 0)], auditAnnotations: [], auditAnnotationErrors: [] };
     }
   }
 
@@ -160,28 +169,35 @@ export function validatePolicy(input: EvaluationInput): ValidateResult {
     });
   });
 
+  // As upstream's validator: a value is trimmed and an empty one left out, as null is; an expression that fails
+  // (to compile or to evaluate) is an error under Fail and left out under Ignore.
   const auditAnnotations: AuditAnnotationResult[] = [];
+  const auditAnnotationErrors: string[] = [];
   for (const a of records(spec.auditAnnotations)) {
     const expression = str(a.valueExpression).trim();
     const program = compiled(expression, env, 'string-or-null');
-    let value: unknown;
-    try {
-      if (typeof program === 'string') throw new Error(program);
-      value = program.evaluate(activation);
-      if (value !== null && typeof value !== 'string')
-        throw new Error('valueExpression must evaluate to a string or null');
-    } catch (err) {
-      if (fail)
-        decisions.push({
-          action: 'deny',
-          message: `valueExpression '${expression}' resulted in error: ${(err as Error).message}`,
-          index: 0,
-        });
+    if (typeof program === 'string') {
+      if (fail) auditAnnotationErrors.push(`compilation error: ${program}`);
       continue;
     }
-    if (typeof value === 'string') auditAnnotations.push({ key: str(a.key), value });
+    let value: unknown;
+    try {
+      value = program.evaluate(activation);
+    } catch (err) {
+      if (fail) auditAnnotationErrors.push(`expression '${expression}' resulted in error: ${(err as Error).message}`);
+      continue;
+    }
+    if (value !== null && typeof value !== 'string') {
+      // Upstream names the CEL type; this says what was wanted, under any failurePolicy as upstream.
+      auditAnnotationErrors.push(
+        `valueExpression '${expression}' resulted in unsupported return type. Return type must be either string or null.`,
+      );
+      continue;
+    }
+    const trimmed = typeof value === 'string' ? value.trim() : '';
+    if (trimmed !== '') auditAnnotations.push({ key: str(a.key), value: trimmed });
   }
-  return { decisions, auditAnnotations };
+  return { decisions, auditAnnotations, auditAnnotationErrors };
 }
 
 /** The message of a failed validation: its messageExpression's text when that gives one on one line. */

@@ -177,6 +177,9 @@ export function validatingAdmissionPolicy(registry: APIRegistry, readNamespace?:
               if (decision.action !== 'deny') continue;
               applyValidationActions(attrs, actions, policyName, bindingName, decision, denials);
             }
+            // An auditAnnotation that failed denies whatever validationActions says, as upstream's dispatcher.
+            for (const message of result.auditAnnotationErrors)
+              denials.push({ policy: policyName, binding: bindingName, message });
             for (const a of result.auditAnnotations) {
               const list = annotations.get(a.key) ?? [];
               const value = a.value.slice(0, MAX_AUDIT_ANNOTATION_VALUE_LENGTH);
