@@ -107,6 +107,12 @@ function exemption(state: PodSecurityState, attrs: AdmissionAttributes): Decisio
   return allow({ [EXEMPT_ANNOTATION]: by });
 }
 
+/**
+ * The policy read from a namespace object the sources share (frozen, the same object until the namespace changes),
+ * so that its labels are parsed once per change rather than on every pod create.
+ */
+const policyOfShared = new WeakMap<object, { policy: Policy; errors: string; defaults: unknown }>();
+
 async function namespacePolicy(
   state: PodSecurityState,
   namespace: string,
@@ -118,9 +124,14 @@ async function namespacePolicy(
     return { lookupError: err };
   }
   if (!ns) return { lookupError: statusErrors.notFound({ group: '', resource: 'namespaces' }, namespace) };
+  const shared = Object.isFrozen(ns);
+  const known = shared ? policyOfShared.get(ns) : undefined;
+  if (known && known.defaults === state.settings.defaults) return known;
   const labels = isObj(ns.metadata?.labels) ? (ns.metadata.labels as Record<string, string>) : undefined;
   const { policy, errors } = policyToEvaluate(labels, state.settings.defaults);
-  return { policy, errors: errors.length > 0 ? fieldErrorsMessage(errors) : '' };
+  const found = { policy, errors: errors.length > 0 ? fieldErrorsMessage(errors) : '' };
+  if (shared) policyOfShared.set(ns, { ...found, defaults: state.settings.defaults });
+  return found;
 }
 
 function errorText(err: unknown): string {
