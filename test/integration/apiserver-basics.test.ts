@@ -45,6 +45,30 @@ describe('apiserver: serving, version, health, discovery, errors', () => {
     assert.match(res.text, /^# TYPE apiserver_longrunning_requests gauge$/m);
   });
 
+  it('counts each request once under its own labels and code', async () => {
+    const path = '/api/v1/namespaces/default/configmaps/metric-probe';
+    for (let i = 0; i < 3; i++) assert.equal((await apiRequest(cp, 'GET', path)).status, 404);
+    await apiRequest(cp, 'POST', '/api/v1/namespaces/default/configmaps', {
+      body: { metadata: { name: 'metric-probe' } },
+    });
+    for (let i = 0; i < 2; i++) assert.equal((await apiRequest(cp, 'GET', path)).status, 200);
+    await apiRequest(cp, 'POST', '/api/v1/namespaces/default/configmaps?dryRun=All', {
+      body: { metadata: { name: 'metric-dry' } },
+    });
+    const text = (await apiRequest(cp, 'GET', '/metrics')).text;
+    const series = (name: string, labels: string) =>
+      Number(new RegExp(`^${name}\\{${labels}\\} (\\d+)$`, 'm').exec(text)?.[1]);
+    const get =
+      'verb="GET",group="",version="v1",resource="configmaps",subresource="",scope="resource",component="apiserver"';
+    assert.equal(series('apiserver_request_total', `${get},code="404"`), 3);
+    assert.equal(series('apiserver_request_total', `${get},code="200"`), 2);
+    assert.equal(series('apiserver_request_duration_seconds_count', `${get},dry_run=""`), 5);
+    const post =
+      'verb="POST",group="",version="v1",resource="configmaps",subresource="",scope="namespace",component="apiserver"';
+    assert.equal(series('apiserver_request_duration_seconds_count', `${post},dry_run=""`), 1);
+    assert.equal(series('apiserver_request_duration_seconds_count', `${post},dry_run="All"`), 1);
+  });
+
   it('lets anonymous users read health and version only', async () => {
     assert.equal((await apiRequest(cp, 'GET', '/healthz', { anonymous: true })).status, 200);
     const denied = await apiRequest(cp, 'GET', '/api/v1/namespaces/default/configmaps', { anonymous: true });
