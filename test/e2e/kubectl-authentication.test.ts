@@ -1,7 +1,9 @@
 /**
  * The real kubectl against `wheelhouse up` under several identities (issue 6's authentication acceptance): a
  * ServiceAccount token from `kubectl create token`, a static-token user, impersonation with --as/--as-group, and a
- * garbage token refused with kubectl's Unauthorized message.
+ * garbage token refused with kubectl's Unauthorized message. Then RBAC (the default Node,RBAC modes) with kubeconfigs
+ * whose users hold only a `token:` — one from --token-auth-file, one printed by `kubectl create token`: forbidden
+ * with upstream's message until a RoleBinding names them, allowed after it, forbidden still elsewhere.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -48,6 +50,50 @@ describe('kubectl against wheelhouse up: authentication', () => {
       ],
       { timeout: 60_000 },
     );
+
+  /** A kubeconfig whose only credential is a bearer token (`users[].user.token`), as `kubectl config` writes it. */
+  const tokenKubeconfig = (name: string, token: string, namespace?: string) => {
+    const file = join(root, `${name}.kubeconfig`);
+    writeFileSync(
+      file,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'clusters:',
+        '- name: wheelhouse',
+        '  cluster:',
+        `    server: ${up.url()}`,
+        `    certificate-authority: ${join(dataDir, 'pki', 'ca.crt')}`,
+        'users:',
+        `- name: ${name}`,
+        '  user:',
+        `    token: ${token}`,
+        'contexts:',
+        `- name: ${name}`,
+        '  context:',
+        '    cluster: wheelhouse',
+        `    user: ${name}`,
+        ...(namespace ? [`    namespace: ${namespace}`] : []),
+        `current-context: ${name}`,
+        '',
+      ].join('\n'),
+    );
+    return file;
+  };
+  /** kubectl with that kubeconfig: its exit code, stdout and stderr (never rejects). */
+  const kubectlAs = async (kubeconfig: string, ...args: string[]) => {
+    try {
+      const { stdout, stderr } = await run(
+        'kubectl',
+        ['--kubeconfig', kubeconfig, '--cache-dir', join(root, 'kcache'), ...args],
+        { timeout: 60_000 },
+      );
+      return { code: 0, stdout, stderr };
+    } catch (err) {
+      const e = err as { code?: unknown; stdout?: string; stderr?: string };
+      return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+    }
+  };
 
   before(async () => {
     writeFileSync(tokenFile, 'static-secret-1,jane,jane-uid,"dev,ops"\n');
@@ -117,5 +163,92 @@ describe('kubectl against wheelhouse up: authentication', () => {
       assert.match(err.stderr, /error: You must be logged in to the server \(Unauthorized\)/);
       return true;
     });
+  });
+
+  it('a kubeconfig user with a --token-auth-file token: forbidden, then allowed by a RoleBinding, and only there', async () => {
+    const jane = tokenKubeconfig('jane', 'static-secret-1');
+    const denied = await kubectlAs(jane, 'get', 'pods');
+    assert.equal(denied.code, 1, denied.stderr);
+    assert.equal(
+      denied.stderr.trim(),
+      'Error from server (Forbidden): pods is forbidden: User "jane" cannot list resource "pods" in API group "" in the namespace "default"',
+    );
+    await kubectl('create', 'role', 'pod-reader', '--verb=get,list,watch', '--resource=pods');
+    await kubectl('create', 'rolebinding', 'jane-pods', '--role=pod-reader', '--user=jane');
+    await eventually(async () => {
+      const allowed = await kubectlAs(jane, 'get', 'pods');
+      assert.equal(allowed.code, 0, allowed.stderr);
+      assert.equal(allowed.stderr.trim(), 'No resources found in default namespace.');
+    });
+    // The binding is in default only, and grants reads only.
+    const elsewhere = await kubectlAs(jane, 'get', 'pods', '-n', 'kube-system');
+    assert.equal(elsewhere.code, 1);
+    assert.equal(
+      elsewhere.stderr.trim(),
+      'Error from server (Forbidden): pods is forbidden: User "jane" cannot list resource "pods" in API group "" in the namespace "kube-system"',
+    );
+    const write = await kubectlAs(jane, 'delete', 'pod', 'nothing-here');
+    assert.equal(write.code, 1);
+    assert.equal(
+      write.stderr.trim(),
+      'Error from server (Forbidden): pods "nothing-here" is forbidden: User "jane" cannot delete resource "pods" in API group "" in the namespace "default"',
+    );
+    // The token file's groups count too: a binding to group ops lets jane read configmaps.
+    const cms = await kubectlAs(jane, 'get', 'configmaps');
+    assert.equal(cms.code, 1);
+    assert.match(
+      cms.stderr,
+      /User "jane" cannot list resource "configmaps" in API group "" in the namespace "default"/,
+    );
+    await kubectl('create', 'rolebinding', 'ops-view', '--clusterrole=view', '--group=ops');
+    await eventually(async () => {
+      const ok = await kubectlAs(jane, 'get', 'configmaps', '-o', 'name');
+      assert.equal(ok.code, 0, ok.stderr);
+      assert.match(ok.stdout, /^configmap\/kube-root-ca.crt$/m);
+    });
+  });
+
+  it('a kubeconfig user with a `kubectl create token` ServiceAccount token: forbidden as system:serviceaccount:ns:name, then allowed by a RoleBinding', async () => {
+    await kubectl('create', 'namespace', 'team');
+    await kubectl('create', 'serviceaccount', 'builder', '-n', 'team');
+    const token = (await kubectl('create', 'token', 'builder', '-n', 'team')).trim();
+    const builder = tokenKubeconfig('builder', token, 'team');
+    const who = JSON.parse((await kubectlAs(builder, 'auth', 'whoami', '-o', 'json')).stdout);
+    assert.equal(who.status.userInfo.username, 'system:serviceaccount:team:builder');
+    const denied = await kubectlAs(builder, 'get', 'pods');
+    assert.equal(denied.code, 1, denied.stderr);
+    assert.equal(
+      denied.stderr.trim(),
+      'Error from server (Forbidden): pods is forbidden: User "system:serviceaccount:team:builder" cannot list resource "pods" in API group "" in the namespace "team"',
+    );
+    await kubectl(
+      'create',
+      'rolebinding',
+      'builder-view',
+      '--clusterrole=view',
+      '--serviceaccount=team:builder',
+      '-n',
+      'team',
+    );
+    await eventually(async () => {
+      const allowed = await kubectlAs(builder, 'get', 'pods');
+      assert.equal(allowed.code, 0, allowed.stderr);
+      assert.equal(allowed.stderr.trim(), 'No resources found in team namespace.');
+    });
+    // view reads, it does not write; and the binding holds in team only.
+    const create = await kubectlAs(builder, 'create', 'deployment', 'web', '--image=nginx');
+    assert.equal(create.code, 1);
+    assert.equal(
+      create.stderr.trim(),
+      'error: failed to create deployment: deployments.apps is forbidden: User "system:serviceaccount:team:builder" cannot create resource "deployments" in API group "apps" in the namespace "team"',
+    );
+    const elsewhere = await kubectlAs(builder, 'get', 'pods', '-n', 'default');
+    assert.equal(elsewhere.code, 1);
+    assert.equal(
+      elsewhere.stderr.trim(),
+      'Error from server (Forbidden): pods is forbidden: User "system:serviceaccount:team:builder" cannot list resource "pods" in API group "" in the namespace "default"',
+    );
+    const can = await kubectlAs(builder, 'auth', 'can-i', 'list', 'pods');
+    assert.equal(can.stdout.trim(), 'yes');
   });
 });
