@@ -1,6 +1,6 @@
 /**
- * Certificate signing requests for tests: a fresh ECDSA P-256 key and a PKCS#10 request for it (what
- * `openssl req -new` makes), and a CertificateSigningRequest object around it.
+ * Certificate signing requests for tests: a fresh key (ECDSA P-256, or RSA 2048 as a kubelet's may be) and a
+ * PKCS#10 request for it (what `openssl req -new` makes), and a CertificateSigningRequest object around it.
  */
 import { loadX509 } from '../util/certificates.js';
 
@@ -9,12 +9,17 @@ export interface CsrSubject {
   organizations?: string[];
   dnsNames?: string[];
   ips?: string[];
+  /** The key's algorithm (default ECDSA). */
+  keyAlgorithm?: 'ECDSA' | 'RSA';
 }
 
 /** A key and a CSR (both PEM) for the subject. */
 export async function makeCertificateRequest(subject: CsrSubject): Promise<{ csrPem: string; keyPem: string }> {
   const x509 = await loadX509();
-  const alg = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
+  const alg =
+    subject.keyAlgorithm === 'RSA'
+      ? { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }
+      : { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
   const keys = await crypto.subtle.generateKey(alg, true, ['sign', 'verify']);
   const names = [
     ...(subject.dnsNames ?? []).map((value) => ({ type: 'dns' as const, value })),

@@ -2,7 +2,9 @@
  * The CKA flow with the real kubectl and openssl (issue 6's certificates acceptance): make a key and a CSR, apply a
  * CertificateSigningRequest for kubernetes.io/kube-apiserver-client, `kubectl certificate approve`, read the issued
  * certificate, build a kubeconfig for the new user and see `kubectl auth whoami` name them; `kubectl certificate
- * deny`; and the refusal of a system:masters request.
+ * deny`; and the refusal of a system:masters request. Then a kubelet's client certificate
+ * (kube-apiserver-client-kubelet, O=system:nodes, CN=system:node:<name>) approved and logged in with, and one whose
+ * organization is not system:nodes marked Failed by the signer.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -36,8 +38,32 @@ describe('kubectl: the certificates flow', () => {
     throw new Error(`kubectl ${args.join(' ')} succeeded`);
   };
 
+  /** A kubeconfig for the cluster with a client certificate and key, made with kubectl config. */
+  async function userKubeconfig(name: string, crt: string, key: string): Promise<string> {
+    const file = join(root, `${name}.kubeconfig`);
+    writeFileSync(file, 'apiVersion: v1\nkind: Config\n');
+    const ca = join(cp.dataDir, 'pki', 'ca.crt');
+    await kubectlWith(
+      file,
+      'config',
+      'set-cluster',
+      'wheelhouse',
+      `--server=${cp.url}`,
+      `--certificate-authority=${ca}`,
+    );
+    await kubectlWith(file, 'config', 'set-credentials', name, `--client-certificate=${crt}`, `--client-key=${key}`);
+    await kubectlWith(file, 'config', 'set-context', name, '--cluster=wheelhouse', `--user=${name}`);
+    await kubectlWith(file, 'config', 'use-context', name);
+    return file;
+  }
+
   /** A key and a CSR made by openssl; the CSR's YAML manifest written beside them. */
-  async function request(name: string, subject: string, signerName = 'kubernetes.io/kube-apiserver-client') {
+  async function request(
+    name: string,
+    subject: string,
+    signerName = 'kubernetes.io/kube-apiserver-client',
+    usages = ['client auth'],
+  ) {
     const key = join(root, `${name}.key`);
     const csr = join(root, `${name}.csr`);
     await run('openssl', ['genrsa', '-out', key, '2048']);
@@ -55,7 +81,7 @@ describe('kubectl: the certificates flow', () => {
         `  signerName: ${signerName}`,
         '  expirationSeconds: 86400',
         '  usages:',
-        '  - client auth',
+        ...usages.map((u) => `  - ${u}`),
         '',
       ].join('\n'),
     );
@@ -120,6 +146,60 @@ describe('kubectl: the certificates flow', () => {
     const whoami = await kubectlWith(userConfig, 'auth', 'whoami');
     assert.match(whoami, /Username\s+myuser/);
     assert.match(whoami, /Groups\s+\[developers system:authenticated\]/);
+  });
+
+  it('a kubelet client certificate: kube-apiserver-client-kubelet, approved, is system:node:<name> for the Node authorizer', async () => {
+    const { key, manifest } = await request(
+      'worker-1',
+      '/O=system:nodes/CN=system:node:worker-1',
+      'kubernetes.io/kube-apiserver-client-kubelet',
+      ['digital signature', 'key encipherment', 'client auth'],
+    );
+    await kubectl('apply', '-f', manifest);
+    assert.match(
+      await kubectl('get', 'csr', 'worker-1'),
+      /worker-1\s+\S+\s+kubernetes.io\/kube-apiserver-client-kubelet\s+kubernetes-admin\s+24h\s+Pending/,
+    );
+    await kubectl('certificate', 'approve', 'worker-1');
+    const certificate = await eventually(async () => {
+      const out = await kubectl('get', 'csr', 'worker-1', '-o', 'jsonpath={.status.certificate}');
+      assert.ok(out.length > 0, 'issued');
+      return out;
+    });
+    const crt = join(root, 'worker-1.crt');
+    writeFileSync(crt, Buffer.from(certificate, 'base64'));
+    const kubelet = await userKubeconfig('worker-1', crt, key);
+    const whoami = await kubectlWith(kubelet, 'auth', 'whoami');
+    assert.match(whoami, /Username\s+system:node:worker-1/);
+    assert.match(whoami, /Groups\s+\[system:nodes system:authenticated\]/);
+    // The Node authorizer: a node reads its own Node only.
+    await assert.rejects(kubectlWith(kubelet, 'get', 'nodes'), (err: { stderr: string }) => {
+      assert.equal(
+        err.stderr.trim(),
+        'Error from server (Forbidden): nodes is forbidden: User "system:node:worker-1" cannot list resource "nodes" in API group "" at the cluster scope: node \'worker-1\' cannot read all nodes, only its own Node object',
+      );
+      return true;
+    });
+  });
+
+  it('a kubelet request whose organization is not system:nodes: approved, then Failed by the signer', async () => {
+    const { manifest } = await request(
+      'worker-2',
+      '/O=system:masters/CN=system:node:worker-2',
+      'kubernetes.io/kube-apiserver-client-kubelet',
+      ['digital signature', 'key encipherment', 'client auth'],
+    );
+    await kubectl('apply', '-f', manifest);
+    await kubectl('certificate', 'approve', 'worker-2');
+    await eventually(async () =>
+      assert.match(await kubectl('get', 'csr', 'worker-2'), /worker-2\s+.*\s+Approved,Failed\n/),
+    );
+    const failed = JSON.parse(await kubectl('get', 'csr', 'worker-2', '-o', 'json')).status.conditions.find(
+      (c: { type: string }) => c.type === 'Failed',
+    );
+    assert.equal(failed.reason, 'SignerValidationFailure');
+    assert.equal(failed.message, 'subject organization is not system:nodes');
+    assert.equal(await kubectl('get', 'csr', 'worker-2', '-o', 'jsonpath={.status.certificate}'), '');
   });
 
   it('deny', async () => {
