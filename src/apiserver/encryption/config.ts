@@ -1,86 +1,95 @@
 /**
  * --encryption-provider-config: an apiserver.config.k8s.io/v1 EncryptionConfiguration. Each entry of `resources`
  * names resources (`secrets`, `deployments.apps`, `*.apps`, `*.` for the core group, `*.*` for all) and the
- * providers for them, in order; the first entry naming a resource decides.
+ * providers for them, in order. As kube-apiserver builds its transformers: a resource named in several entries gets
+ * all their providers (the first entry's first one writes), and a resource an earlier wildcard already covers is
+ * refused. Errors read as upstream's: `error while parsing file: …` for the file and its validation,
+ * `error while building transformers: …` after.
  */
-import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { fieldErrorsMessage } from '../../api/field-errors.js';
+import { goQuote } from '../../api/validation/go-format.js';
+import { type EncryptionConfigurationDoc, type KeyConfig, readEncryptionConfigurationFile } from './config-file.js';
+import { decodeStdBase64, parseGroupResource, validateEncryptionConfiguration } from './config-validation.js';
 import { aescbc, aesgcm, identity, secretbox, type Transformer, TransformerChain } from './transformers.js';
 
-interface KeyConfig {
-  name?: string;
-  secret?: string;
-}
-
-interface ProviderConfig {
-  aescbc?: { keys?: KeyConfig[] };
-  aesgcm?: { keys?: KeyConfig[] };
-  secretbox?: { keys?: KeyConfig[] };
-  identity?: Record<string, never>;
-  kms?: unknown;
-}
-
 export interface EncryptionRule {
-  /** group/resource patterns as written: `secrets`, `deployments.apps`, `*.apps`, `*.`, `*.*`. */
+  /** group/resource patterns: `secrets`, `deployments.apps`, `*.apps`, `*.` (or `*`) for the core group, `*.*`. */
   resources: string[];
   chain: TransformerChain;
 }
 
-function keysOf(kind: string, cfg: { keys?: KeyConfig[] } | undefined, sizes: number[], path: string): KeyConfig[] {
-  const keys = cfg?.keys ?? [];
-  if (keys.length === 0) throw new Error(`${path}.${kind}.keys: Required value: keys list cannot be empty`);
-  keys.forEach((k, i) => {
-    if (!k.name) throw new Error(`${path}.${kind}.keys[${i}].name: Required value: key name is required`);
-    if (!k.secret) throw new Error(`${path}.${kind}.keys[${i}].secret: Required value: secret is required`);
-    const len = Buffer.from(k.secret, 'base64').length;
-    if (!sizes.includes(len))
-      throw new Error(
-        `${path}.${kind}.keys[${i}].secret: Invalid value: "REDACTED": secret is not of the expected length, got ${len}, expected one of ${JSON.stringify(sizes)}`,
-      );
-  });
-  return keys;
+function keyed(keys: KeyConfig[] | null | undefined, make: (name: string, key: Buffer) => Transformer): Transformer[] {
+  return (keys ?? []).map((k) => make(k.name as string, decodeStdBase64(k.secret as string) as Buffer));
 }
 
-function providersOf(list: ProviderConfig[], path: string): Transformer[] {
-  if (list.length === 0) throw new Error(`${path}.providers: Required value: providers list cannot be empty`);
-  const out: Transformer[] = [];
-  list.forEach((p, i) => {
-    const at = `${path}.providers[${i}]`;
-    if (p.aescbc)
-      for (const k of keysOf('aescbc', p.aescbc, [16, 24, 32], at))
-        out.push(aescbc(k.name as string, Buffer.from(k.secret as string, 'base64')));
-    else if (p.aesgcm)
-      for (const k of keysOf('aesgcm', p.aesgcm, [16, 24, 32], at))
-        out.push(aesgcm(k.name as string, Buffer.from(k.secret as string, 'base64')));
-    else if (p.identity !== undefined) out.push(identity);
-    else if (p.secretbox)
-      for (const k of keysOf('secretbox', p.secretbox, [32], at))
-        out.push(secretbox(k.name as string, Buffer.from(k.secret as string, 'base64')));
-    else if (p.kms) throw new Error(`${at}: kms is not supported by wheelhouse`);
-    else
-      throw new Error(
-        `${at}: Invalid value: "": provider does not contain any of the expected providers: KMS, secretbox, aesgcm, aescbc, identity`,
-      );
-  });
-  return out;
+/** grYAMLString: how upstream names a group/resource in its masking error. */
+function grName(gr: { group: string; resource: string }): string {
+  if (gr.group === '' && gr.resource === '*') return '*.';
+  return gr.group === '' ? gr.resource : `${gr.resource}.${gr.group}`;
 }
 
-export function parseEncryptionConfiguration(doc: unknown): EncryptionRule[] {
-  const obj = (doc ?? {}) as { kind?: string; apiVersion?: string; resources?: unknown[] };
-  if (obj.kind !== 'EncryptionConfiguration')
-    throw new Error(`encryption provider config: kind ${JSON.stringify(obj.kind)} is not EncryptionConfiguration`);
-  const entries = (obj.resources ?? []) as { resources?: string[]; providers?: ProviderConfig[] }[];
-  if (entries.length === 0) throw new Error('resources: Required value: resources list cannot be empty');
-  return entries.map((e, i) => {
-    const path = `resources[${i}]`;
-    const resources = e.resources ?? [];
-    if (resources.length === 0) throw new Error(`${path}.resources: Required value: resources list cannot be empty`);
-    return { resources, chain: new TransformerChain(providersOf(e.providers ?? [], path)) };
-  });
+/** Builds the rules of a configuration that passed validation; throws upstream's build errors. */
+function buildRules(doc: EncryptionConfigurationDoc): EncryptionRule[] {
+  const byResource = new Map<string, { gr: { group: string; resource: string }; transformers: Transformer[] }>();
+  const key = (gr: { group: string; resource: string }) => `${gr.resource}.${gr.group}`;
+  for (const entry of doc.resources ?? []) {
+    const transformers: Transformer[] = [];
+    for (const p of entry.providers ?? []) {
+      if (p.aesgcm) transformers.push(...keyed(p.aesgcm.keys, aesgcm));
+      else if (p.aescbc) transformers.push(...keyed(p.aescbc.keys, aescbc));
+      else if (p.secretbox) transformers.push(...keyed(p.secretbox.keys, secretbox));
+      else if (p.kms)
+        throw new Error(
+          `could not configure KMS plugin ${goQuote(p.kms.name ?? '')}: KMS providers are not supported by wheelhouse`,
+        );
+      else transformers.push(identity);
+    }
+    for (const resource of entry.resources ?? []) {
+      const gr = parseGroupResource(resource);
+      for (const wider of [
+        { group: gr.group, resource: '*' },
+        { group: '*', resource: '*' },
+      ]) {
+        if (byResource.has(key(wider))) {
+          throw new Error(`resource ${goQuote(grName(gr))} is masked by earlier rule ${goQuote(grName(wider))}`);
+        }
+      }
+      const known = byResource.get(key(gr));
+      if (known) known.transformers.push(...transformers);
+      else byResource.set(key(gr), { gr, transformers: [...transformers] });
+    }
+  }
+  // A wildcard never comes before a narrower pattern it covers (that is the masking error), so trying the rules in
+  // the order their resources first appeared finds the most specific one, as upstream's lookup does.
+  return [...byResource.values()].map(({ gr, transformers }) => ({
+    resources: [gr.group === '' ? gr.resource : `${gr.resource}.${gr.group}`],
+    chain: new TransformerChain(transformers),
+  }));
 }
 
+/**
+ * The rules of a decoded configuration: validated (an Error with upstream's field errors otherwise, behind
+ * `error while parsing file: `), then built (`error while building transformers: …`).
+ */
+export function parseEncryptionConfiguration(doc: EncryptionConfigurationDoc): EncryptionRule[] {
+  const errs = validateEncryptionConfiguration(doc);
+  if (errs.length > 0) throw new Error(`error while parsing file: ${fieldErrorsMessage(errs)}`);
+  try {
+    return buildRules(doc);
+  } catch (err) {
+    throw new Error(`error while building transformers: ${(err as Error).message}`);
+  }
+}
+
+/** Reads, decodes, validates and builds the configuration file, with kube-apiserver's error texts. */
 export function loadEncryptionConfiguration(path: string): EncryptionRule[] {
-  return parseEncryptionConfiguration(parseYaml(readFileSync(path, 'utf8')));
+  let doc: EncryptionConfigurationDoc;
+  try {
+    doc = readEncryptionConfigurationFile(path);
+  } catch (err) {
+    throw new Error(`error while parsing file: ${(err as Error).message}`);
+  }
+  return parseEncryptionConfiguration(doc);
 }
 
 /** Whether pattern names group/resource (group '' for core). */

@@ -5,6 +5,7 @@ import { MemoryStore } from '../../storage/memory.js';
 import type { WatchEvent } from '../../storage/types.js';
 import assert from '../../testing/assert.js';
 import { parseEncryptionConfiguration } from './config.js';
+import type { ProviderConfig } from './config-file.js';
 import { EncryptingStore } from './store.js';
 
 const KEY1 = Buffer.alloc(32, 1).toString('base64');
@@ -13,7 +14,7 @@ const config = (providers: unknown[], resources = ['secrets']) =>
   parseEncryptionConfiguration({
     apiVersion: 'apiserver.config.k8s.io/v1',
     kind: 'EncryptionConfiguration',
-    resources: [{ resources, providers }],
+    resources: [{ resources, providers: providers as ProviderConfig[] }],
   });
 const SECRET = '/registry/secrets/default/s1';
 const PLAIN = '{"kind":"Secret","data":{"k":"c2VjcmV0"}}';
@@ -135,13 +136,38 @@ describe('encryption at rest', () => {
     assert.equal((await store.get(SECRET))?.value.toString(), PLAIN);
   });
 
-  it('refuses bad configurations', () => {
+  it('refuses bad configurations with upstream’s validation errors', () => {
     assert.throws(() => config([{ aescbc: { keys: [{ name: 'k', secret: Buffer.alloc(7).toString('base64') }] } }]), {
       message:
-        'resources[0].providers[0].aescbc.keys[0].secret: Invalid value: "REDACTED": secret is not of the expected length, got 7, expected one of [16,24,32]',
+        'error while parsing file: resources[0].providers[0].aescbc.keys[0].secret: Invalid value: "REDACTED": secret is not of the expected length, got 7, expected one of [16 24 32]',
     });
     assert.throws(() => config([]), {
-      message: 'resources[0].providers: Required value: providers list cannot be empty',
+      message:
+        'error while parsing file: resources[0].providers: Required value: at least one resources[0].providers is required',
     });
+  });
+
+  it('gives a resource named in several entries every entry’s providers, the first entry’s first writing', async () => {
+    const raw = new MemoryStore();
+    const first = new EncryptingStore(raw, config([{ aescbc: { keys: [{ name: 'one', secret: KEY1 }] } }]));
+    await first.create(SECRET, PLAIN);
+    const both = new EncryptingStore(
+      raw,
+      parseEncryptionConfiguration({
+        apiVersion: 'apiserver.config.k8s.io/v1',
+        kind: 'EncryptionConfiguration',
+        resources: [
+          { resources: ['secrets'], providers: [{ secretbox: { keys: [{ name: 'two', secret: KEY2 }] } }] },
+          { resources: ['secrets', 'configmaps'], providers: [{ aescbc: { keys: [{ name: 'one', secret: KEY1 }] } }] },
+        ],
+      }),
+    );
+    assert.equal((await both.get(SECRET))?.value.toString(), PLAIN, 'read with the second entry’s key');
+    await both.create('/registry/secrets/default/s2', PLAIN);
+    const onDisk = (await raw.get('/registry/secrets/default/s2'))?.value as Buffer;
+    assert.equal(onDisk.subarray(0, 25).toString(), 'k8s:enc:secretbox:v1:two:');
+    await both.create('/registry/configmaps/default/c', PLAIN);
+    const cm = (await raw.get('/registry/configmaps/default/c'))?.value as Buffer;
+    assert.equal(cm.subarray(0, 22).toString(), 'k8s:enc:aescbc:v1:one:');
   });
 });
