@@ -10,7 +10,6 @@ export const auditFlagSpec = {
   'audit-log-maxage': { type: 'string' },
   'audit-log-format': { type: 'string' },
   'audit-log-mode': { type: 'string' },
-  'encryption-provider-config': { type: 'string' },
 } as const;
 
 export const auditFlagsHelp = `  --audit-policy-file FILE         an audit.k8s.io/v1 Policy: which requests are audited, at which level
@@ -19,8 +18,7 @@ export const auditFlagsHelp = `  --audit-policy-file FILE         an audit.k8s.i
   --audit-log-maxbackup N          rotated files kept (default 0: all)
   --audit-log-maxage DAYS          days rotated files are kept (default 0: forever)
   --audit-log-format json|legacy   (default json)
-  --audit-log-mode blocking|batch  write each event before answering, or in batches (default blocking)
-  --encryption-provider-config FILE  an EncryptionConfiguration: which resources are encrypted at rest, and how`;
+  --audit-log-mode blocking|batch  write each event before answering, or in batches (default blocking)`;
 
 function count(values: Record<string, unknown>, name: string): number | undefined {
   const raw = values[name];
@@ -32,12 +30,7 @@ function count(values: Record<string, unknown>, name: string): number | undefine
 }
 
 /** startControlPlane's `audit` as the flags ask for it; none when there is no policy (nothing is audited, as upstream). */
-export function auditOptionsOf(values: Record<string, unknown>): {
-  audit?: AuditOptions;
-  encryptionProviderConfig?: string;
-} {
-  const encryption = values['encryption-provider-config'] as string | undefined;
-  const extra = encryption ? { encryptionProviderConfig: encryption } : {};
+export function auditOptionsOf(values: Record<string, unknown>): { audit?: AuditOptions } {
   const format = String(values['audit-log-format'] ?? 'json');
   if (format !== 'json' && format !== 'legacy')
     throw new UsageError(`invalid audit log format ${format}, allowed formats are "legacy,json"`);
@@ -49,7 +42,7 @@ export function auditOptionsOf(values: Record<string, unknown>): {
   const maxAge = count(values, 'audit-log-maxage');
   const policyFile = values['audit-policy-file'] as string | undefined;
   const logPath = values['audit-log-path'] as string | undefined;
-  if (!policyFile || !logPath) return extra;
+  if (!policyFile || !logPath) return {};
   const audit: AuditOptions = {
     policyFile,
     logPath,
@@ -59,5 +52,5 @@ export function auditOptionsOf(values: Record<string, unknown>): {
     ...(maxBackups !== undefined ? { maxBackups } : {}),
     ...(maxAge !== undefined ? { maxAge } : {}),
   };
-  return { audit, ...extra };
+  return { audit };
 }

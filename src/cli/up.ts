@@ -24,6 +24,7 @@ import {
   authorizationWebhookOptionsOf,
 } from './authorization-flags.js';
 import { controllerManagerFlagSpec, controllerManagerOptionsOf } from './controller-manager.js';
+import { encryptionFlagSpec, encryptionFlagsHelp, encryptionOptionsOf } from './encryption-flags.js';
 import { kubeletFlagSpec, simKubeletOptionsOf } from './kubelet.js';
 import { compactionPolicyOf, dataDirOf, storageConfigOf, storageFlagSpec, UsageError } from './storage-flags.js';
 
@@ -52,6 +53,7 @@ ${admissionConfigFlagsHelp}
 ${authorizationWebhookFlagsHelp}
 ${authenticationFlagsHelp}
 ${auditFlagsHelp}
+${encryptionFlagsHelp}
   -v N                             log verbosity
 
 kube-controller-manager runs inside too, with its flags (see wheelhouse controller-manager --help), e.g.
@@ -80,7 +82,9 @@ ${authorizationWebhookFlagsHelp}
 Authentication:
 ${authenticationFlagsHelp}
 Audit:
-${auditFlagsHelp}`;
+${auditFlagsHelp}
+Encryption at rest:
+${encryptionFlagsHelp}`;
 
 const admissionFlagSpec = {
   'enable-admission-plugins': { type: 'string' },
@@ -147,6 +151,7 @@ async function serve(
       ...admissionConfigFlagSpec,
       ...authenticationFlagSpec,
       ...auditFlagSpec,
+      ...encryptionFlagSpec,
       ...authorizationWebhookFlagSpec,
       ...(mode.controllers ? controllerManagerFlagSpec : {}),
       ...(mode.controllers ? { 'scheduler-config': { type: 'string' }, ...kubeletFlagSpec } : {}),
@@ -174,6 +179,8 @@ async function serve(
     ...admissionConfigOptionsOf(values),
   };
   const authorization = authorizationOf(values['authorization-mode'] as string | undefined);
+  // Read before anything starts: a bad file stops the command with kube-apiserver's message.
+  const encryption = encryptionOptionsOf(values);
   const authorizationWebhook = authorizationWebhookOptionsOf(values, authorization?.modes);
   const nodeOptions = mode.controllers
     ? await simKubeletOptionsOf(values as Record<string, string | boolean | undefined>)
@@ -199,6 +206,7 @@ async function serve(
     admission: mode.controllers ? admission : standaloneAdmissionOptions(admission),
     authentication: authenticationOptionsOf(values),
     ...auditOptionsOf(values),
+    ...encryption,
     ...(authorization ? { authorization: { ...authorization, ...authorizationWebhook } } : {}),
     ...(controllers ? { controllers } : {}),
     ...(nodeOptions ? { nodes: nodeOptions } : {}),
