@@ -230,8 +230,8 @@ describe('Cacher', () => {
     await new Promise((r) => setImmediate(r));
     assert.deepEqual(
       selected,
-      ['ADDED a blue', 'DELETED a red', 'ADDED a blue', 'DELETED a blue'],
-      'a selector watcher sees objects enter and leave its selection',
+      ['ADDED a blue', 'DELETED a blue', 'ADDED a blue', 'DELETED a blue'],
+      'a selector watcher sees objects enter and leave its selection, leaving as they were before the change',
     );
     assert.deepEqual(
       all,
@@ -273,6 +273,43 @@ describe('Cacher', () => {
     await new Promise((r) => setTimeout(r, 10));
     assert.deepEqual(seen, ['ADDED old-marked', 'ADDED plain', 'ADDED marked', 'DELETED marked']);
     assert.ok(!decoded.includes('old-plain') && !decoded.includes('gone'), `decoded: ${decoded.join(',')}`);
+    cacher.stop();
+  });
+
+  it('decodes only the new state for a watcher whose stored-bytes test alone decides', async () => {
+    const store = new MemoryStore();
+    const decoded: string[] = [];
+    const decode = (value: Buffer, revision: number) => {
+      const o = decodeFromStorage(value, revision);
+      decoded.push(`${o.metadata.name}@${o.metadata.labels?.v ?? ''}`);
+      return o;
+    };
+    const cacher = new Cacher(store, '/registry/things/', decode, silentLogger);
+    await cacher.start();
+    const seen: string[] = [];
+    await cacher.watch({
+      fromRevision: undefined,
+      prefix: '/registry/things/',
+      matches: () => {
+        throw new Error('matches is not asked');
+      },
+      matchesStored: (value) => value.includes('"mark"'),
+      storedTestDecides: true,
+      onEvent: (type: WatchEventType, o: KubeObject) => seen.push(`${type} ${o.metadata.labels?.v}`),
+      onEnd: () => {},
+    });
+    const a = await store.create('/registry/things/a', obj('a', { mark: 'yes', v: '1' }));
+    const b = await store.update('/registry/things/a', obj('a', { mark: 'yes', v: '2' }), a.revision);
+    const c = await store.update('/registry/things/a', obj('a', { v: '3' }), b.revision);
+    await store.update('/registry/things/a', obj('a', { mark: 'yes', v: '4' }), c.revision);
+    await new Promise((r) => setTimeout(r, 10));
+    assert.deepEqual(
+      seen,
+      ['ADDED 1', 'MODIFIED 2', 'DELETED 2', 'ADDED 4'],
+      'a state that stops matching leaves as before',
+    );
+    // Each event decodes what it sends, once; never a state before a change to learn whether it matched.
+    assert.deepEqual(decoded, ['a@1', 'a@2', 'a@2', 'a@4']);
     cacher.stop();
   });
 
@@ -346,8 +383,9 @@ describe('Cacher', () => {
     await store.delete('/registry/things/a', a2.revision);
     await new Promise((r) => setTimeout(r, 10));
     assert.deepEqual(seen, ['n1: ADDED a', 'n1: MODIFIED a', 'n1: DELETED a', 'n2: ADDED a', 'n2: DELETED a']);
-    // One decode per event (its index value, and the object sent); none of the state before a change.
-    assert.equal(decodes(), 4);
+    // One decode per event (its index value, and the object sent), and the state before the move, which n1's
+    // watcher is sent as its DELETED (as upstream's cache watcher sends the object that stopped matching).
+    assert.equal(decodes(), 5);
     cacher.stop();
   });
 
@@ -374,9 +412,10 @@ describe('Cacher', () => {
     await store.delete('/registry/things/b', b.revision);
     await new Promise((r) => setTimeout(r, 10));
     assert.deepEqual(seen, ['ADDED a', 'MODIFIED a', 'DELETED a', 'ADDED a', 'DELETED a']);
-    // One decode per stored state, for its index value (6), and one of a's last state to send its deletion; b's
-    // deletion, not sent, needs none: its index value was remembered.
-    assert.equal(decodes(), 7);
+    // One decode per stored state, for its index value (6), one of the state a left the selection from (sent as
+    // its DELETED), and one of a's last state to send its deletion; b's deletion, not sent, needs none: its index
+    // value was remembered.
+    assert.equal(decodes(), 8);
     w.stop();
     cacher.stop();
   });

@@ -61,14 +61,26 @@ class EventView {
   }
 
   private encoded: Buffer | undefined;
+  private prevEncoded: Buffer | undefined;
 
   /** The object as JSON with its resourceVersion: the stored bytes spliced, computed once for every watcher. */
   get json(): Buffer {
-    if (this.encoded === undefined) {
-      const raw = storedJsonWithRevision(this.event.value, this.event.revision);
-      this.encoded = raw ? Buffer.concat(raw.parts) : Buffer.from(JSON.stringify(this.object));
-    }
+    this.encoded ??= this.withRevision(this.event.value, () => this.object);
     return this.encoded;
+  }
+
+  /** The state before the change as JSON, with the change's resourceVersion (for a watcher it stopped matching). */
+  get prevJson(): Buffer {
+    this.prevEncoded ??= this.withRevision(
+      this.event.prevValue ?? this.event.value,
+      () => this.prevObject ?? this.object,
+    );
+    return this.prevEncoded;
+  }
+
+  private withRevision(value: Buffer, decoded: () => KubeObject): Buffer {
+    const raw = storedJsonWithRevision(value, this.event.revision);
+    return raw ? Buffer.concat(raw.parts) : Buffer.from(JSON.stringify(decoded()));
   }
 
   get prevObject(): KubeObject | undefined {
@@ -92,6 +104,11 @@ export interface CacheWatchRequest {
    * decoded for this watcher (a cheap necessary condition of matches, e.g. that a pod is bound to a node).
    */
   matchesStored?: (value: Buffer) => boolean;
+  /**
+   * matchesStored alone decides what the watcher wants (matches is not asked): the state before a change is then
+   * never decoded to learn whether it matched.
+   */
+  storedTestDecides?: boolean;
   onEvent(type: WatchEventType, object: KubeObject, revision: number): void;
   /**
    * When set, changes after the start are given to this instead of onEvent, as the object's JSON (the stored bytes
@@ -119,6 +136,7 @@ export interface CacheWatchRequest {
 /** Whether req wants the object stored as value; object() decodes it, and is not called when the bytes' test fails. */
 function wants(req: CacheWatchRequest, value: Buffer, object: () => KubeObject | undefined): boolean {
   if (req.matchesStored && !req.matchesStored(value)) return false;
+  if (req.storedTestDecides) return true;
   const obj = object();
   return obj !== undefined && req.matches(obj);
 }
@@ -525,8 +543,11 @@ export class Cacher {
       else if (before) type = 'DELETED';
     }
     if (type === undefined) return;
-    if (req.onEncodedEvent) req.onEncodedEvent(type, view.json, e.revision);
-    else req.onEvent(type, view.object, e.revision);
+    // An object that stopped matching leaves as it was before the change, with the change's revision (as upstream's
+    // cache watcher sends it); an object deleted from storage is already sent in its last state.
+    const before = type === 'DELETED' && e.type !== 'DELETED';
+    if (req.onEncodedEvent) req.onEncodedEvent(type, before ? view.prevJson : view.json, e.revision);
+    else req.onEvent(type, before ? (view.prevObject ?? view.object) : view.object, e.revision);
   }
 
   private end(w: Watcher, reason: 'expired' | 'closed'): void {

@@ -33,7 +33,8 @@ export class CacheFollower {
       fromRevision: undefined,
       prefix: source.prefix,
       matches: () => true,
-      ...(opts.matchesStored ? { matchesStored: opts.matchesStored } : {}),
+      // Every object is wanted (or every one whose bytes pass the test): nothing is decoded to decide it.
+      ...(opts.matchesStored ? { matchesStored: opts.matchesStored, storedTestDecides: true } : { everything: true }),
       onEvent: (type, obj) => {
         if (type !== 'BOOKMARK') apply(type, obj);
       },
