@@ -60,6 +60,11 @@ class EventView {
     return this.obj;
   }
 
+  /** The new state if some watcher had it decoded, without decoding it otherwise. */
+  get decodedObject(): KubeObject | undefined {
+    return this.obj;
+  }
+
   private encoded: Buffer | undefined;
   private prevEncoded: Buffer | undefined;
 
@@ -170,6 +175,9 @@ export interface CacherOptions {
   index?: ((obj: KubeObject) => string) | undefined;
 }
 
+/** How many recently changed objects' decoded states the cache keeps for their next update (see takeRecent). */
+const RECENT_DECODED = 1024;
+
 /** Thrown when a watch asks for history the cache no longer holds. */
 export class TooOldError extends Error {
   constructor(
@@ -187,6 +195,12 @@ export class TooOldError extends Error {
  */
 export class Cacher {
   private readonly items = new Map<string, Stored>();
+  /**
+   * The decoded new state of recent changes that a watcher had decoded anyway (the Node authorizer's graph, the
+   * index, a selector), by key, at most RECENT_DECODED of them: the next update of the object takes it (once) as its
+   * current state instead of reading storage and decoding again. Only the latest change of a key is kept.
+   */
+  private readonly recentDecoded = new Map<string, KubeObject>();
   /** The keys of items in order; undefined after a key was added or removed. */
   private sortedKeys: string[] | undefined;
   private window: CachedEvent[] = [];
@@ -386,6 +400,7 @@ export class Cacher {
   private async load(): Promise<void> {
     this.loaded = false;
     this.items.clear();
+    this.recentDecoded.clear();
     this.sortedKeys = undefined;
     let startKey: string | undefined;
     let revision: number | undefined;
@@ -452,8 +467,33 @@ export class Cacher {
     }
     this.rev = e.revision;
     this.remember(event);
+    this.recentDecoded.delete(e.key);
     if (this.watchers.size === 0) return;
     const view = new EventView(event, this.decode);
+    this.fanOut(view, prev, current);
+    const decoded = current ? view.decodedObject : undefined;
+    if (decoded) {
+      this.recentDecoded.set(e.key, decoded);
+      if (this.recentDecoded.size > RECENT_DECODED) {
+        this.recentDecoded.delete(this.recentDecoded.keys().next().value as string);
+      }
+    }
+  }
+
+  /**
+   * The object's state as the latest change the cache applied left it, decoded, when a watcher had it decoded
+   * (else undefined). Given once: the caller owns it and may keep it. It may be older than storage (a change not yet
+   * applied), so a caller writes with it only conditionally on its resourceVersion.
+   */
+  takeRecent(key: string): KubeObject | undefined {
+    const obj = this.recentDecoded.get(key);
+    if (obj) this.recentDecoded.delete(key);
+    return obj;
+  }
+
+  /** Offers a change to the watchers that may want it. */
+  private fanOut(view: EventView, prev: Stored | undefined, current: Stored | undefined): void {
+    const event = view.event;
     const index = this.index;
     if (!index || (this.indexed.size === 0 && this.indexTested === 0)) {
       for (const w of this.watchers) this.deliver(w, view);

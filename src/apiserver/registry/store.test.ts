@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test';
 import { MemoryStore } from '../../storage/memory.js';
+import type { WatchListener } from '../../storage/types.js';
 import assert from '../../testing/assert.js';
 import { silentLogger } from '../../util/logger.js';
 import { AdmissionChain } from '../admission/chain.js';
@@ -91,5 +92,117 @@ describe('GenericStore admission', () => {
     await store.guaranteedUpdate('default', 'a', (p) => p, { internal: true });
     await store.delete('default', 'a', { skipAdmission: true });
     assert.deepEqual(log, []);
+  });
+});
+
+/** A store of pods whose watch cache has a watcher that takes decoded objects, so that it decodes every change (as for the Node graph). */
+async function decodingPodStore() {
+  /** Storage whose changes can be held back from the cache (hold() returns the release). */
+  let held: Array<() => void> | undefined;
+  const storage = new (class extends MemoryStore {
+    override watch(prefix: string, afterRevision: number, listener: WatchListener) {
+      return super.watch(prefix, afterRevision, {
+        onEvent: (e) => (held ? held.push(() => listener.onEvent(e)) : listener.onEvent(e)),
+        onError: (err) => listener.onError(err),
+      });
+    }
+  })();
+  const hold = () => {
+    held = [];
+    return () => {
+      const queued = held ?? [];
+      held = undefined;
+      for (const deliver of queued) deliver();
+    };
+  };
+  const { def } = pods();
+  let decodes = 0;
+  const decode = (value: Buffer, revision: number) => {
+    decodes++;
+    return decodeFromStorage(value, revision);
+  };
+  const cacher = new Cacher(storage, `${def.storagePrefix}/`, decode, silentLogger);
+  await cacher.watch({
+    fromRevision: undefined,
+    prefix: '/',
+    matches: () => true,
+    matchesStored: () => true,
+    storedTestDecides: true,
+    onEvent: () => {},
+    onEnd: () => {},
+  });
+  const store = new GenericStore(def, storage, cacher);
+  const settle = () => new Promise((r) => setImmediate(r));
+  return { store, storage, cacher, settle, hold, decodes: () => decodes };
+}
+
+describe('GenericStore updates from the watch cache', () => {
+  it('starts from the state the cache decoded for the latest change, without reading storage again', async () => {
+    const { store, storage, cacher, settle, decodes } = await decodingPodStore();
+    await store.create('default', { ...pod, metadata: { name: 'a' } });
+    await settle();
+    let reads = 0;
+    const get = storage.get.bind(storage);
+    storage.get = (key, ...rest) => {
+      reads++;
+      return get(key, ...rest);
+    };
+    const before = decodes();
+    const labelled = await store.guaranteedUpdate('default', 'a', (p) => {
+      p.metadata.labels = { step: '1' };
+      return p;
+    });
+    assert.equal(reads, 0, 'storage was not read');
+    // The one decode is the cache's, of the update's own change for its watcher; the update itself decoded nothing.
+    await settle();
+    assert.equal(decodes(), before + 1);
+    await settle();
+    // The cache's next change is the update's own; the object is handed over once.
+    const key = store.key('default', 'a');
+    const taken = cacher.takeRecent(key);
+    assert.equal(taken?.metadata.labels?.step, '1');
+    assert.equal(taken?.metadata.resourceVersion, labelled.metadata.resourceVersion);
+    assert.equal(cacher.takeRecent(key), undefined);
+  });
+
+  it('checks a state that may be stale against storage before a refusal or a no-op stands', async () => {
+    const { store, storage, settle, hold } = await decodingPodStore();
+    await store.create('default', { ...pod, metadata: { name: 'a' } });
+    await settle();
+    const key = store.key('default', 'a');
+    /** Changes a's labels in storage behind the cache's back: the cache keeps handing out the state before. */
+    const behindTheCache = async (labels: Record<string, string>) => {
+      const release = hold();
+      const kv = await storage.get(key);
+      const obj = JSON.parse(String(kv?.value));
+      obj.metadata.labels = labels;
+      const { revision } = await storage.update(key, JSON.stringify(obj), kv?.modRevision ?? 0);
+      return { revision: String(revision), release };
+    };
+    // A PUT naming the fresh resourceVersion is not refused as a conflict from the stale state.
+    const current = await store.get('default', 'a');
+    const first = await behindTheCache({ moved: 'on' });
+    const { object } = await store.update('default', 'a', {
+      ...current,
+      metadata: { ...current.metadata, resourceVersion: first.revision, labels: { moved: 'on', put: 'yes' } },
+    });
+    assert.deepEqual(object.metadata.labels, { moved: 'on', put: 'yes' }, 'applied to the fresh state');
+    first.release();
+    await settle();
+    // A patch computed from the stale state is written to the fresh one.
+    const second = await behindTheCache({ moved: 'again' });
+    const patched = await store.guaranteedUpdate('default', 'a', (p) => {
+      p.metadata.labels = { ...p.metadata.labels, patched: 'yes' };
+      return p;
+    });
+    assert.deepEqual(patched.metadata.labels, { moved: 'again', patched: 'yes' });
+    second.release();
+    await settle();
+    // An update that changes nothing answers the fresh state, not the stale one.
+    const third = await behindTheCache({ moved: 'third' });
+    const unchanged = await store.guaranteedUpdate('default', 'a', (p) => p);
+    assert.equal(unchanged.metadata.resourceVersion, third.revision);
+    assert.deepEqual(unchanged.metadata.labels, { moved: 'third' });
+    third.release();
   });
 });

@@ -322,8 +322,50 @@ export class GenericStore {
     } = {},
   ): Promise<KubeObject> {
     const key = this.key(namespace, name);
+    // The first attempt may start from the state the watch cache decoded for the object's latest change, as
+    // upstream's cacher hands GuaranteedUpdate its cached object: it may be stale, so the write is conditional on its
+    // revision, and a refusal or a no-op reached from it is checked against storage before it stands.
+    let cached = this.def.conversion ? undefined : this.cacher.takeRecent(key);
     for (let attempt = 0; ; attempt++) {
-      const current = await this.get(namespace, name);
+      const current = cached ?? (await this.get(namespace, name));
+      const mayBeStale = cached !== undefined;
+      cached = undefined;
+      let outcome: { result: KubeObject } | 'retry';
+      try {
+        outcome = await this.updateAttempt(key, namespace, name, current, tryUpdate, opts, attempt);
+      } catch (err) {
+        if (mayBeStale && (await this.isStale(key, current))) continue;
+        throw err;
+      }
+      if (outcome === 'retry') continue;
+      if (mayBeStale && outcome.result === current && (await this.isStale(key, current))) continue;
+      return outcome.result;
+    }
+  }
+
+  /** Whether storage holds a newer state of the object than current (or no longer holds it). */
+  private async isStale(key: string, current: KubeObject): Promise<boolean> {
+    const kv = await this.storage.get(key).catch(() => undefined);
+    return kv?.modRevision !== Number(current.metadata.resourceVersion);
+  }
+
+  /**
+   * One attempt of guaranteedUpdate from current: the updated object written (or current itself when the update
+   * changes nothing), or 'retry' after a conflicting write.
+   */
+  private async updateAttempt(
+    key: string,
+    namespace: string,
+    name: string,
+    current: KubeObject,
+    tryUpdate: (current: KubeObject) => KubeObject | Promise<KubeObject>,
+    opts: StoreWriteOptions & {
+      validate?: (next: KubeObject, old: KubeObject) => FieldError[];
+      prepare?: { status: boolean };
+    },
+    attempt: number,
+  ): Promise<{ result: KubeObject } | 'retry'> {
+    {
       let next = await tryUpdate(deepClone(current));
       next.apiVersion = apiVersionOf(this.def);
       next.kind = this.def.kind;
@@ -340,8 +382,8 @@ export class GenericStore {
         this.recordManager(next, current, opts);
         if (problems.length > 0) throw invalidError(this.def, name, problems);
         await this.validatingAdmission('UPDATE', next, current, namespace, name, opts);
-        if (jsonEqual(withoutVolatile(next), withoutVolatile(current))) return current;
-        if (opts.dryRun) return next;
+        if (jsonEqual(withoutVolatile(next), withoutVolatile(current))) return { result: current };
+        if (opts.dryRun) return { result: next };
         const expected = Number(current.metadata.resourceVersion);
         try {
           if (this.shouldDeleteDuringUpdate(next, current)) {
@@ -350,16 +392,16 @@ export class GenericStore {
             next.metadata.resourceVersion = String(revision);
             written = true;
             await this.afterDelete(next);
-            return next;
+            return { result: next };
           }
           const encoded = this.encode(next);
           const { revision } = await this.storage.update(key, encoded, expected);
           next.metadata.resourceVersion = String(revision);
           rememberStoredJson(next, encoded);
           written = true;
-          return next;
+          return { result: next };
         } catch (err) {
-          if (isStorageError(err, 'Conflict') && attempt < MAX_UPDATE_RETRIES) continue;
+          if (isStorageError(err, 'Conflict') && attempt < MAX_UPDATE_RETRIES) return 'retry';
           throw storageToStatus(err, this.def, name);
         }
       } finally {
