@@ -1,5 +1,5 @@
 import type { SchemaNode } from '../../api/schema-node.js';
-import { isObject, type KubeObject } from './object.js';
+import { isObject, jsonEqual, type KubeObject } from './object.js';
 
 /**
  * metadata.managedFields for writes that are not server-side apply (operation "Update"): which manager set which
@@ -227,7 +227,7 @@ function walkPair(
       );
       return;
     }
-  } else if (Array.isArray(o) && Array.isArray(n) && JSON.stringify(o) === JSON.stringify(n)) {
+  } else if (Array.isArray(o) && Array.isArray(n) && jsonEqual(o, n)) {
     return;
   }
   walk(o, schema, before, seg);

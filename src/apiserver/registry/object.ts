@@ -33,8 +33,17 @@ export function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 /** RFC 3339 with second precision, as metav1.Time is written. */
+/** The last second nowTimestamp formatted, and its text: every write asks for the current second, often many times. */
+let lastSecond = Number.NaN;
+let lastText = '';
+
 export function nowTimestamp(now = Date.now()): string {
-  return new Date(Math.floor(now / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  const second = Math.floor(now / 1000);
+  if (second !== lastSecond) {
+    lastText = new Date(second * 1000).toISOString().replace('.000Z', 'Z');
+    lastSecond = second;
+  }
+  return lastText;
 }
 
 export function newUid(): string {
@@ -110,14 +119,18 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((x, i) => jsonEqual(x, b[i]));
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
   }
-  if (isObject(a)) {
-    if (!isObject(b)) return false;
-    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
-    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
-    if (ka.length !== kb.length) return false;
-    return ka.every((k) => jsonEqual(a[k], b[k]));
+  if (!isObject(a) || !isObject(b)) return false;
+  // Counted rather than listed: this runs over whole objects on every update.
+  let count = 0;
+  for (const k of Object.keys(a)) {
+    const v = a[k];
+    if (v === undefined) continue;
+    if (!Object.hasOwn(b, k) || !jsonEqual(v, b[k])) return false;
+    count++;
   }
-  return false;
+  for (const k of Object.keys(b)) if (b[k] !== undefined) count--;
+  return count === 0;
 }
