@@ -16,6 +16,7 @@ import {
   addWarnings,
   dropUnknownFields,
   fieldValidationDirective,
+  patchMayAddUnknownFields,
   patchStrictDecodingError,
   patchStrictErrors,
   requestBodyStrictErrors,
@@ -120,7 +121,8 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
                 addWarnings(ctx.res, errors);
               }
             }
-            dropUnknownFields(next, schema);
+            // Only the patch can have brought unknown fields in (the stored object has none).
+            if (patchMayAddUnknownFields(type, body, schema)) dropUnknownFields(next, schema);
           }
           if (!isObject(next.metadata)) next.metadata = {};
           const wantRV = next.metadata.resourceVersion;

@@ -236,11 +236,29 @@ describe('patchMayAddUnknownFields', () => {
     assert.equal(patchMayAddUnknownFields(MERGE, { spec: { replicas: 3 } }, deployment), false);
   });
 
-  test('an unknown key at any depth, an unknown directive, or a JSON patch sends the patch through the full walk', () => {
+  test('an unknown key at any depth, an unknown directive, or a JSON patch that adds sends the patch through the full walk', () => {
+    const JSON_PATCH = 'application/json-patch+json';
     assert.equal(patchMayAddUnknownFields(SMP, { status: { conditions: [{ type: 'Ready', zz: 1 }] } }, pod), true);
     assert.equal(patchMayAddUnknownFields(SMP, { spec: { $unknown: 1 } }, pod), true);
     assert.equal(patchMayAddUnknownFields(MERGE, { spec: { $patch: 'replace' } }, deployment), true);
-    assert.equal(patchMayAddUnknownFields('application/json-patch+json', [], deployment), true);
+    for (const op of ['add', 'replace', 'copy', 'move']) {
+      assert.equal(
+        patchMayAddUnknownFields(JSON_PATCH, [{ op, path: '/spec/x', from: '/spec/y', value: 1 }], pod),
+        true,
+      );
+    }
+    // Tests and removals add nothing: a job's finalizer removal is not walked.
+    const removal = [
+      { op: 'test', path: '/metadata/finalizers/0', value: 'batch.kubernetes.io/job-tracking' },
+      { op: 'remove', path: '/metadata/finalizers/0' },
+    ];
+    assert.equal(patchMayAddUnknownFields(JSON_PATCH, removal, pod), false);
+    assert.equal(patchMayAddUnknownFields(JSON_PATCH, [], pod), false);
+    // Such a patch still answers its own unknown operation fields.
+    const raw = '[{"op":"remove","path":"/metadata/finalizers/0","frm":"x"}]';
+    assert.deepEqual(patchStrictErrors(JSON_PATCH, raw, { metadata: {} }, pod, JSON.parse(raw)), [
+      'json patch unknown field "[0].frm"',
+    ]);
   });
 
   test('with the patch body given, a known-field patch answers only its own duplicates; an unknown one as before', () => {

@@ -296,13 +296,13 @@ export function patchStrictErrors(
   schema: SchemaNode,
   body?: unknown,
 ): string[] {
-  if (body !== undefined && !patchMayAddUnknownFields(patchType, body, schema)) {
-    return new StrictScanner(rawPatch).run(UNTYPED).map(decoderMessage);
-  }
+  const walked = body === undefined || patchMayAddUnknownFields(patchType, body, schema);
   if (patchType === 'application/json-patch+json') {
     const own = strictDecodingErrors(rawPatch, JSON_PATCH).map((e) => `json patch ${e}`);
+    if (!walked) return own;
     return [...own, ...sortedUnknown(patched, schema, true).map((p) => `unknown field ${goQuote(p)}`)];
   }
+  if (!walked) return new StrictScanner(rawPatch).run(UNTYPED).map(decoderMessage);
   const own = new StrictScanner(rawPatch).run(UNTYPED).map(decoderMessage);
   if (patchType === 'application/merge-patch+json') {
     return [...own, ...sortedUnknown(patched, schema, true).map((p) => `unknown field ${goQuote(p)}`)];
@@ -315,15 +315,17 @@ export function patchStrictErrors(
 const SMP_DIRECTIVE = /^\$(patch|retainKeys|setElementOrder\/.+|deleteFromPrimitiveList\/.+)$/;
 
 /**
- * Whether a merge or strategic merge patch may give the object a field its schema does not know. The stored
- * object has none (unknown fields are dropped on every write), so a patched object can only get them from the
- * patch's own keys; a patch whose keys are all known (directives aside) leaves nothing for the walk of the whole
- * patched object to find, and the hot status and finalizer patches skip that walk. JSON patches are always walked.
+ * Whether a patch may give the object a field its schema does not know. The stored object has none (unknown
+ * fields are dropped on every write), so a patched object can only get them from the patch's own keys; a merge or
+ * strategic merge patch whose keys are all known (directives aside) leaves nothing for the walk of the whole
+ * patched object to find, and the hot status and finalizer patches skip that walk. JSON patches are walked unless
+ * they only test and remove.
  */
 export function patchMayAddUnknownFields(patchType: string, body: unknown, schema: SchemaNode): boolean {
   if (patchType === 'application/merge-patch+json') return mayAddUnknown(body, schema, false);
   if (patchType === 'application/strategic-merge-patch+json') return mayAddUnknown(body, schema, true);
-  return true;
+  // A JSON patch that only tests and removes adds nothing (a finalizer's removal); any other is walked.
+  return !(Array.isArray(body) && body.every((op) => isRecord(op) && (op.op === 'remove' || op.op === 'test')));
 }
 
 function mayAddUnknown(value: unknown, node: SchemaNode, strategic: boolean): boolean {
