@@ -37,7 +37,14 @@ export interface AdmissionRequest {
 }
 
 /** The options of a write through the store: the registry's, and admission's. */
-export type StoreWriteOptions = WriteOptions & AdmissionRequest;
+export type StoreWriteOptions = WriteOptions &
+  AdmissionRequest & {
+    /**
+     * The caller hands the object over (a request body decoded for this write): the store may change it instead
+     * of working on a copy.
+     */
+    ownsInput?: boolean;
+  };
 export type StoreDeleteOptions = DeleteOptions & AdmissionRequest;
 
 /**
@@ -209,7 +216,7 @@ export class GenericStore {
   }
 
   async create(namespace: string, input: KubeObject, opts: StoreWriteOptions = {}): Promise<KubeObject> {
-    const obj = deepClone(input);
+    const obj = opts.ownsInput ? input : deepClone(input);
     dropEmptyMetadata(obj);
     this.checkNamespace(obj, namespace);
     this.def.strategy.default?.(obj);
@@ -319,6 +326,8 @@ export class GenericStore {
       validate?: (next: KubeObject, old: KubeObject) => FieldError[];
       /** Apply prepareUpdate (of the status subresource when status) after mutating admission. */
       prepare?: { status: boolean };
+      /** tryUpdate only reads the current object and answers one of its own: it is given no copy of it. */
+      replaces?: boolean;
     } = {},
   ): Promise<KubeObject> {
     const key = this.key(namespace, name);
@@ -362,11 +371,12 @@ export class GenericStore {
     opts: StoreWriteOptions & {
       validate?: (next: KubeObject, old: KubeObject) => FieldError[];
       prepare?: { status: boolean };
+      replaces?: boolean;
     },
     attempt: number,
   ): Promise<{ result: KubeObject } | 'retry'> {
     {
-      let next = await tryUpdate(deepClone(current));
+      let next = await tryUpdate(opts.replaces ? current : deepClone(current));
       next.apiVersion = apiVersionOf(this.def);
       next.kind = this.def.kind;
       next = await this.mutatingAdmission('UPDATE', next, current, namespace, name, opts);
@@ -417,7 +427,7 @@ export class GenericStore {
     input: KubeObject,
     opts: StoreWriteOptions & { subresource?: 'status' | 'approval' } = {},
   ): Promise<{ object: KubeObject; created: boolean }> {
-    const obj = deepClone(input);
+    const obj = opts.ownsInput ? input : deepClone(input);
     this.checkNamespace(obj, namespace);
     if (obj.metadata.name && obj.metadata.name !== name) {
       throw statusErrors.badRequest('the name of the object does not match the name on the URL');
@@ -451,6 +461,7 @@ export class GenericStore {
         ...opts,
         ...(status ? { subresource: opts.subresource } : {}),
         prepare: { status },
+        replaces: true,
         validate: (next, old) => this.validateUpdate(next, old, status, opts.subresource),
       },
     );
