@@ -6,6 +6,7 @@ import assert from '../../testing/assert.js';
 import type { HttpResponse } from '../context.js';
 import {
   addWarnings,
+  cleanJsonBody,
   dropUnknownFields,
   fieldValidationDirective,
   findDuplicateFields,
@@ -357,5 +358,46 @@ describe('answers', () => {
     assert.deepEqual(values.slice(0, 3), ['299 - "one"', '299 - "two"', '299 - "three"']);
     assert.ok(values[3] === `299 - "${'y'.repeat(256)}"`, 'the long warning is sent again cut to 256 runes');
     assert.deepEqual(values.slice(4), [`299 - "${'x'.repeat(100)}"`, '299 - "after"']);
+  });
+});
+
+describe('cleanJsonBody', () => {
+  const pod = kind('', 'v1', 'Pod');
+  const crd = kind('apiextensions.k8s.io', 'v1', 'CustomResourceDefinition');
+  const clean = (raw: string, schema: SchemaNode) => cleanJsonBody(raw, JSON.parse(raw), schema);
+
+  test('vouches only for bodies the full scan finds nothing in, and sends the rest to it', () => {
+    const bodies: Array<[string, SchemaNode, boolean]> = [
+      // Known fields at every depth, maps (labels), lists, pretty-printed text.
+      [
+        '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","labels":{"a/b":"c"}},"spec":{"containers":[{"name":"c","image":"x","ports":[{"containerPort":80}]}]}}',
+        pod,
+        true,
+      ],
+      ['{\n  "metadata" : { "name" : "p" },\n  "spec" : { "nodeName" : "n" }\n}', pod, true],
+      // An untyped value (a CRD's schema) is counted key by key but never unknown.
+      [
+        '{"spec":{"versions":[{"name":"v1","schema":{"openAPIV3Schema":{"type":"object","default":{"y":1}}}}]}}',
+        crd,
+        true,
+      ],
+      // A key twice, at the top or deep down, or inside an untyped value.
+      ['{"metadata":{"name":"p","name":"q"}}', pod, false],
+      ['{"spec":{"containers":[{"name":"c","image":"x","image":"y"}]}}', pod, false],
+      ['{"spec":{"versions":[{"name":"v1","schema":{"openAPIV3Schema":{"default":{"a":1,"a":2}}}}]}}', crd, false],
+      // Unknown fields.
+      ['{"spec":{"nodeNam":"n"}}', pod, false],
+      ['{"metadata":{"labels":{"a":"b"},"lables":{}}}', pod, false],
+      // A string that looks like a key inside a value: not vouched for (the scan then finds nothing).
+      ['{"metadata":{"annotations":{"last":"{\\"a\\":1}"}}}', pod, false],
+    ];
+    for (const [raw, schema, expected] of bodies) {
+      assert.equal(clean(raw, schema), expected, raw);
+      if (expected) {
+        assert.deepEqual(strictDecodingErrors(raw, schema), [], `nothing to report in ${raw}`);
+        assert.deepEqual(dropUnknownFields(JSON.parse(raw), schema), [], `nothing to drop in ${raw}`);
+      }
+    }
+    assert.deepEqual(strictDecodingErrors('{"metadata":{"annotations":{"last":"{\\"a\\":1}"}}}', pod), []);
   });
 });

@@ -101,6 +101,57 @@ export function dropUnknownFields(obj: unknown, schema: SchemaNode): string[] {
   return out;
 }
 
+/**
+ * The number of keys in a decoded JSON value at any depth, or -1 as soon as one of them is a field the schema does
+ * not know (where the schema types the value; below an untyped or preserved value every key is only counted).
+ */
+function knownKeyCount(value: unknown, node: SchemaNode | undefined): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  if (Array.isArray(value)) {
+    const items = node && !opaque(node) && node.type === 'array' ? node.items : undefined;
+    let count = 0;
+    for (const v of value) {
+      const c = knownKeyCount(v, items);
+      if (c < 0) return -1;
+      count += c;
+    }
+    return count;
+  }
+  const typed = node !== undefined && !opaque(node) && node.type === 'object';
+  const values = typed && isMap(node) ? node.additionalProperties : undefined;
+  let count = 0;
+  for (const key of Object.keys(value)) {
+    let field: SchemaNode | undefined;
+    if (values !== undefined) field = values;
+    else if (typed) {
+      field = node.property(key);
+      if (field === undefined) return -1;
+    }
+    const c = knownKeyCount((value as Record<string, unknown>)[key], field);
+    if (c < 0) return -1;
+    count += c + 1;
+  }
+  return count;
+}
+
+/** A key token: a string followed by a colon. Every key of JSON text matches, and so may text inside a string. */
+const KEY_TOKEN = /"\s*:/g;
+
+/**
+ * Whether a JSON body certainly has neither unknown nor duplicate fields, found without scanning its text: the
+ * decoded value has only known fields and as many keys as the text has key tokens. A key given twice decodes to
+ * one key, so the counts then differ; a "…":" inside a string value also makes them differ, and such a body, like
+ * any with something to report, goes through the full scan (strictDecodingErrors) for the decoder's messages.
+ */
+export function cleanJsonBody(rawJson: string, decoded: unknown, schema: SchemaNode): boolean {
+  const keys = knownKeyCount(decoded, schema);
+  if (keys < 0) return false;
+  let tokens = 0;
+  KEY_TOKEN.lastIndex = 0;
+  while (KEY_TOKEN.exec(rawJson) !== null) tokens++;
+  return tokens === keys;
+}
+
 // ---- scanning raw JSON -----------------------------------------------------------------------------------------
 
 type StrictKind = 'unknown field' | 'duplicate field';
