@@ -133,6 +133,51 @@ describe('apiserver: serving, version, health, discovery, errors', () => {
     assert.equal((await apiRequest(cp, 'GET', '/version')).status, 200, 'the server is still fine');
   });
 
+  it('refuses a body over 3 MiB that announced no length, as it streams in', async () => {
+    const cluster = cp.kubeconfig.config.clusters[0]?.cluster;
+    const user = cp.kubeconfig.config.users[0]?.user;
+    const b64 = (s: string | undefined) => Buffer.from(s ?? '', 'base64');
+    const session = connect(cp.url, {
+      ca: b64(cluster?.['certificate-authority-data']),
+      cert: b64(user?.['client-certificate-data']),
+      key: b64(user?.['client-key-data']),
+    });
+    try {
+      const stream = session.request({
+        ':method': 'POST',
+        ':path': '/api/v1/namespaces/default/configmaps',
+        'content-type': 'application/json',
+      });
+      const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+        let status = 0;
+        let text = '';
+        stream.on('response', (h) => {
+          status = Number(h[':status']);
+        });
+        stream.setEncoding('utf8');
+        stream.on('data', (d: string) => {
+          text += d;
+        });
+        stream.on('end', () => resolve({ status, text }));
+        stream.on('error', reject);
+      });
+      stream.on('error', () => {});
+      const chunk = 'x'.repeat(64 * 1024);
+      stream.write('{"metadata":{"name":"streamed"},"data":{"a":"');
+      for (let sent = 0; sent <= 3 * 1024 * 1024 && !stream.closed; sent += chunk.length) {
+        if (!stream.write(chunk)) await new Promise((r) => stream.once('drain', r).once('close', r));
+      }
+      if (!stream.closed) stream.end('"}}');
+      const { status, text } = await answer;
+      assert.equal(status, 413);
+      assert.equal(JSON.parse(text).reason, 'RequestEntityTooLarge');
+    } finally {
+      session.close();
+    }
+    assert.equal((await apiRequest(cp, 'GET', '/api/v1/namespaces/default/configmaps/streamed')).status, 404);
+    assert.equal((await apiRequest(cp, 'GET', '/version')).status, 200, 'the server is still fine');
+  });
+
   it('speaks HTTP/2 with upstream flow-control windows (256 KiB a stream, 250 streams of it a connection)', async () => {
     const cluster = cp.kubeconfig.config.clusters[0]?.cluster;
     const user = cp.kubeconfig.config.users[0]?.user;

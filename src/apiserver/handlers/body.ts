@@ -10,19 +10,43 @@ export const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
 
 /** Reads the whole request body, refusing more than MAX_BODY_BYTES with 413. */
-export async function readBody(ctx: RequestContext, limit = MAX_BODY_BYTES): Promise<Buffer> {
+export function readBody(ctx: RequestContext, limit = MAX_BODY_BYTES): Promise<Buffer> {
   const declared = Number(ctx.req.headers['content-length'] ?? '0');
-  if (declared > limit) throw statusErrors.requestEntityTooLarge(`limit is ${limit}`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw statusErrors.requestEntityTooLarge(`limit is ${limit}`);
-    chunks.push(chunk);
-  }
-  const body = Buffer.concat(chunks);
-  ctx.requestBody = body;
-  return body;
+  if (declared > limit) return Promise.reject(statusErrors.requestEntityTooLarge(`limit is ${limit}`));
+  // Read with the stream's events rather than its async iterator, which costs more than the rest of a small
+  // request's reading.
+  const req = ctx.req;
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (err?: unknown) => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', done);
+      req.off('close', onClose);
+      if (err === undefined) return;
+      // Whatever else the client sends is read and dropped.
+      req.resume();
+      reject(err);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) done(statusErrors.requestEntityTooLarge(`limit is ${limit}`));
+      else chunks.push(chunk);
+    };
+    const onEnd = () => {
+      done();
+      const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+      ctx.requestBody = body;
+      resolve(body);
+    };
+    // A stream closed before its end: the client went away.
+    const onClose = () => done(new Error('the request was closed before its body was read'));
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', done);
+    req.on('close', onClose);
+  });
 }
 
 /** The media type of the request body without parameters, lower case. */
