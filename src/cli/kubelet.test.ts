@@ -18,6 +18,23 @@ describe('wheelhouse kubelet --sim flags', () => {
     assert.equal(o.namePrefix, 'node-');
     assert.equal(o.kubeletPort, 10250);
     assert.equal(o.lifecycles, undefined);
+    assert.equal(o.eventQps, 50);
+    assert.equal(o.eventBurst, 100);
+  });
+
+  it('takes the event limits, refusing negative ones with upstream message', async () => {
+    const o = await simKubeletOptionsOf({ 'event-qps': '5', 'event-burst': '0' });
+    assert.equal(o.eventQps, 5);
+    assert.equal(o.eventBurst, 0);
+    await assert.rejects(
+      simKubeletOptionsOf({ 'event-qps': '-1' }),
+      /^Error: invalid configuration: eventRecordQPS \(--event-qps\) -1 must not be a negative number$/,
+    );
+    await assert.rejects(
+      simKubeletOptionsOf({ 'event-burst': '-3' }),
+      /invalid configuration: eventBurst \(--event-burst\) -3 must not be a negative number/,
+    );
+    await assert.rejects(simKubeletOptionsOf({ 'event-qps': 'lots' }), UsageError);
   });
 
   it('reads the lifecycle and node config files and the timing flags', async () => {

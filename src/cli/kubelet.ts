@@ -5,7 +5,13 @@ import { loadKubeconfig } from '../client/kubeconfig.js';
 import { KubeClient } from '../client/rest.js';
 import { checkNodeConfig } from '../kubelet/nodestatus/node-config.js';
 import { Lifecycles } from '../kubelet/runtimes/sim/lifecycle-config.js';
-import { DEFAULT_KUBELET_PORT, DEFAULT_NODE_NAME_PREFIX, type SimKubeletsOptions } from '../kubelet/sim.js';
+import {
+  DEFAULT_EVENT_BURST,
+  DEFAULT_EVENT_QPS,
+  DEFAULT_KUBELET_PORT,
+  DEFAULT_NODE_NAME_PREFIX,
+  type SimKubeletsOptions,
+} from '../kubelet/sim.js';
 import { parseDuration } from '../util/duration.js';
 import { createLogger } from '../util/logger.js';
 import { UsageError } from './storage-flags.js';
@@ -28,6 +34,7 @@ Flags:
   --kubelet-port N                        port advertised in daemonEndpoints (default 10250)
   --node-status-update-frequency D        (default 10s)   --node-lease-duration-seconds N (default 40)
   --kube-api-qps N / --kube-api-burst N   per node (default 50 / 100), shared by all nodes
+  --event-qps N / --event-burst N         each node's limit on event writes (default 50 / 100; 0: 5 / 10)
   -v N                                    log verbosity
 
 Lifecycles (annotation sim.wheelhouse.dev/lifecycle, or the config file): run (default for restartPolicy Always),
@@ -44,6 +51,8 @@ export const kubeletFlagSpec = {
   'kubelet-port': { type: 'string' },
   'node-status-update-frequency': { type: 'string' },
   'node-lease-duration-seconds': { type: 'string' },
+  'event-qps': { type: 'string' },
+  'event-burst': { type: 'string' },
 } as const;
 
 function count(flag: string, raw: string | undefined, fallback: number, min = 0): number {
@@ -91,6 +100,18 @@ export async function simKubeletOptionsOf(
       );
     }
   }
+  // 0 leaves client-go's defaults; a negative limit is refused as upstream's configuration validation refuses it.
+  const eventLimit = (flag: string, field: string, fallback: number) => {
+    const raw = str(flag);
+    if (raw === undefined) return fallback;
+    const n = count(flag, raw.trim().startsWith('-') ? raw.trim().slice(1) : raw, fallback);
+    if (raw.trim().startsWith('-') && n !== 0) {
+      throw new UsageError(`invalid configuration: ${field} (--${flag}) -${n} must not be a negative number`);
+    }
+    return n;
+  };
+  opts.eventQps = eventLimit('event-qps', 'eventRecordQPS', DEFAULT_EVENT_QPS);
+  opts.eventBurst = eventLimit('event-burst', 'eventBurst', DEFAULT_EVENT_BURST);
   const lease = str('node-lease-duration-seconds');
   if (lease !== undefined) opts.leaseDurationSeconds = count('node-lease-duration-seconds', lease, 40, 1);
   return opts;

@@ -62,6 +62,11 @@ export interface SimContext {
   readonly nodeStatusReportFrequencyMs: number;
   readonly leaseDurationSeconds: number;
   readonly leaseRenewIntervalMs: number;
+  /**
+   * The limit on a kubelet's event writes (upstream's --event-qps / --event-burst, KubeletConfiguration
+   * eventRecordQPS / eventBurst): each node writes events through a client of its own with this rate limit.
+   */
+  readonly eventRateLimit: { qps: number; burst: number };
   recorder(node: string): EventRecorder | undefined;
   /** The Node as the shared informer has it. */
   nodeFromCache(name: string): KubeObject | undefined;
@@ -117,7 +122,8 @@ export class SimNode implements PodHost {
     readonly client: KubeClient,
   ) {
     this.name = spec.name;
-    this.events = client.events();
+    // As upstream's kubelet, events go through a client of their own, on the same connection, with the event limit.
+    this.events = client.withRateLimit(ctx.eventRateLimit.qps, ctx.eventRateLimit.burst).events();
     this.runtime = newRuntimeInfo(ctx.kubeletPort);
     this.log = ctx.logger.child(spec.name);
   }

@@ -17,7 +17,7 @@ import { SharedIndexInformer } from '../client/cache/shared-informer.js';
 import { DeletedFinalStateUnknown } from '../client/cache/store.js';
 import { EventBroadcaster, type EventRecorder } from '../client/events/broadcaster.js';
 import type { CoreEvent } from '../client/events/event.js';
-import type { KubeClient } from '../client/rest.js';
+import { DEFAULT_BURST, DEFAULT_QPS, type KubeClient } from '../client/rest.js';
 import type { KubeObject, ListerWatcher, ListOptions } from '../client/types.js';
 import { type Clock, realClock } from '../util/clock.js';
 import { type Logger, silentLogger } from '../util/logger.js';
@@ -41,6 +41,9 @@ export { DEFAULT_NODE_NAME_PREFIX } from './node-names.js';
 export { STOPPED_ANNOTATION } from './sim-node.js';
 
 export const DEFAULT_KUBELET_PORT = 10250;
+/** Upstream's KubeletConfiguration defaults for eventRecordQPS and eventBurst. */
+export const DEFAULT_EVENT_QPS = 50;
+export const DEFAULT_EVENT_BURST = 100;
 const NODE_NAME_INDEX = 'spec.nodeName';
 /** Event broadcasters shared by the nodes (each writes its events one at a time). */
 const EVENT_BROADCASTERS = 16;
@@ -69,6 +72,12 @@ export interface SimKubeletsOptions {
   kubeletPort?: number;
   /** Record events (Starting, Pulled, Created, Started, Killing, BackOff, …); default true. */
   events?: boolean;
+  /**
+   * Each node's limit on event writes per second, as upstream's --event-qps (default 50; 0 means client-go's
+   * default of 5), and its burst, --event-burst (default 100; 0 means 10).
+   */
+  eventQps?: number;
+  eventBurst?: number;
   /** --node-status-update-frequency (default 10 s). */
   nodeStatusUpdateFrequencyMs?: number;
   /** nodeStatusReportFrequency (default 5 min). */
@@ -131,6 +140,10 @@ export class SimKubelets {
       leaseDurationSeconds: opts.leaseDurationSeconds ?? NODE_LEASE_DURATION_SECONDS,
       leaseRenewIntervalMs:
         opts.leaseDurationSeconds !== undefined ? (opts.leaseDurationSeconds * 1000) / 4 : NODE_LEASE_RENEW_INTERVAL_MS,
+      eventRateLimit: {
+        qps: opts.eventQps === 0 ? DEFAULT_QPS : (opts.eventQps ?? DEFAULT_EVENT_QPS),
+        burst: opts.eventBurst === 0 ? DEFAULT_BURST : (opts.eventBurst ?? DEFAULT_EVENT_BURST),
+      },
       recorder: (node) => this.recorderFor(node),
       nodeFromCache: (name) => this.nodeInformer.getStore().getByKey(name),
       podsFromCache: (node) => this.podInformer.getIndexer().byIndex(NODE_NAME_INDEX, node),
