@@ -65,6 +65,7 @@ kube-controller-manager runs inside too, with its flags (see wheelhouse controll
 Simulated nodes run inside too (see wheelhouse kubelet --help):
   --nodes N                        how many (default 3; 0 for none), named node-1 … node-N
   --lifecycle-config F / --node-config F   pod lifecycles and node groups (capacity, labels, zones)
+  --event-qps N / --event-burst N  each node's event writes a second and their burst (default 50 / 100)
 
 kube-scheduler runs inside too: --scheduler-config FILE takes a KubeSchedulerConfiguration
 (kubescheduler.config.k8s.io/v1); wheelhouse explain pod NAME shows its per-node verdicts.`;
