@@ -140,6 +140,30 @@ describe('apiserver: the generic registry on ConfigMaps, Secrets and Namespaces'
       body: { ...ok.body, metadata: { ...ok.body.metadata, uid: '00000000-0000-0000-0000-000000000000' } },
     });
     assert.equal(immutable.status, 409, 'a uid in the body is a precondition');
+    // A patch naming a resourceVersion is conditional on it too, in each patch format.
+    const staleRV = created.metadata.resourceVersion;
+    for (const [contentType, body] of [
+      ['application/merge-patch+json', { metadata: { resourceVersion: staleRV }, data: { v: '4' } }],
+      ['application/strategic-merge-patch+json', { metadata: { resourceVersion: staleRV }, data: { v: '4' } }],
+      [
+        'application/json-patch+json',
+        [
+          { op: 'replace', path: '/metadata/resourceVersion', value: staleRV },
+          { op: 'replace', path: '/data/v', value: '4' },
+        ],
+      ],
+    ] as const) {
+      const patched = await apiRequest(cp, 'PATCH', `${CMS}/upd`, { body, contentType });
+      assert.equal(patched.status, 409, contentType);
+      assert.equal(patched.body.reason, 'Conflict');
+    }
+    const current = await apiRequest(cp, 'GET', `${CMS}/upd`);
+    const fresh = await apiRequest(cp, 'PATCH', `${CMS}/upd`, {
+      body: { metadata: { resourceVersion: current.body.metadata.resourceVersion }, data: { v: '5' } },
+      contentType: 'application/merge-patch+json',
+    });
+    assert.equal(fresh.status, 200);
+    assert.equal(fresh.body.data.v, '5');
   });
 
   it('patches with JSON patch, merge patch and strategic merge patch', async () => {

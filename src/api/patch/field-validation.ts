@@ -9,6 +9,11 @@ export const DEFAULT_FIELD_VALIDATION: FieldValidation = 'Warn';
 
 export interface PatchOptions {
   readonly fieldValidation?: FieldValidation;
+  /**
+   * The document is the caller's own copy, which the patch may change and answer instead of copying it first (a
+   * failed patch may then leave it half changed).
+   */
+  readonly inPlace?: boolean;
 }
 
 /** Whether the apiserver runs its strict decode of the patch body first (Warn and Strict). */

@@ -34,7 +34,7 @@ export function applyJsonPatch(doc: unknown, patch: unknown, options?: PatchOpti
   if (!Array.isArray(doc) && !isJsonObject(doc)) {
     throw new PatchError('Invalid', 'the document to patch is not a JSON object or array');
   }
-  const state: ApplyState = { root: deepCopy(doc), copiedBytes: 0 };
+  const state: ApplyState = { root: options?.inPlace ? doc : deepCopy(doc), copiedBytes: 0 };
   for (const op of operations) applyOperation(state, op);
   return state.root;
 }

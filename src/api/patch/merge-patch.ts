@@ -30,7 +30,7 @@ export function applyMergePatch(doc: unknown, patch: unknown, options?: PatchOpt
   if (!isJsonObject(patch)) throw new PatchError('BadRequest', 'Invalid JSON Patch');
   const patchCopy = deepCopy(patch);
   if (!isJsonObject(doc)) return pruneNulls(patchCopy);
-  const result = deepCopy(doc);
+  const result = options?.inPlace ? doc : deepCopy(doc);
   mergeInto(result, patchCopy);
   return result;
 }

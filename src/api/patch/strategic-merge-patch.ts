@@ -8,7 +8,9 @@
  * like upstream, null members can survive inside replaced lists or newly appended list elements, and directive keys
  * other than `$patch` survive inside values that land where the object had nothing. Decoding drops them upstream.
  */
+
 import type { SchemaNode } from '../schema-node.js';
+import type { PatchOptions } from './field-validation.js';
 import { jsonKindWord } from './go-format.js';
 import { deepCopy, deleteKey, hasKey, isJsonObject, type JsonObject, setKey } from './json-value.js';
 import { PatchError } from './patch-error.js';
@@ -28,7 +30,12 @@ import { elementKind, normalizeElementOrder, partitionMaps, partitionScalars } f
 import { lookupListField, lookupMapField, type PatchMeta } from './strategic-patch-meta.js';
 
 /** Applies `patch` to a copy of `doc`, guided by the schema of doc's type; neither argument is changed. */
-export function applyStrategicMergePatch(doc: unknown, patch: unknown, schema: SchemaNode | undefined): unknown {
+export function applyStrategicMergePatch(
+  doc: unknown,
+  patch: unknown,
+  schema: SchemaNode | undefined,
+  options?: Pick<PatchOptions, 'inPlace'>,
+): unknown {
   if (patch !== null && !isJsonObject(patch)) {
     throw new PatchError(
       'BadRequest',
@@ -38,7 +45,7 @@ export function applyStrategicMergePatch(doc: unknown, patch: unknown, schema: S
   if (doc !== null && doc !== undefined && !isJsonObject(doc)) {
     throw new PatchError('BadRequest', 'invalid JSON document');
   }
-  const original = isJsonObject(doc) ? deepCopy(doc) : {};
+  const original = isJsonObject(doc) ? (options?.inPlace ? doc : deepCopy(doc)) : {};
   // A `null` body decodes to no patch at all upstream.
   if (patch === null) return original;
   return mergeMap(original, deepCopy(patch), schema);

@@ -17,15 +17,24 @@ export const PATCH_TYPES = [
   'application/strategic-merge-patch+json',
 ];
 
-/** Applies a decoded patch body to the current object; failures become the Status kube-apiserver answers with. */
-export function applyPatchBody(type: string, current: KubeObject, patch: unknown, def: ResourceDefinition): KubeObject {
+/**
+ * Applies a decoded patch body to the current object; failures become the Status kube-apiserver answers with.
+ * inPlace: current is the caller's own copy, changed and answered rather than copied first.
+ */
+export function applyPatchBody(
+  type: string,
+  current: KubeObject,
+  patch: unknown,
+  def: ResourceDefinition,
+  inPlace = false,
+): KubeObject {
   let result: unknown;
   try {
-    if (type === 'application/json-patch+json') result = applyJsonPatch(current, patch);
-    else if (type === 'application/merge-patch+json') result = applyMergePatch(current, patch);
+    if (type === 'application/json-patch+json') result = applyJsonPatch(current, patch, { inPlace });
+    else if (type === 'application/merge-patch+json') result = applyMergePatch(current, patch, { inPlace });
     else {
       const schema = schemaForKind({ group: def.group, version: def.version, kind: def.kind });
-      result = applyStrategicMergePatch(current, patch, schema);
+      result = applyStrategicMergePatch(current, patch, schema, { inPlace });
     }
   } catch (err) {
     if (err instanceof PatchError) {

@@ -115,7 +115,10 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
         ns,
         info.name,
         (current) => {
-          const next = applyPatchBody(type, current, body, def);
+          // The store gives this function a copy of its own: the patch changes it rather than copying it again (so
+          // what is read of the current object is read first).
+          const currentRV = current.metadata.resourceVersion;
+          const next = applyPatchBody(type, current, body, def, true);
           if (def.custom) {
             pruneCustomResource(def.custom, next, directive, ctx.res, (errors) =>
               patchStrictDecodingError(type, body, next, errors),
@@ -134,7 +137,7 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
           }
           if (!isObject(next.metadata)) next.metadata = {};
           const wantRV = next.metadata.resourceVersion;
-          if (wantRV && wantRV !== current.metadata.resourceVersion) {
+          if (wantRV && wantRV !== currentRV) {
             throw statusErrors.modified(groupResource(def), info.name);
           }
           if (next.metadata.name !== undefined && next.metadata.name !== info.name) {
