@@ -392,7 +392,7 @@ export class GenericStore {
         this.recordManager(next, current, opts);
         if (problems.length > 0) throw invalidError(this.def, name, problems);
         await this.validatingAdmission('UPDATE', next, current, namespace, name, opts);
-        if (jsonEqual(withoutVolatile(next), withoutVolatile(current))) return { result: current };
+        if (sameButVolatile(next, current)) return { result: current };
         if (opts.dryRun) return { result: next };
         const expected = Number(current.metadata.resourceVersion);
         try {
@@ -619,10 +619,31 @@ export class GenericStore {
   }
 }
 
-/** Fields that change on every write and must not make a no-op update look like a change. */
-function withoutVolatile(obj: KubeObject): KubeObject {
-  const { resourceVersion: _rv, managedFields: _mf, ...metadata } = obj.metadata;
-  return { ...obj, metadata };
+/** Fields of metadata that change on every write and must not make a no-op update look like a change. */
+const VOLATILE_METADATA = new Set(['resourceVersion', 'managedFields']);
+const METADATA_ONLY = new Set(['metadata']);
+
+/** jsonEqual of two objects' fields other than those in skip (fields holding undefined count as absent). */
+function equalFieldsBut(a: Record<string, unknown>, b: Record<string, unknown>, skip: ReadonlySet<string>): boolean {
+  let count = 0;
+  for (const k of Object.keys(a)) {
+    const v = a[k];
+    if (v === undefined || skip.has(k)) continue;
+    if (!Object.hasOwn(b, k) || !jsonEqual(v, b[k])) return false;
+    count++;
+  }
+  for (const k of Object.keys(b)) if (b[k] !== undefined && !skip.has(k)) count--;
+  return count === 0;
+}
+
+/** Whether two states of an object differ only in what changes on every write (resourceVersion, managedFields). */
+function sameButVolatile(a: KubeObject, b: KubeObject): boolean {
+  const metaA = (a.metadata ?? {}) as Record<string, unknown>;
+  const metaB = (b.metadata ?? {}) as Record<string, unknown>;
+  return (
+    equalFieldsBut(metaA, metaB, VOLATILE_METADATA) &&
+    equalFieldsBut(a as Record<string, unknown>, b as Record<string, unknown>, METADATA_ONLY)
+  );
 }
 
 /** Whether anything outside metadata and status differs: what bumps metadata.generation. */
