@@ -315,17 +315,73 @@ function toFieldsV1(paths: Iterable<string>): Record<string, unknown> {
   return root;
 }
 
-/** The leaf paths of a FieldsV1 tree. */
-function fromFieldsV1(fields: unknown, prefix = '', out: string[] = []): string[] {
-  if (!isObject(fields)) return out;
-  for (const k in fields) {
-    const p = `${prefix}${SEP}${k}`;
-    const count = out.length;
-    fromFieldsV1(fields[k], p, out);
-    // Nothing below it: the path is a leaf itself.
-    if (out.length === count) out.push(p);
+/**
+ * A FieldsV1 tree with some leaf paths taken out and others put in, as toFieldsV1 of the edited set of leaves
+ * would build it, but copying only the nodes along the edited paths (the rest is shared with the given tree, which is
+ * not changed). A node left empty by a removal goes too, up to the first node that still holds something; each node
+ * that gained a child has its children in FieldsV1 order again.
+ */
+function editFieldsV1(tree: FieldsTree, removed: Iterable<string>, added: Iterable<string>): FieldsTree {
+  const root: FieldsTree = { ...tree };
+  const copies = new Set<FieldsTree>([root]);
+  const grown = new Set<FieldsTree>();
+  /** The node at segment seg of parent, copied once for this edit (made when create is set and it is missing). */
+  const own = (parent: FieldsTree, seg: string, create: boolean): FieldsTree | undefined => {
+    const child = parent[seg] as FieldsTree | undefined;
+    if (child === undefined) {
+      if (!create) return undefined;
+      const made: FieldsTree = {};
+      parent[seg] = made;
+      copies.add(made);
+      grown.add(parent);
+      return made;
+    }
+    if (copies.has(child)) return child;
+    const copy = { ...child };
+    parent[seg] = copy;
+    copies.add(copy);
+    return copy;
+  };
+  for (const path of removed) {
+    const segs = path.split(SEP);
+    const spine: FieldsTree[] = [root];
+    let node: FieldsTree | undefined = root;
+    for (let i = 1; i < segs.length - 1 && node; i++) {
+      node = own(node, segs[i] as string, false);
+      if (node) spine.push(node);
+    }
+    if (!node) continue;
+    delete node[segs[segs.length - 1] as string];
+    // Up the spine, a node emptied by the removal goes from its parent.
+    for (let i = spine.length - 1; i > 0; i--) {
+      if (Object.keys(spine[i] as FieldsTree).length > 0) break;
+      delete (spine[i - 1] as FieldsTree)[segs[i] as string];
+    }
+  }
+  for (const path of added) {
+    const segs = path.split(SEP);
+    let node = root;
+    for (let i = 1; i < segs.length; i++) node = own(node, segs[i] as string, true) as FieldsTree;
+  }
+  return grown.size === 0 ? root : sortGrown(root, grown);
+}
+
+/** The tree with the children of the grown nodes sorted (walking only the nodes copied for the edit). */
+function sortGrown(node: FieldsTree, grown: ReadonlySet<FieldsTree>): FieldsTree {
+  const keys = grown.has(node) ? Object.keys(node).sort() : Object.keys(node);
+  const out: FieldsTree = {};
+  for (const k of keys) {
+    const child = node[k] as FieldsTree;
+    out[k] = grownBelow(child, grown) ? sortGrown(child, grown) : child;
   }
   return out;
+}
+
+/** Whether a grown node is node or lies below it. */
+function grownBelow(node: FieldsTree, grown: ReadonlySet<FieldsTree>): boolean {
+  if (grown.has(node)) return true;
+  for (const k in node) if (grownBelow(node[k] as FieldsTree, grown)) return true;
+  return false;
 }
 
 /**
@@ -369,8 +425,9 @@ export function updateManagedFields(
       result.push(e);
       continue;
     }
-    const paths = fromFieldsV1(e.fieldsV1).filter((p) => !removed.has(p) && !changed.has(p));
-    if (paths.length > 0) result.push({ ...e, fieldsV1: toFieldsV1(paths) });
+    const lost = touched.filter((p) => isLeafOf(e.fieldsV1, p));
+    const fieldsV1 = editFieldsV1(e.fieldsV1, lost, []);
+    if (Object.keys(fieldsV1).length > 0) result.push({ ...e, fieldsV1 });
   }
   // The writer's set afterwards: its entry's, less what was removed, plus what it changed. When that is the set
   // it had (nothing of it removed, everything changed already in it), its tree is kept, with the new time.
@@ -383,9 +440,15 @@ export function updateManagedFields(
     result.push(ownEntry(own.fieldsV1, opts));
     return result;
   }
-  const mine = new Set(own ? fromFieldsV1(own.fieldsV1).filter((p) => !removed.has(p)) : []);
-  for (const p of changed) mine.add(p);
-  if (mine.size > 0) result.push(ownEntry(toFieldsV1([...mine].sort()), opts));
+  const mine =
+    own && Object.keys(own.fieldsV1).length > 0
+      ? editFieldsV1(
+          own.fieldsV1,
+          [...removed].filter((p) => isLeafOf(own.fieldsV1, p)),
+          [...changed].filter((p) => !isLeafOf(own.fieldsV1, p)),
+        )
+      : toFieldsV1([...changed].sort());
+  if (Object.keys(mine).length > 0) result.push(ownEntry(mine, opts));
   return result;
 }
 
@@ -401,7 +464,7 @@ function isLeafOf(fields: unknown, path: string): boolean {
     if (node === undefined) return false;
     start = end + 1;
   }
-  // A leaf as fromFieldsV1 lists them: nothing under it.
+  // A leaf: nothing under it.
   if (!isObject(node)) return true;
   for (const _ in node) return false;
   return true;
