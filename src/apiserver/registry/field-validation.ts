@@ -145,11 +145,20 @@ const KEY_TOKEN = /"\s*:/g;
  */
 export function cleanJsonBody(rawJson: string, decoded: unknown, schema: SchemaNode): boolean {
   const keys = knownKeyCount(decoded, schema);
-  if (keys < 0) return false;
+  return keys >= 0 && keyTokens(rawJson) === keys;
+}
+
+function keyTokens(rawJson: string): number {
   let tokens = 0;
   KEY_TOKEN.lastIndex = 0;
   while (KEY_TOKEN.exec(rawJson) !== null) tokens++;
-  return tokens === keys;
+  return tokens;
+}
+
+/** The duplicate-field errors of a JSON patch body: none when its keys are as many as its key tokens. */
+function patchDuplicates(rawPatch: string, body: unknown): string[] {
+  if (body !== undefined && keyTokens(rawPatch) === knownKeyCount(body, undefined)) return [];
+  return new StrictScanner(rawPatch).run(UNTYPED).map(decoderMessage);
 }
 
 // ---- scanning raw JSON -----------------------------------------------------------------------------------------
@@ -353,7 +362,7 @@ export function patchStrictErrors(
     if (!walked) return own;
     return [...own, ...sortedUnknown(patched, schema, true).map((p) => `unknown field ${goQuote(p)}`)];
   }
-  if (!walked) return new StrictScanner(rawPatch).run(UNTYPED).map(decoderMessage);
+  if (!walked) return patchDuplicates(rawPatch, body);
   const own = new StrictScanner(rawPatch).run(UNTYPED).map(decoderMessage);
   if (patchType === 'application/merge-patch+json') {
     return [...own, ...sortedUnknown(patched, schema, true).map((p) => `unknown field ${goQuote(p)}`)];
