@@ -148,8 +148,26 @@ export const errors = {
 };
 
 /** Stored bytes of a value, refusing one over the limit. */
+/** Buffers whose writers have handed them over (see handOver): stored as they are, without a copy. */
+const handedOver = new WeakSet<Uint8Array>();
+
+/**
+ * Marks bytes about to be written as the store's from now on (the writer never changes them again): the memory and
+ * sqlite stores keep and publish that very Buffer instead of a copy, so that a watcher in the same process can
+ * recognise a write by the identity of the value in its event.
+ */
+export function handOver(bytes: Buffer): Buffer {
+  handedOver.add(bytes);
+  return bytes;
+}
+
 export function toBytes(key: string, value: Value): Buffer {
-  const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : Buffer.from(value);
+  const bytes =
+    typeof value === 'string'
+      ? Buffer.from(value, 'utf8')
+      : Buffer.isBuffer(value) && handedOver.has(value)
+        ? value
+        : Buffer.from(value);
   if (bytes.length > MAX_VALUE_BYTES) throw errors.tooLarge(key, bytes.length);
   return bytes;
 }

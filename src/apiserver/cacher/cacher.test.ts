@@ -1,11 +1,14 @@
 import { describe, it } from 'node:test';
 import { MemoryStore } from '../../storage/memory.js';
+import { StorageError, type WatchListener } from '../../storage/types.js';
 import assert from '../../testing/assert.js';
+import { eventually } from '../../testing/controllers.js';
 import { FakeClock } from '../../util/clock.js';
 import { silentLogger } from '../../util/logger.js';
 import { decodeFromStorage } from '../registry/codec.js';
 import type { KubeObject } from '../registry/object.js';
 import { Cacher, TooOldError, type WatchEventType } from './cacher.js';
+import { CacheFollower } from './follower.js';
 
 const obj = (name: string, labels: Record<string, string> = {}) => JSON.stringify({ metadata: { name, labels } });
 
@@ -417,6 +420,58 @@ describe('Cacher', () => {
     // value was remembered.
     assert.equal(decodes(), 8);
     w.stop();
+    cacher.stop();
+  });
+});
+
+describe('Cacher recent decoded states', () => {
+  it('keeps the states its watchers decoded for the next update, but not large ones', async () => {
+    const store = new MemoryStore();
+    const cacher = new Cacher(store, '/registry/things/', decodeFromStorage, silentLogger);
+    await cacher.watch({
+      fromRevision: undefined,
+      prefix: '/registry/things/',
+      matches: () => true,
+      onEvent: () => {},
+      onEnd: () => {},
+    });
+    const small = await store.create('/registry/things/small', obj('small'));
+    const big = JSON.stringify({ metadata: { name: 'big', annotations: { pad: 'x'.repeat(70 * 1024) } } });
+    await store.create('/registry/things/big', big);
+    await new Promise((r) => setImmediate(r));
+    const kept = cacher.takeRecent('/registry/things/small');
+    assert.equal(kept?.metadata.resourceVersion, String(small.revision));
+    assert.equal(cacher.takeRecent('/registry/things/small'), undefined, 'handed out once');
+    assert.equal(cacher.takeRecent('/registry/things/big'), undefined, 'a state over 64 KiB of JSON is not kept');
+    cacher.stop();
+  });
+});
+
+describe('Cacher reload', () => {
+  it('gives a watcher that watches again at once, after the storage watch was lost, the reloaded state', async () => {
+    const listeners: WatchListener[] = [];
+    const store = new (class extends MemoryStore {
+      override watch(prefix: string, afterRevision: number, listener: WatchListener) {
+        listeners.push(listener);
+        return super.watch(prefix, afterRevision, listener);
+      }
+    })();
+    for (const name of ['a', 'b', 'c']) await store.create(`/registry/things/${name}`, obj(name));
+    const cacher = new Cacher(store, '/registry/things/', decodeFromStorage, silentLogger);
+    const known = new Set<string>();
+    const follower = new CacheFollower();
+    await follower.follow(
+      { cacher, prefix: '/registry/things/' },
+      (type, o) => (type === 'DELETED' ? known.delete(o.metadata.name ?? '') : known.add(o.metadata.name ?? '')),
+      () => known.clear(),
+    );
+    assert.deepEqual([...known].sort(), ['a', 'b', 'c']);
+    // The storage watch ends as a compaction ends it: the follower drops what it had and follows again.
+    listeners[0]?.onError(new StorageError('Compacted', 'required revision has been compacted'));
+    await eventually(() => assert.deepEqual([...known].sort(), ['a', 'b', 'c']));
+    await store.create('/registry/things/d', obj('d'));
+    await eventually(() => assert.ok(known.has('d'), 'changes after the reload arrive too'));
+    follower.stop();
     cacher.stop();
   });
 });

@@ -2,7 +2,7 @@ import type { Store, WatchEvent } from '../../storage/types.js';
 import { ExponentialBackoff } from '../../util/backoff.js';
 import { type Clock, realClock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
-import { storedJsonWithRevision } from '../registry/codec.js';
+import { storedJsonWithRevision, writtenObjectOf } from '../registry/codec.js';
 import { deepFreeze, type KubeObject } from '../registry/object.js';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
@@ -53,7 +53,11 @@ class EventView {
   constructor(
     readonly event: CachedEvent,
     private readonly decode: (value: Buffer, revision: number) => KubeObject,
-  ) {}
+    /** The new state, when this process wrote it and kept the object (no decoding needed). */
+    written?: KubeObject,
+  ) {
+    this.obj = written;
+  }
 
   get object(): KubeObject {
     this.obj ??= this.decode(this.event.value, this.event.revision);
@@ -114,6 +118,10 @@ export interface CacheWatchRequest {
    * never decoded to learn whether it matched.
    */
   storedTestDecides?: boolean;
+  /**
+   * A change as the watcher sees it. The object is shared (with every watcher of the change, and afterwards with the
+   * object's next update, see takeRecent): read it while handling the change; never change or keep it.
+   */
   onEvent(type: WatchEventType, object: KubeObject, revision: number): void;
   /**
    * When set, changes after the start are given to this instead of onEvent, as the object's JSON (the stored bytes
@@ -175,8 +183,14 @@ export interface CacherOptions {
   index?: ((obj: KubeObject) => string) | undefined;
 }
 
-/** How many recently changed objects' decoded states the cache keeps for their next update (see takeRecent). */
+/**
+ * How many recently changed objects' decoded states the cache keeps for their next update (see takeRecent), how
+ * many bytes of stored JSON they may come from together, and the largest one kept: decoded objects cost several
+ * times their JSON, and a resource of large objects (custom resource definitions) must not pile them up.
+ */
 const RECENT_DECODED = 1024;
+const RECENT_DECODED_BYTES = 8 * 1024 * 1024;
+const RECENT_DECODED_MAX_OBJECT_BYTES = 64 * 1024;
 
 /** Thrown when a watch asks for history the cache no longer holds. */
 export class TooOldError extends Error {
@@ -200,7 +214,9 @@ export class Cacher {
    * index, a selector), by key, at most RECENT_DECODED of them: the next update of the object takes it (once) as its
    * current state instead of reading storage and decoding again. Only the latest change of a key is kept.
    */
-  private readonly recentDecoded = new Map<string, KubeObject>();
+  private readonly recentDecoded = new Map<string, { obj: KubeObject; size: number }>();
+  /** The stored size of the objects in recentDecoded. */
+  private recentDecodedBytes = 0;
   /** The keys of items in order; undefined after a key was added or removed. */
   private sortedKeys: string[] | undefined;
   private window: CachedEvent[] = [];
@@ -401,6 +417,7 @@ export class Cacher {
     this.loaded = false;
     this.items.clear();
     this.recentDecoded.clear();
+    this.recentDecodedBytes = 0;
     this.sortedKeys = undefined;
     let startKey: string | undefined;
     let revision: number | undefined;
@@ -425,10 +442,13 @@ export class Cacher {
       onEvent: (e) => this.apply(e),
       onError: (err) => {
         if (this.stopped) return;
+        if (err.code !== 'Closed') {
+          this.log.error('watch cache lost its storage watch; reloading', { prefix: this.prefix, err: err.message });
+          // The reload starts (and the state is marked unloaded) before the watchers hear of the end, so that one
+          // that watches again at once waits for the reloaded state rather than seeing the cleared one.
+          this.ready = this.reload();
+        }
         for (const w of this.watchers) this.end(w, err.code === 'Closed' ? 'closed' : 'expired');
-        if (err.code === 'Closed') return;
-        this.log.error('watch cache lost its storage watch; reloading', { prefix: this.prefix, err: err.message });
-        this.ready = this.reload();
       },
     });
   }
@@ -451,6 +471,7 @@ export class Cacher {
     const prev = this.items.get(e.key);
     let event: CachedEvent;
     let current: Stored | undefined;
+    let written: KubeObject | undefined;
     const recordTime = this.clock.now();
     if (!prev || e.type === 'delete') this.sortedKeys = undefined;
     if (e.type === 'delete') {
@@ -459,6 +480,7 @@ export class Cacher {
       // A deleted object is reported in its last state, with the deletion's revision.
       event = { type: 'DELETED', key: e.key, value: last, prevValue: prev?.value, revision: e.revision, recordTime };
     } else {
+      written = writtenObjectOf(e.value, e.revision);
       const value = own(e.value);
       current = { value, revision: e.revision };
       this.items.set(e.key, current);
@@ -467,17 +489,33 @@ export class Cacher {
     }
     this.rev = e.revision;
     this.remember(event);
-    this.recentDecoded.delete(e.key);
-    if (this.watchers.size === 0) return;
-    const view = new EventView(event, this.decode);
+    this.forgetDecoded(e.key);
+    if (this.watchers.size === 0) {
+      if (written) this.rememberDecoded(e.key, written, event.value.length);
+      return;
+    }
+    const view = new EventView(event, this.decode, written);
     this.fanOut(view, prev, current);
     const decoded = current ? view.decodedObject : undefined;
-    if (decoded) {
-      this.recentDecoded.set(e.key, decoded);
-      if (this.recentDecoded.size > RECENT_DECODED) {
-        this.recentDecoded.delete(this.recentDecoded.keys().next().value as string);
-      }
+    if (decoded) this.rememberDecoded(e.key, decoded, event.value.length);
+  }
+
+  /** Keeps obj (decoded from size stored bytes) for the key's next update, within the count and byte budgets. */
+  private rememberDecoded(key: string, obj: KubeObject, size: number): void {
+    this.forgetDecoded(key);
+    if (size > RECENT_DECODED_MAX_OBJECT_BYTES) return;
+    this.recentDecoded.set(key, { obj, size });
+    this.recentDecodedBytes += size;
+    while (this.recentDecoded.size > RECENT_DECODED || this.recentDecodedBytes > RECENT_DECODED_BYTES) {
+      this.forgetDecoded(this.recentDecoded.keys().next().value as string);
     }
+  }
+
+  private forgetDecoded(key: string): void {
+    const kept = this.recentDecoded.get(key);
+    if (!kept) return;
+    this.recentDecoded.delete(key);
+    this.recentDecodedBytes -= kept.size;
   }
 
   /**
@@ -486,9 +524,9 @@ export class Cacher {
    * applied), so a caller writes with it only conditionally on its resourceVersion.
    */
   takeRecent(key: string): KubeObject | undefined {
-    const obj = this.recentDecoded.get(key);
-    if (obj) this.recentDecoded.delete(key);
-    return obj;
+    const kept = this.recentDecoded.get(key);
+    if (kept) this.forgetDecoded(key);
+    return kept?.obj;
   }
 
   /** Offers a change to the watchers that may want it. */

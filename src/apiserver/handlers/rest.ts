@@ -88,6 +88,7 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
         user,
         sink,
         ownsInput: true,
+        shareResult: true,
       });
       return respondWritten(ctx, served, created, 201);
     }
@@ -99,6 +100,7 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
         user,
         sink,
         ownsInput: true,
+        shareResult: true,
         ...(status ? { subresource: statusSubresource } : {}),
       });
       return respondWritten(ctx, served, object, created ? 201 : 200);
@@ -155,6 +157,7 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
           fieldManager: manager,
           user,
           sink,
+          shareResult: true,
           prepare: { status },
           ...(status ? { subresource: statusSubresource } : {}),
           validate: (next, old) => served.store.validateUpdate(next, old, status, statusSubresource),
@@ -522,7 +525,7 @@ async function serveGet(ctx: RequestContext, served: ServedResource, ns: string,
 function respondWritten(ctx: RequestContext, served: ServedResource, obj: KubeObject, code: number): void {
   const form = storedJsonForm(ctx, served);
   const stored = form && served.store.storedJsonOf(obj);
-  const raw = stored && storedJsonWithRevision(Buffer.from(stored), Number(obj.metadata.resourceVersion));
+  const raw = stored && storedJsonWithRevision(stored, Number(obj.metadata.resourceVersion));
   if (form && raw) writeEncodedJson(ctx, code, raw.parts, contentTypeFor(form));
   else respondObject(ctx, served, obj, code);
 }

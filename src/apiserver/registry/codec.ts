@@ -20,8 +20,31 @@ export function encodeForStorage(obj: KubeObject): string {
     for (const k of Object.keys(meta)) if (k !== 'resourceVersion' && k !== 'selfLink') metadata[k] = meta[k];
   }
   const out: Record<string, unknown> = { apiVersion: obj.apiVersion, kind: obj.kind, metadata };
-  for (const k of Object.keys(obj)) if (k !== 'apiVersion' && k !== 'kind' && k !== 'metadata') out[k] = obj[k];
+  for (const k of Object.keys(obj)) {
+    if (k === 'apiVersion' || k === 'kind' || k === 'metadata') continue;
+    // A "__proto__" field (of a custom resource keeping unknown fields) stays a field rather than a prototype.
+    if (k === '__proto__') Object.defineProperty(out, k, { value: obj[k], enumerable: true, writable: true });
+    else out[k] = obj[k];
+  }
   return JSON.stringify(out);
+}
+
+/**
+ * Objects the registry wrote, by the bytes it handed to storage (see handOver): a watch cache in the same process
+ * takes the object for the decoded form of the change those bytes make, instead of decoding them again. Only writes
+ * whose object nobody changes afterwards are remembered (the REST handlers' answers).
+ */
+const writtenObjects = new WeakMap<Buffer, KubeObject>();
+
+export function rememberWritten(bytes: Buffer, obj: KubeObject): void {
+  writtenObjects.set(bytes, obj);
+}
+
+/** The object written as value, at revision (its resourceVersion set to it), when this process wrote it. */
+export function writtenObjectOf(value: Buffer, revision: number): KubeObject | undefined {
+  const obj = writtenObjects.get(value);
+  if (obj) obj.metadata.resourceVersion = String(revision);
+  return obj;
 }
 
 /** A JSON value already encoded, written into a response as it is. */

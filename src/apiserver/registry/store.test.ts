@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
+import { StatusError } from '../../api/status-error.js';
 import { MemoryStore } from '../../storage/memory.js';
-import type { WatchListener } from '../../storage/types.js';
+import { StorageError, type WatchListener } from '../../storage/types.js';
 import assert from '../../testing/assert.js';
 import { silentLogger } from '../../util/logger.js';
 import { AdmissionChain } from '../admission/chain.js';
@@ -165,6 +166,23 @@ describe('GenericStore updates from the watch cache', () => {
     assert.equal(cacher.takeRecent(key), undefined);
   });
 
+  it('gives the watch cache the object a shared write answered, instead of decoding the stored bytes', async () => {
+    const { store, cacher, settle, decodes } = await decodingPodStore();
+    const before = decodes();
+    const shared = await store.create('default', { ...pod, metadata: { name: 'a' } }, { shareResult: true });
+    await settle();
+    assert.equal(decodes(), before, 'the change of a shared write is not decoded');
+    const key = store.key('default', 'a');
+    assert.equal(cacher.takeRecent(key), shared, 'the very object the write answered');
+    // A write whose caller may change the object it gets back is decoded as before.
+    await store.create('default', { ...pod, metadata: { name: 'b' } });
+    await settle();
+    assert.equal(decodes(), before + 1);
+    const mine = cacher.takeRecent(store.key('default', 'b'));
+    assert.equal(mine?.metadata.name, 'b');
+    assert.equal(mine?.metadata.resourceVersion, (await store.get('default', 'b')).metadata.resourceVersion);
+  });
+
   it('checks a state that may be stale against storage before a refusal or a no-op stands', async () => {
     const { store, storage, settle, hold } = await decodingPodStore();
     await store.create('default', { ...pod, metadata: { name: 'a' } });
@@ -204,5 +222,41 @@ describe('GenericStore updates from the watch cache', () => {
     assert.equal(unchanged.metadata.resourceVersion, third.revision);
     assert.deepEqual(unchanged.metadata.labels, { moved: 'third' });
     third.release();
+    await settle();
+    // A dry run answers from storage, never from the cache's state.
+    const fourth = await behindTheCache({ moved: 'fourth' });
+    const dry = await store.guaranteedUpdate(
+      'default',
+      'a',
+      (p) => {
+        p.metadata.labels = { ...p.metadata.labels, dry: 'yes' };
+        return p;
+      },
+      { dryRun: true },
+    );
+    assert.deepEqual(dry.metadata.labels, { moved: 'fourth', dry: 'yes' });
+    fourth.release();
+  });
+
+  it('does not try again from storage after a write whose outcome is unknown', async () => {
+    const { store, storage, settle } = await decodingPodStore();
+    await store.create('default', { ...pod, metadata: { name: 'a' } });
+    await settle();
+    // The cache hands out a's state; the write then fails as a lost connection would, after reaching storage.
+    const update = storage.update.bind(storage);
+    storage.update = async (key, value, expected) => {
+      await update(key, value, expected);
+      throw new StorageError('Unavailable', 'connection lost');
+    };
+    let tries = 0;
+    await assert.rejects(
+      store.guaranteedUpdate('default', 'a', (p) => {
+        tries++;
+        p.metadata.labels = { n: String(tries) };
+        return p;
+      }),
+      (err: unknown) => err instanceof StatusError && err.code === 500,
+    );
+    assert.equal(tries, 1, 'the update was not applied a second time on top of its own write');
   });
 });

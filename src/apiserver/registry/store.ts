@@ -1,14 +1,21 @@
 import type { FieldError } from '../../api/field-errors.js';
 import { schemaForKind } from '../../api/schema.js';
 import { statusErrors } from '../../api/status-error.js';
-import { isStorageError, type KeyValue, type Store } from '../../storage/types.js';
+import { handOver, isStorageError, type KeyValue, type Store } from '../../storage/types.js';
 import { type Clock, realClock } from '../../util/clock.js';
 import { admitObject, attributesFor, requestOptions } from '../admission/attributes.js';
 import type { AdmissionChain } from '../admission/chain.js';
 import type { AdmissionSink, Operation } from '../admission/types.js';
 import type { Cacher } from '../cacher/cacher.js';
 import type { UserInfo } from '../context.js';
-import { decodeFromStorage, encodeForStorage, invalidError, storageToStatus, withTypeFirst } from './codec.js';
+import {
+  decodeFromStorage,
+  encodeForStorage,
+  invalidError,
+  rememberWritten,
+  storageToStatus,
+  withTypeFirst,
+} from './codec.js';
 import { type ManagedFieldsEntry, updateManagedFields } from './managed-fields.js';
 import { deepClone, generateNameFrom, jsonEqual, type KubeObject, newUid, nowTimestamp } from './object.js';
 import {
@@ -44,6 +51,12 @@ export type StoreWriteOptions = WriteOptions &
      * of working on a copy.
      */
     ownsInput?: boolean;
+    /**
+     * The caller only reads the object the write answers, and never changes it (a REST handler writing its
+     * response): the watch cache then takes that object as the decoded form of the change instead of decoding the
+     * stored bytes, and may hand it to the object's next update as its current state.
+     */
+    shareResult?: boolean;
   };
 export type StoreDeleteOptions = DeleteOptions & AdmissionRequest;
 
@@ -92,7 +105,7 @@ const MAX_UPDATE_RETRIES = 20;
  */
 const STORED_JSON = Symbol('storedJson');
 
-function rememberStoredJson(obj: KubeObject, json: string): void {
+function rememberStoredJson(obj: KubeObject, json: Buffer): void {
   Object.defineProperty(obj, STORED_JSON, { value: json, enumerable: false, configurable: true });
 }
 
@@ -197,8 +210,19 @@ export class GenericStore {
    * returned: a response may send it instead of encoding the object again. Only for the caller that got the object
    * back, before it changes anything in it; undefined for anything else.
    */
-  storedJsonOf(obj: KubeObject): string | undefined {
-    return (obj as { [STORED_JSON]?: string })[STORED_JSON];
+  storedJsonOf(obj: KubeObject): Buffer | undefined {
+    return (obj as { [STORED_JSON]?: Buffer })[STORED_JSON];
+  }
+
+  /**
+   * The bytes storage is given for obj: handed over (stored as they are), and remembered with obj for the watch cache
+   * when the caller shares the result.
+   */
+  private storedBytes(obj: KubeObject, opts: StoreWriteOptions): Buffer {
+    const bytes = handOver(Buffer.from(this.encode(obj)));
+    // The watch cache holds the stored form: an object served in another version is not it.
+    if (opts.shareResult && !this.def.conversion) rememberWritten(bytes, obj);
+    return bytes;
   }
 
   /** A stored value as this resource's version serves it. */
@@ -268,7 +292,7 @@ export class GenericStore {
         if (existing) throw statusErrors.alreadyExists(groupResource(this.def), name);
         return typed;
       }
-      const encoded = this.encode(typed);
+      const encoded = this.storedBytes(typed, opts);
       const { revision } = await this.wrap(name, () => this.storage.create(this.key(namespace, name), encoded));
       typed.metadata.resourceVersion = String(revision);
       rememberStoredJson(typed, encoded);
@@ -334,16 +358,19 @@ export class GenericStore {
     // The first attempt may start from the state the watch cache decoded for the object's latest change, as
     // upstream's cacher hands GuaranteedUpdate its cached object: it may be stale, so the write is conditional on its
     // revision, and a refusal or a no-op reached from it is checked against storage before it stands.
-    let cached = this.def.conversion ? undefined : this.cacher.takeRecent(key);
+    // A dry run answers what storage holds now, as upstream's dry-run storage reads it.
+    let cached = this.def.conversion || opts.dryRun ? undefined : this.cacher.takeRecent(key);
     for (let attempt = 0; ; attempt++) {
       const current = cached ?? (await this.get(namespace, name));
       const mayBeStale = cached !== undefined;
       cached = undefined;
+      const progress = { writing: false };
       let outcome: { result: KubeObject } | 'retry';
       try {
-        outcome = await this.updateAttempt(key, namespace, name, current, tryUpdate, opts, attempt);
+        outcome = await this.updateAttempt(key, namespace, name, current, tryUpdate, opts, attempt, progress);
       } catch (err) {
-        if (mayBeStale && (await this.isStale(key, current))) continue;
+        // Only a refusal before the write may come from stale data: once the write was tried, its outcome stands.
+        if (mayBeStale && !progress.writing && (await this.isStale(key, current))) continue;
         throw err;
       }
       if (outcome === 'retry') continue;
@@ -374,6 +401,7 @@ export class GenericStore {
       replaces?: boolean;
     },
     attempt: number,
+    progress: { writing: boolean },
   ): Promise<{ result: KubeObject } | 'retry'> {
     {
       let next = await tryUpdate(opts.replaces ? current : deepClone(current));
@@ -395,6 +423,7 @@ export class GenericStore {
         if (sameButVolatile(next, current)) return { result: current };
         if (opts.dryRun) return { result: next };
         const expected = Number(current.metadata.resourceVersion);
+        progress.writing = true;
         try {
           if (this.shouldDeleteDuringUpdate(next, current)) {
             // The last finalizer of an object being deleted is gone: the object goes now.
@@ -404,7 +433,7 @@ export class GenericStore {
             await this.afterDelete(next);
             return { result: next };
           }
-          const encoded = this.encode(next);
+          const encoded = this.storedBytes(next, opts);
           const { revision } = await this.storage.update(key, encoded, expected);
           next.metadata.resourceVersion = String(revision);
           rememberStoredJson(next, encoded);
