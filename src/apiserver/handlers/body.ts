@@ -16,6 +16,10 @@ export function readBody(ctx: RequestContext, limit = MAX_BODY_BYTES): Promise<B
   // Read with the stream's events rather than its async iterator, which costs more than the rest of a small
   // request's reading.
   const req = ctx.req;
+  // A stream that ended or was destroyed before it was read (the client went away meanwhile) emits nothing more.
+  if (req.destroyed || req.readableEnded) {
+    return Promise.reject(new Error('the request was closed before its body was read'));
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
