@@ -122,7 +122,8 @@ class SubjectIndex {
 
   /** The bindings naming any of keys, each once, in a stable order (by id). The caller must not change the list. */
   find(keys: string[]): readonly BindingMatch[] {
-    const cacheKey = keys.join('\u0000');
+    // JSON keeps the keys apart whatever characters a user or group name holds.
+    const cacheKey = JSON.stringify(keys);
     let answer = this.found.get(cacheKey);
     if (answer === undefined) {
       answer = this.lookUp(keys);

@@ -27,16 +27,6 @@ function labelsOf(ctx: RequestContext) {
   };
 }
 
-/** The series kept under key, made by make the first time. */
-function seriesOf<T>(series: Map<string, T>, key: string, make: () => T): T {
-  let found = series.get(key);
-  if (found === undefined) {
-    found = make();
-    series.set(key, found);
-  }
-  return found;
-}
-
 /**
  * The apiserver's Prometheus metrics with upstream's names and labels: apiserver_request_total,
  * apiserver_request_duration_seconds, apiserver_longrunning_requests, apiserver_storage_objects. Each server has
@@ -84,13 +74,6 @@ export class APIServerMetrics {
     });
   }
 
-  /**
-   * The series of each label set met so far, by a key of the label values: prom-client finds a series by hashing
-   * the label object (its keys sorted) at every call, which costs more than the rest of the filter.
-   */
-  private readonly requestSeries = new Map<string, { inc(): void }>();
-  private readonly durationSeries = new Map<string, { observe(value: number): void }>();
-
   filter(): Filter {
     return (next) => async (ctx) => {
       const started = process.hrtime.bigint();
@@ -98,17 +81,10 @@ export class APIServerMetrics {
       const done = () => {
         const labels = labelsOf(ctx);
         if (longRunningLabels) this.longRunning.dec(longRunningLabels);
-        const key = [labels.verb, labels.group, labels.version, labels.resource, labels.subresource, labels.scope].join(
-          '\u0000',
-        );
-        const code = String(ctx.res.statusCode);
-        seriesOf(this.requestSeries, `${key}\u0000${code}`, () => this.requests.labels({ ...labels, code })).inc();
+        this.requests.inc({ ...labels, code: String(ctx.res.statusCode) });
         if (!ctx.longRunning) {
           const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-          const dryRun = ctx.url.searchParams.has('dryRun') ? 'All' : '';
-          seriesOf(this.durationSeries, `${key}\u0000${dryRun}`, () =>
-            this.duration.labels({ ...labels, dry_run: dryRun }),
-          ).observe(seconds);
+          this.duration.observe({ ...labels, dry_run: ctx.url.searchParams.has('dryRun') ? 'All' : '' }, seconds);
         }
       };
       ctx.res.once('close', done);
