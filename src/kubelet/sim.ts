@@ -3,10 +3,10 @@
  * client like a real kubelet — registering its Node, renewing its Lease, reporting node and pod status — and cheap
  * enough for thousands: one pod informer over every bound pod (spec.nodeName != "") indexed by node (upstream's
  * kubelet watches with a field selector on its own node name; one per node would not scale here), one Node
- * informer, one timer wheel, one bound on API calls in flight, a small pool of event broadcasters. The informers
- * use `client`; each node writes through its own client when `nodeClient` gives one (its identity,
+ * informer, one timer wheel, one bound on API calls in flight; an event broadcaster per node that records events.
+ * The informers use `client`; each node writes through its own client when `nodeClient` gives one (its identity,
  * system:node:<name>, see identities.ts), else through `client` too. Events go through the client of the node they
- * come from.
+ * come from, with the node's event limit.
  *
  * Fault injection: stopNode(name) / startNode(name), or from another process the Node annotation
  * `sim.wheelhouse.dev/stopped: "true"` (wheelhouse node stop), which the kubelets watch and obey (level-triggered:
@@ -16,7 +16,6 @@
 import { SharedIndexInformer } from '../client/cache/shared-informer.js';
 import { DeletedFinalStateUnknown } from '../client/cache/store.js';
 import { EventBroadcaster, type EventRecorder } from '../client/events/broadcaster.js';
-import type { CoreEvent } from '../client/events/event.js';
 import { DEFAULT_BURST, DEFAULT_QPS, type KubeClient } from '../client/rest.js';
 import type { KubeObject, ListerWatcher, ListOptions } from '../client/types.js';
 import { type Clock, realClock } from '../util/clock.js';
@@ -45,8 +44,6 @@ export const DEFAULT_KUBELET_PORT = 10250;
 export const DEFAULT_EVENT_QPS = 50;
 export const DEFAULT_EVENT_BURST = 100;
 const NODE_NAME_INDEX = 'spec.nodeName';
-/** Event broadcasters shared by the nodes (each writes its events one at a time). */
-const EVENT_BROADCASTERS = 16;
 
 export interface SimKubeletsOptions {
   /**
@@ -104,7 +101,10 @@ export class SimKubelets {
   private readonly podIndex = new Map<string, { sim: SimPod; node: SimNode }>();
   private readonly podInformer: SharedIndexInformer;
   private readonly nodeInformer: SharedIndexInformer;
+  /** One per node that recorded an event. */
   private readonly broadcasters: EventBroadcaster[] = [];
+  /** Whether the nodes record events. */
+  private readonly events: boolean;
   private readonly recorders = new Map<string, EventRecorder>();
   private readonly ctx: SimContext;
   private started: Promise<void> | undefined;
@@ -117,15 +117,7 @@ export class SimKubelets {
     this.wheel = new TimerWheel(this.clock, (err) => this.log.error('Timer failed', { err: String(err) }));
     const lifecycles = opts.lifecycles instanceof Lifecycles ? opts.lifecycles : new Lifecycles(opts.lifecycles ?? {});
     const names = simNodeNames(opts);
-    if (opts.events !== false) {
-      const count = Math.max(1, Math.min(EVENT_BROADCASTERS, names.length));
-      const fallback = this.client.events();
-      // A broadcaster serves several nodes: each event is written by the node its source names.
-      const sink = (event: CoreEvent) => this.nodes.get(event.source.host ?? '')?.events ?? fallback;
-      for (let i = 0; i < count; i++) {
-        this.broadcasters.push(new EventBroadcaster({ sink, clock: this.clock, logger: this.log }));
-      }
-    }
+    this.events = opts.events !== false;
     const self = this;
     this.ctx = {
       clock: this.clock,
@@ -300,12 +292,17 @@ export class SimKubelets {
     return typeof name === 'string' ? this.nodes.get(name) : undefined;
   }
 
+  /**
+   * The node's event recorder, over a broadcaster of its own made at its first event: as upstream's kubelets, a
+   * node whose event limit holds its events back holds back no other node's.
+   */
   private recorderFor(node: string): EventRecorder | undefined {
-    if (this.broadcasters.length === 0) return undefined;
+    if (!this.events || this.closed) return undefined;
     let recorder = this.recorders.get(node);
     if (!recorder) {
-      const spec = this.nodes.get(node)?.spec;
-      const broadcaster = this.broadcasters[((spec?.index ?? 1) - 1) % this.broadcasters.length] as EventBroadcaster;
+      const sink = this.nodes.get(node)?.events ?? this.client.events();
+      const broadcaster = new EventBroadcaster({ sink, clock: this.clock, logger: this.log });
+      this.broadcasters.push(broadcaster);
       recorder = broadcaster.newRecorder({ component: 'kubelet', host: node });
       this.recorders.set(node, recorder);
     }
