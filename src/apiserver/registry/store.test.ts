@@ -9,6 +9,7 @@ import type { AdmissionAttributes, AdmissionPlugin } from '../admission/types.js
 import { Cacher } from '../cacher/cacher.js';
 import { decodeFromStorage } from './codec.js';
 import { pods } from './resources/core-pods.js';
+import { storageclasses } from './resources/storage-storageclasses.js';
 import { GenericStore } from './store.js';
 
 /** A store of pods whose admission chain records what it sees and labels what it admits. */
@@ -258,5 +259,23 @@ describe('GenericStore updates from the watch cache', () => {
       (err: unknown) => err instanceof StatusError && err.code === 500,
     );
     assert.equal(tries, 1, 'the update was not applied a second time on top of its own write');
+  });
+});
+
+describe('GenericStore generation', () => {
+  it('keeps the stored generation of a resource that does not track one, whatever the request says', async () => {
+    const storage = new MemoryStore();
+    const { def } = storageclasses;
+    const cacher = new Cacher(storage, `${def.storagePrefix}/`, decodeFromStorage, silentLogger);
+    const store = new GenericStore(def, storage, cacher, {});
+    const created = await store.create('', { metadata: { name: 'fast', generation: 3 }, provisioner: 'a.io/x' });
+    assert.equal(created.metadata.generation, undefined);
+    const { object } = await store.update('', 'fast', {
+      ...created,
+      metadata: { ...created.metadata, generation: 7, labels: { a: 'b' } },
+    });
+    assert.equal(object.metadata.generation, undefined);
+    assert.deepEqual(object.metadata.labels, { a: 'b' });
+    cacher.stop();
   });
 });

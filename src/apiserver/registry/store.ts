@@ -516,6 +516,9 @@ export class GenericStore {
       delete meta.deletionTimestamp;
       delete meta.deletionGracePeriodSeconds;
     }
+    // A request cannot set generation (upstream's BeforeUpdate): it is the stored one until a strategy changes it.
+    if (old.generation === undefined) delete meta.generation;
+    else meta.generation = old.generation;
     if (status) {
       this.statusLikeStrategy(subresource)?.prepareForUpdate(next, current);
     } else {
