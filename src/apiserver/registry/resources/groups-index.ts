@@ -21,7 +21,11 @@ import { poddisruptionbudgets } from './policy-poddisruptionbudgets.js';
 import { clusterrolebindings, rolebindings } from './rbac-bindings.js';
 import { clusterroles, roles } from './rbac-roles.js';
 import { priorityclasses } from './scheduling-priorityclasses.js';
+import { csidrivers } from './storage-csidrivers.js';
+import { csinodes } from './storage-csinodes.js';
+import { csistoragecapacities } from './storage-csistoragecapacities.js';
 import { storageclasses } from './storage-storageclasses.js';
+import { volumeattachments } from './storage-volumeattachments.js';
 
 export { kubernetesServiceCIDR } from './networking-servicecidrs.js';
 export { SYSTEM_PRIORITY_CLASS_NAMES, systemPriorityClasses } from './scheduling-priorityclasses.js';
@@ -47,6 +51,10 @@ export function appsAndOtherGroupResources(): Builtin[] {
     servicecidrs,
     ipaddresses,
     storageclasses,
+    volumeattachments,
+    csidrivers,
+    csinodes,
+    csistoragecapacities,
     certificatesigningrequests,
     roles,
     rolebindings,
