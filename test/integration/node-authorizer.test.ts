@@ -135,4 +135,59 @@ describe('Node authorizer and NodeRestriction', () => {
     const deploy = await node('GET', '/apis/apps/v1/deployments');
     assert.equal(deploy.status, 403);
   });
+  it('creates, updates and deletes its own CSINode only, and reads the VolumeAttachments of its node only', async () => {
+    const csinodes = '/apis/storage.k8s.io/v1/csinodes';
+    const driver = { name: 'csi.example.com', nodeID: 'n1' };
+    const created = await node('POST', csinodes, { metadata: { name: 'node-1' }, spec: { drivers: [driver] } });
+    assert.equal(created.status, 201, created.text);
+    const patched = await node(
+      'PATCH',
+      `${csinodes}/node-1`,
+      { spec: { drivers: [driver, { name: 'other.example.com', nodeID: 'n1' }] } },
+      'application/merge-patch+json',
+    );
+    assert.equal(patched.status, 200, patched.text);
+    assert.equal(patched.body.spec.drivers.length, 2);
+    assert.equal((await node('GET', `${csinodes}/node-1`)).status, 200);
+    const foreign = await node('POST', csinodes, { metadata: { name: 'node-2' }, spec: { drivers: [] } });
+    assert.equal(foreign.status, 403);
+    assert.equal(
+      foreign.body.message,
+      'csinodes.storage.k8s.io "node-2" is forbidden: can only access CSINode with the same name as the requesting node',
+    );
+    await admin('POST', csinodes, { metadata: { name: 'node-2' }, spec: { drivers: [] } });
+    for (const [method, verb] of [
+      ['GET', 'get'],
+      ['PUT', 'update'],
+      ['DELETE', 'delete'],
+    ] as const) {
+      const body = method === 'PUT' ? { metadata: { name: 'node-2' }, spec: { drivers: [] } } : undefined;
+      const res = await node(method, `${csinodes}/node-2`, body);
+      assert.equal(res.status, 403, `${method}: ${res.text}`);
+      assert.equal(
+        res.body.message,
+        `csinodes.storage.k8s.io "node-2" is forbidden: User "system:node:node-1" cannot ${verb} resource "csinodes" in API group "storage.k8s.io" at the cluster scope: can only access CSINode with the same name as the requesting node`,
+      );
+    }
+    const list = await node('GET', csinodes);
+    assert.equal(list.status, 403);
+    assert.match(list.body.message, /: can only get, create, update, patch, or delete a CSINode$/);
+    assert.equal((await node('DELETE', `${csinodes}/node-1`)).status, 200);
+
+    const attachment = (name: string, nodeName: string) => ({
+      metadata: { name },
+      spec: { attacher: 'csi.example.com', nodeName, source: { persistentVolumeName: 'pv-1' } },
+    });
+    await admin('POST', '/apis/storage.k8s.io/v1/volumeattachments', attachment('va-1', 'node-1'));
+    await admin('POST', '/apis/storage.k8s.io/v1/volumeattachments', attachment('va-2', 'node-2'));
+    await eventually(async () => {
+      assert.equal((await node('GET', '/apis/storage.k8s.io/v1/volumeattachments/va-1')).status, 200);
+    });
+    const other = await node('GET', '/apis/storage.k8s.io/v1/volumeattachments/va-2');
+    assert.equal(other.status, 403);
+    assert.equal(
+      other.body.message,
+      `volumeattachments.storage.k8s.io "va-2" is forbidden: User "system:node:node-1" cannot get resource "volumeattachments" in API group "storage.k8s.io" at the cluster scope: no relationship found between node 'node-1' and this object`,
+    );
+  });
 });
