@@ -25,6 +25,54 @@ describe('storage.k8s.io/v1 CSI resources through the HTTP API', () => {
     await cp?.stop();
   });
 
+  it('lists the resources in plain and aggregated discovery as upstream v1.33 does', async () => {
+    const plain = await apiRequest(cp, 'GET', STORAGE);
+    assert.deepEqual(
+      plain.body.resources.map((r: { name: string; namespaced: boolean; kind: string; verbs: string[] }) => [
+        r.name,
+        r.namespaced,
+        r.kind,
+        r.verbs.join(','),
+      ]),
+      [
+        ['csidrivers', false, 'CSIDriver', 'create,delete,deletecollection,get,list,patch,update,watch'],
+        ['csinodes', false, 'CSINode', 'create,delete,deletecollection,get,list,patch,update,watch'],
+        [
+          'csistoragecapacities',
+          true,
+          'CSIStorageCapacity',
+          'create,delete,deletecollection,get,list,patch,update,watch',
+        ],
+        ['storageclasses', false, 'StorageClass', 'create,delete,deletecollection,get,list,patch,update,watch'],
+        ['volumeattachments', false, 'VolumeAttachment', 'create,delete,deletecollection,get,list,patch,update,watch'],
+        ['volumeattachments/status', false, 'VolumeAttachment', 'get,patch,update'],
+      ],
+    );
+    const aggregated = await apiRequest(cp, 'GET', '/apis', {
+      headers: { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' },
+    });
+    const group = aggregated.body.items.find(
+      (g: { metadata: { name: string } }) => g.metadata.name === 'storage.k8s.io',
+    );
+    assert.deepEqual(
+      group.versions[0].resources.map(
+        (r: {
+          resource: string;
+          scope: string;
+          singularResource: string;
+          subresources?: { subresource: string }[];
+        }) => [r.resource, r.scope, r.singularResource, (r.subresources ?? []).map((sub) => sub.subresource)],
+      ),
+      [
+        ['csidrivers', 'Cluster', 'csidriver', []],
+        ['csinodes', 'Cluster', 'csinode', []],
+        ['csistoragecapacities', 'Namespaced', 'csistoragecapacity', []],
+        ['storageclasses', 'Cluster', 'storageclass', []],
+        ['volumeattachments', 'Cluster', 'volumeattachment', ['status']],
+      ],
+    );
+  });
+
   it('defaults a CSIDriver spec, bumps generation on spec changes, keeps attachRequired and prints its columns', async () => {
     const created = await apiRequest(cp, 'POST', `${STORAGE}/csidrivers`, {
       body: { metadata: { name: 'csi.example.com' }, spec: { tokenRequests: [{ audience: 'vault' }] } },
