@@ -1,8 +1,8 @@
 /**
  * ServiceAccount (upstream's plugin/pkg/admission/serviceaccount), on pod creates:
- * - a pod that names no ServiceAccount gets `default`; the account must exist (the serviceaccount controller makes
- *   `default` in every namespace; for it the plugin asks storage again for a while, as upstream does, since a
- *   namespace made a moment ago may not have it yet);
+ * - a pod that names no ServiceAccount gets `default` (and the deprecated `serviceAccount` alias with it); the
+ *   account must exist (the serviceaccount controller makes `default` in every namespace; for it the plugin asks
+ *   storage again for a while, as upstream does, since a namespace made a moment ago may not have it yet);
  * - unless `automountServiceAccountToken: false` on the pod (or, when the pod does not say, on the account), every
  *   container and init container mounts a projected volume `kube-api-access-<5 random>` at
  *   /var/run/secrets/kubernetes.io/serviceaccount: a bound token (3607 s, path `token`), the `kube-root-ca.crt`
@@ -13,6 +13,7 @@
  * - mirror pods (the kubelet's copies of static pods) may reference neither accounts nor secrets.
  */
 import { generateNameFrom, isObject, type KubeObject } from '../../registry/object.js';
+import { serviceAccountAlias } from '../../registry/resources/apps-pod-template-defaults.js';
 import { type AdmissionAttributes, type AdmissionPlugin, admissionForbidden } from '../types.js';
 import type { ClusterReader } from './cluster-reader.js';
 
@@ -254,7 +255,11 @@ export function serviceAccount(reader: ClusterReader, opts: ServiceAccountOption
       const pod = attrs.object as KubeObject;
       if (isMirrorPod(pod)) return;
       const spec = specOf(pod);
-      if (str(spec.serviceAccountName) === '') spec.serviceAccountName = DEFAULT_SERVICE_ACCOUNT_NAME;
+      if (str(spec.serviceAccountName) === '') {
+        spec.serviceAccountName = DEFAULT_SERVICE_ACCOUNT_NAME;
+        // The deprecated alias follows the name, as upstream's conversion writes it out after admission.
+        serviceAccountAlias(spec);
+      }
       const sa = await lookUp(attrs, str(spec.serviceAccountName));
       if (shouldAutomount(sa, spec)) mountToken(spec);
       if (recs(spec.imagePullSecrets).length === 0 && recs(sa.imagePullSecrets).length > 0) {

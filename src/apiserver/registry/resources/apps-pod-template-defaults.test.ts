@@ -1,6 +1,12 @@
 import { describe, it } from 'node:test';
 import assert from '../../../testing/assert.js';
-import { defaultContainer, defaultPodSpec, defaultPullPolicy, imageTag } from './apps-pod-template-defaults.js';
+import {
+  defaultContainer,
+  defaultPodSpec,
+  defaultPullPolicy,
+  imageTag,
+  serviceAccountAlias,
+} from './apps-pod-template-defaults.js';
 
 describe('pod template defaults', () => {
   it('fills the PodSpec defaults upstream applies to every template', () => {
@@ -102,5 +108,29 @@ describe('pod template defaults', () => {
         projected: { sources: [{ serviceAccountToken: { path: 't', expirationSeconds: 3600 } }], defaultMode: 420 },
       },
     ]);
+  });
+
+  it('keeps serviceAccount as the alias of serviceAccountName, the name first, where the pair stood', () => {
+    const aliasOnly: Record<string, unknown> = { containers: [], serviceAccount: 'a', nodeName: 'n' };
+    serviceAccountAlias(aliasOnly);
+    assert.deepEqual(Object.entries(aliasOnly), [
+      ['containers', []],
+      ['serviceAccountName', 'a'],
+      ['serviceAccount', 'a'],
+      ['nodeName', 'n'],
+    ]);
+    const reversed: Record<string, unknown> = { serviceAccount: 'b', hostname: 'h', serviceAccountName: 'a' };
+    serviceAccountAlias(reversed);
+    assert.deepEqual(Object.entries(reversed), [
+      ['serviceAccountName', 'a'],
+      ['serviceAccount', 'a'],
+      ['hostname', 'h'],
+    ]);
+    const empty: Record<string, unknown> = { serviceAccountName: '', serviceAccount: null };
+    serviceAccountAlias(empty);
+    assert.deepEqual(empty, {});
+    const notAString: Record<string, unknown> = { serviceAccount: 7 };
+    serviceAccountAlias(notAString);
+    assert.deepEqual(notAString, { serviceAccount: 7 });
   });
 });

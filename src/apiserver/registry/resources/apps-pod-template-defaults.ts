@@ -127,11 +127,52 @@ function defaultVolume(v: Rec): void {
 }
 
 /**
- * Fills upstream's PodSpec defaults in place: restartPolicy Always, dnsPolicy ClusterFirst, schedulerName
- * default-scheduler, terminationGracePeriodSeconds 30, securityContext {}, and the defaults of every container
- * (init, regular, ephemeral) and volume.
+ * Sets obj[first] and obj[second] to value, next to each other in that order, where the earlier of the two stood
+ * (at the end when neither did); the keys that followed keep their order after them.
+ */
+function setPair(obj: Rec, first: string, second: string, value: string): void {
+  const keys = Object.keys(obj);
+  const at = keys.findIndex((k) => k === first || k === second);
+  if (at >= 0 && keys[at] === first && keys[at + 1] === second) {
+    obj[first] = value;
+    obj[second] = value;
+    return;
+  }
+  const rest: Array<[string, unknown]> = [];
+  for (const k of at < 0 ? [] : keys.slice(at)) {
+    if (k !== first && k !== second) rest.push([k, obj[k]]);
+    delete obj[k];
+  }
+  obj[first] = value;
+  obj[second] = value;
+  for (const [k, v] of rest) obj[k] = v;
+}
+
+/**
+ * The deprecated `serviceAccount` as upstream's v1 conversion keeps it: an alias of `serviceAccountName`. Read as the
+ * name when the name is empty (the name wins when both are set); then written back as a copy of the name, right
+ * after it (the field order of the v1 PodSpec), and left out with the name when the name is empty. A name (or an
+ * alias read as the name) that is not a string is left as it is.
+ */
+export function serviceAccountAlias(spec: Rec): void {
+  let name = spec.serviceAccountName;
+  if (unset(name) || name === '') name = unset(spec.serviceAccount) ? '' : spec.serviceAccount;
+  if (typeof name !== 'string') return;
+  if (name === '') {
+    delete spec.serviceAccountName;
+    delete spec.serviceAccount;
+    return;
+  }
+  setPair(spec, 'serviceAccountName', 'serviceAccount', name);
+}
+
+/**
+ * Fills upstream's PodSpec defaults in place: the serviceAccount alias, restartPolicy Always, dnsPolicy ClusterFirst,
+ * schedulerName default-scheduler, terminationGracePeriodSeconds 30, securityContext {}, and the defaults of every
+ * container (init, regular, ephemeral) and volume.
  */
 export function defaultPodSpec(spec: Rec): void {
+  serviceAccountAlias(spec);
   defaultString(spec, 'dnsPolicy', 'ClusterFirst');
   defaultString(spec, 'restartPolicy', 'Always');
   defaultValue(spec, 'securityContext', {});
