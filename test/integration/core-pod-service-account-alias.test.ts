@@ -36,6 +36,15 @@ function at(obj: unknown, path: string[]): Rec {
   return path.reduce<unknown>((o, key) => (o && typeof o === 'object' ? (o as Rec)[key] : undefined), obj) as Rec;
 }
 
+/** Rewrites a stored object as an older wheelhouse stored it: its pod spec (at specPath) without the alias. */
+async function storeWithoutAlias(cp: ControlPlane, key: string, specPath: string[]) {
+  const kv = await cp.storage.get(key);
+  assert.ok(kv, key);
+  const obj = JSON.parse(kv.value.toString());
+  delete at(obj, specPath).serviceAccount;
+  await cp.storage.update(key, JSON.stringify(obj), kv.modRevision);
+}
+
 /** The fields a manager owns under spec (FieldsV1 keys), for the manager named. */
 function ownedSpecFields(obj: { metadata: { managedFields?: Rec[] } }, manager: string): string[] {
   const entry = obj.metadata.managedFields?.find((e) => e.manager === manager);
@@ -106,6 +115,16 @@ describe('the deprecated spec.serviceAccount alias', () => {
     assert.equal(name.status, 422, name.text);
     assert.match(name.body.message, /pod updates may not change fields other than/);
     assert.match(name.body.message, /- spec\.serviceAccountName: "builder"\n\+ spec\.serviceAccountName: "intruder"/);
+    assert.doesNotMatch(name.body.message, /spec\.serviceAccount:/);
+    // A label change of a pod stored without the alias (as an older wheelhouse stored it) is no spec change.
+    await storeWithoutAlias(cp, '/registry/pods/default/named', ['spec']);
+    assert.ok(!('serviceAccount' in (await apiRequest(cp, 'GET', path)).body.spec));
+    const label = await apiRequest(cp, 'PATCH', path, {
+      body: { metadata: { labels: { touched: 'yes' } } },
+      contentType: 'application/merge-patch+json',
+    });
+    assert.equal(label.status, 200, label.text);
+    assert.deepEqual(pair(label.body.spec), ['builder', 'builder']);
   });
 
   it("follows a Deployment template's name through creates, patches and updates", async () => {
@@ -188,6 +207,17 @@ describe('the deprecated spec.serviceAccount alias', () => {
       assert.equal(res.status, 201, `${body.kind}: ${res.text}`);
       assert.deepEqual(pair(at(res.body, specPath)), ['builder', 'builder'], String(body.kind));
     }
+  });
+
+  it('lets a Job whose template was stored without the alias be updated', async () => {
+    const path = '/apis/batch/v1/namespaces/default/jobs/alias';
+    await storeWithoutAlias(cp, '/registry/jobs/default/alias', ['spec', 'template', 'spec']);
+    const res = await apiRequest(cp, 'PATCH', path, {
+      body: { metadata: { labels: { touched: 'yes' } } },
+      contentType: 'application/merge-patch+json',
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(pair(res.body.spec.template.spec), ['builder', 'builder']);
   });
 });
 

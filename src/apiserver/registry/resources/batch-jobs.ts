@@ -137,8 +137,10 @@ function validateJobUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
 function templateImmutable(spec: Rec, prev: Rec, old: KubeObject): FieldError[] {
   const mutableScheduling = prev.suspend === true && unset(rec(old.status).startTime);
   const strip = (t: unknown): unknown => {
-    if (!mutableScheduling) return t;
     const copy = structuredClone(rec(t));
+    // The deprecated serviceAccount alias is no field of upstream's internal PodSpec, which this rule compares.
+    if (isObject(copy.spec)) delete copy.spec.serviceAccount;
+    if (!mutableScheduling) return copy;
     const meta = rec(copy.metadata);
     delete meta.labels;
     delete meta.annotations;

@@ -193,7 +193,9 @@ function mungeUpdatableFields(spec: Rec, oldSpec: Rec): Rec {
       });
     }
   }
-  for (const key of ['activeDeadlineSeconds', 'schedulingGates', 'tolerations']) {
+  // The deprecated serviceAccount alias is no field of upstream's internal PodSpec, which this rule compares: a
+  // change of it alone (a pod stored before it was written out) is no change.
+  for (const key of ['activeDeadlineSeconds', 'schedulingGates', 'tolerations', 'serviceAccount']) {
     if (oldSpec[key] === undefined) delete munged[key];
     else munged[key] = oldSpec[key];
   }
