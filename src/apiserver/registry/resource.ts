@@ -52,6 +52,8 @@ export interface Strategy {
   validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
   /** Fields a field selector may use besides metadata.name and metadata.namespace, with how to read each. */
   selectableFields?: Record<string, (obj: KubeObject) => string>;
+  /** Older names a field selector may still use for a selectable field (upstream's field label conversion). */
+  fieldLabelRenames?: Readonly<Record<string, string>>;
   /**
    * A selectable field the watch cache indexes its watchers by (upstream's trigger field; pods: spec.nodeName): a
    * watcher whose field selector requires one value of it is given only the events of objects that have, or had,

@@ -37,7 +37,9 @@ export function selectionFromQuery(def: ResourceDefinition, q: URLSearchParams):
       ...(def.namespaced ? ['metadata.namespace'] : []),
       ...Object.keys(def.strategy.selectableFields ?? {}),
     ];
-    fields = FieldSelector.parse(q.get('fieldSelector') ?? '').transform(supportedFieldLabels(supported));
+    fields = FieldSelector.parse(q.get('fieldSelector') ?? '').transform(
+      supportedFieldLabels(supported, def.strategy.fieldLabelRenames),
+    );
   } catch (err) {
     throw statusErrors.badRequest((err as Error).message);
   }

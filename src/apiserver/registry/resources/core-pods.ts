@@ -146,6 +146,8 @@ export function pods(): Builtin {
         'status.podIPs': () => '',
         'status.nominatedNodeName': (p) => str(rec(p.status).nominatedNodeName),
       },
+      // Old v1 clients select by spec.host, which upstream's field label conversion reads as spec.nodeName.
+      fieldLabelRenames: { 'spec.host': 'spec.nodeName' },
     },
   });
   served.def.status = podStatusStrategy;
