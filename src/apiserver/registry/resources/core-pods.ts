@@ -3,7 +3,6 @@
  * graceful deletion (pods on a node wait for their grace period), the pod status subresource and the printer.
  */
 import { type FieldError, forbidden, invalid, path } from '../../../api/field-errors.js';
-import { isValidIPForLegacyField } from '../../../api/validation/ip.js';
 import { nameIsDNSSubdomain } from '../../../api/validation/name-validators.js';
 import { jsonEqual, type KubeObject, nowTimestamp } from '../object.js';
 import type { DeleteOptions, StatusStrategy } from '../resource.js';
@@ -13,6 +12,7 @@ import { type Rec, rec, recs, str } from './core-json.js';
 import { defaultPod } from './core-pod-defaults.js';
 import { podPrinter } from './core-pod-printer.js';
 import { computePodQOS } from './core-pod-qos.js';
+import { syncPodIPs, validateStatusIPs } from './core-pod-status-ips.js';
 import { validatePodCreate, validatePodUpdate } from './core-pod-validation.js';
 import { keepAllButStatus } from './core-status.js';
 
@@ -46,18 +46,6 @@ export function preparePodForDelete(pod: KubeObject, opts: DeleteOptions, now: n
   return true;
 }
 
-/** Keeps podIP/podIPs and hostIP/hostIPs in step, as upstream's conversion does. */
-function syncIPs(status: Rec): void {
-  for (const [single, plural] of [
-    ['podIP', 'podIPs'],
-    ['hostIP', 'hostIPs'],
-  ] as const) {
-    const list = recs(status[plural]);
-    if (list.length === 0 && str(status[single])) status[plural] = [{ ip: status[single] }];
-    else if (list.length > 0) status[single] = str(list[0]?.ip);
-  }
-}
-
 const SYSTEM_CONDITIONS = new Set(['PodScheduled', 'Ready', 'Initialized']);
 
 function validatePodStatusUpdate(pod: KubeObject, old: KubeObject): FieldError[] {
@@ -81,9 +69,7 @@ function validatePodStatusUpdate(pod: KubeObject, old: KubeObject): FieldError[]
   if (!jsonEqual(status.qosClass ?? '', oldStatus.qosClass ?? '')) {
     errs.push(invalid(path('status', 'qosClass'), status.qosClass ?? '', FIELD_IMMUTABLE));
   }
-  recs(status.podIPs).forEach((ip, i) => {
-    errs.push(...isValidIPForLegacyField(path('status', 'podIPs').index(i), str(ip.ip), false));
-  });
+  errs.push(...validateStatusIPs(status, oldStatus));
   return errs;
 }
 
@@ -96,7 +82,7 @@ const podStatusStrategy: StatusStrategy = {
     const status = rec(pod.status);
     const oldStatus = rec(old.status);
     if (!status.qosClass && oldStatus.qosClass) status.qosClass = oldStatus.qosClass;
-    syncIPs(status);
+    syncPodIPs(status);
     pod.status = status;
   },
   validateUpdate: validatePodStatusUpdate,
