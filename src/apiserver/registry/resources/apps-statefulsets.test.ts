@@ -37,6 +37,8 @@ describe('apps/v1 StatefulSets', () => {
     assert.equal(spec.revisionHistoryLimit, 10);
     assert.deepEqual(spec.volumeClaimTemplates, [
       {
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
         metadata: { name: 'data' },
         spec: { resources: { requests: { storage: '1Gi' } }, volumeMode: 'Filesystem' },
         status: { phase: 'Pending' },

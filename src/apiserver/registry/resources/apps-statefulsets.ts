@@ -1,7 +1,8 @@
 /**
  * apps/v1 StatefulSets: upstream's defaults (OrderedReady, RollingUpdate with partition 0, Retain/Retain PVC
- * retention, 1 replica, revisionHistoryLimit 10, pod template and claim template defaults), spec validation, the
- * rule that only some spec fields change after creation, status and scale subresources, NAME READY AGE printer.
+ * retention, 1 replica, revisionHistoryLimit 10, pod template and claim template defaults, claim templates typed
+ * v1 PersistentVolumeClaim as the apps/v1 conversion writes them), spec validation, the rule that only some spec
+ * fields change after creation, status and scale subresources, NAME READY AGE printer.
  */
 import {
   type FieldError,
@@ -17,7 +18,7 @@ import { nameIsDNSLabel } from '../../../api/validation/name-validators.js';
 import { validateAnnotations } from '../../../api/validation/object-meta.js';
 import { age } from '../../printers/duration.js';
 import { ageColumn, nameColumn } from '../../printers/table.js';
-import { jsonEqual } from '../object.js';
+import { isObject, jsonEqual } from '../object.js';
 import { defaultPodTemplate } from './apps-pod-template-defaults.js';
 import { validateAppsStatusCounts } from './apps-status-validation.js';
 import { alwaysRunningTemplate, selectorMatchesTemplate } from './apps-workload-validation.js';
@@ -34,6 +35,23 @@ import {
   validatePositiveIntOrPercent,
   validateRequiredSelector,
 } from './groups-validation.js';
+
+/**
+ * A claim template as upstream's apps/v1 conversion writes it out: whatever type it was given is dropped on the way
+ * in, and every template says apiVersion v1, kind PersistentVolumeClaim on the way out (first, as objects do here).
+ */
+function claimTyped(claim: unknown): unknown {
+  if (!isObject(claim)) return claim;
+  const { apiVersion: _apiVersion, kind: _kind, ...rest } = claim;
+  return { apiVersion: 'v1', kind: 'PersistentVolumeClaim', ...rest };
+}
+
+/** A claim template without its type, as upstream's internal object holds it (for the immutability rule). */
+function claimUntyped(claim: unknown): unknown {
+  if (!isObject(claim)) return claim;
+  const { apiVersion: _apiVersion, kind: _kind, ...rest } = claim;
+  return rest;
+}
 
 export function defaultStatefulSet(obj: Rec): void {
   const spec = child(obj, 'spec');
@@ -52,6 +70,7 @@ export function defaultStatefulSet(obj: Rec): void {
   defaultValue(spec, 'replicas', 1);
   defaultValue(spec, 'revisionHistoryLimit', 10);
   defaultPodTemplate(spec, 'StatefulSet');
+  if (Array.isArray(spec.volumeClaimTemplates)) spec.volumeClaimTemplates = spec.volumeClaimTemplates.map(claimTyped);
   for (const claim of records(spec.volumeClaimTemplates)) {
     const claimSpec = child(claim, 'spec');
     defaultValue(claimSpec, 'volumeMode', 'Filesystem');
@@ -165,7 +184,13 @@ const MUTABLE_SPEC_FIELDS = [
 ];
 
 function immutableSpecRest(spec: Rec, old: Rec): FieldError[] {
-  const rest = (s: Rec) => Object.fromEntries(Object.entries(s).filter(([k]) => !MUTABLE_SPEC_FIELDS.includes(k)));
+  const rest = (s: Rec) =>
+    Object.fromEntries(
+      Object.entries(s)
+        .filter(([k]) => !MUTABLE_SPEC_FIELDS.includes(k))
+        // Compared as upstream's internal object holds them: a claim template's type is not part of it.
+        .map(([k, v]) => [k, k === 'volumeClaimTemplates' && Array.isArray(v) ? v.map(claimUntyped) : v]),
+    );
   if (jsonEqual(rest(spec), rest(old))) return [];
   return [
     forbidden(
