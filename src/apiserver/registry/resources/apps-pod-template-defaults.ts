@@ -4,6 +4,7 @@
  * SetDefaults_PodSpec plus the defaults of the containers, ports, probes, handlers and volumes inside it.
  * Pod-only defaults (requests from limits, enableServiceLinks, host-network ports) are not here.
  */
+import { isObject } from '../object.js';
 import { defaultPodSpecQuantities } from './core-resource-lists.js';
 import {
   child,
@@ -184,12 +185,31 @@ export function defaultPodSpec(spec: Rec): void {
   }
 }
 
+/** The init-container annotations of Kubernetes before 1.8, which upstream's v1 conversion drops both ways. */
+const INIT_CONTAINER_ANNOTATIONS = [
+  'pod.beta.kubernetes.io/init-containers',
+  'pod.alpha.kubernetes.io/init-containers',
+  'pod.beta.kubernetes.io/init-container-statuses',
+  'pod.alpha.kubernetes.io/init-container-statuses',
+];
+
+/** Drops those annotations from the metadata of a pod or pod template (and the annotations with them if emptied). */
+export function dropInitContainerAnnotations(meta: unknown): void {
+  if (!isObject(meta) || !isObject(meta.annotations)) return;
+  const annotations = meta.annotations;
+  if (!INIT_CONTAINER_ANNOTATIONS.some((key) => Object.hasOwn(annotations, key))) return;
+  for (const key of INIT_CONTAINER_ANNOTATIONS) delete annotations[key];
+  if (Object.keys(annotations).length === 0) delete meta.annotations;
+}
+
 /**
  * Defaults the pod template at owner[key] (creating template and spec when missing, as Go's value structs are),
  * including the canonical form of its resource quantities; `kind` names the object in a decoding error.
  */
 export function defaultPodTemplate(owner: Rec, kind: string, key = 'template'): void {
-  const spec = child(child(owner, key), 'spec');
+  const template = child(owner, key);
+  dropInitContainerAnnotations(template.metadata);
+  const spec = child(template, 'spec');
   defaultPodSpec(spec);
   defaultPodSpecQuantities(spec, kind);
 }

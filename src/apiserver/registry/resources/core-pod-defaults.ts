@@ -1,10 +1,11 @@
 /**
  * Pod defaulting as upstream's SetObjectDefaults_Pod does it: the pod-only defaults of SetDefaults_Pod (requests
  * copied from limits, enableServiceLinks, host ports under hostNetwork), then the PodSpec defaults every pod
- * template gets too (shared with the workload resources), then resource quantities in canonical form.
+ * template gets too (shared with the workload resources), then resource quantities in canonical form. The pre-1.8
+ * init-container annotations go too, as upstream's v1 conversion drops them.
  */
 import type { KubeObject } from '../object.js';
-import { defaultPodSpec } from './apps-pod-template-defaults.js';
+import { defaultPodSpec, dropInitContainerAnnotations } from './apps-pod-template-defaults.js';
 import { child, type Rec, recs } from './core-json.js';
 import { defaultPodSpecQuantities } from './core-resource-lists.js';
 
@@ -36,7 +37,14 @@ export function defaultTemplateSpec(spec: Rec, kind: string): void {
   defaultPodSpecQuantities(spec, kind);
 }
 
+/** A PodTemplateSpec of an RC or a PodTemplate: its metadata as the v1 conversion leaves it, and its spec defaulted. */
+export function defaultPodTemplateSpec(template: Rec, kind: string): void {
+  dropInitContainerAnnotations(template.metadata);
+  defaultTemplateSpec(child(template, 'spec'), kind);
+}
+
 export function defaultPod(pod: KubeObject): void {
+  dropInitContainerAnnotations(pod.metadata);
   const spec = child(pod, 'spec');
   const containers = recs(spec.containers);
   const initContainers = recs(spec.initContainers);

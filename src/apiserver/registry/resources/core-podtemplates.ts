@@ -4,7 +4,7 @@ import type { Printer } from '../../printers/table.js';
 import { nameColumn } from '../../printers/table.js';
 import { type Builtin, builtin } from './common.js';
 import { child, rec } from './core-json.js';
-import { defaultTemplateSpec } from './core-pod-defaults.js';
+import { defaultPodTemplateSpec } from './core-pod-defaults.js';
 import { validatePodTemplateSpec } from './core-pod-validation.js';
 import { column, containerCells, formatLabels } from './groups-columns.js';
 
@@ -30,7 +30,7 @@ export function podtemplates(): Builtin {
     printer: podTemplatePrinter,
     strategy: {
       returnDeletedObject: true,
-      default: (t) => defaultTemplateSpec(child(child(t, 'template'), 'spec'), 'PodTemplate'),
+      default: (t) => defaultPodTemplateSpec(child(t, 'template'), 'PodTemplate'),
       validate: (t) => validatePodTemplateSpec(t.template, path('template')),
     },
   });

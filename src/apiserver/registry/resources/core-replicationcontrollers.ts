@@ -11,7 +11,7 @@ import type { KubeObject } from '../object.js';
 import { type Builtin, builtin } from './common.js';
 import { nonNegative } from './core-field-checks.js';
 import { child, type Rec, rec, str, stringMap } from './core-json.js';
-import { defaultTemplateSpec } from './core-pod-defaults.js';
+import { defaultPodTemplateSpec } from './core-pod-defaults.js';
 import { validatePodTemplateSpec } from './core-pod-validation.js';
 import { specKeepingStatusStrategy } from './core-status.js';
 import { column, containerCells, formatLabels } from './groups-columns.js';
@@ -27,8 +27,7 @@ export function defaultReplicationController(rc: KubeObject): void {
     if (Object.keys(rc.metadata.labels ?? {}).length === 0) rc.metadata.labels = { ...stringMap(labels) };
   }
   if (spec.replicas === undefined || spec.replicas === null) spec.replicas = 1;
-  if (template && typeof template === 'object')
-    defaultTemplateSpec(child(rec(template), 'spec'), 'ReplicationController');
+  if (template && typeof template === 'object') defaultPodTemplateSpec(rec(template), 'ReplicationController');
 }
 
 /** `map[string]string{"app":"web"}`, as Go's %#v prints a label map. */
