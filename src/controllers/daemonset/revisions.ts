@@ -13,14 +13,19 @@ import { isAlreadyExists, type KubeObject } from '../../client/types.js';
 import type { Logger } from '../../util/logger.js';
 import { ControllerRefManager, newControllerRef, ownerCanAdopt } from '../common/controller-ref.js';
 import { computeHash } from '../deployment/util/hash.js';
-import { CONTROLLER_REVISION_HASH_LABEL_KEY, canonicalJson } from '../history/hash.js';
-import { type ControllerRevision, sortControllerRevisions, templatePatch } from '../history/revisions.js';
+import { CONTROLLER_REVISION_HASH_LABEL_KEY } from '../history/hash.js';
+import {
+  type ControllerRevision,
+  sameTemplateData,
+  sortControllerRevisions,
+  templatePatch,
+} from '../history/revisions.js';
 
 export const DAEMON_SET_KIND = { apiVersion: 'apps/v1', kind: 'DaemonSet' };
 
 /** Match: the revision records exactly the DaemonSet's current template. */
 export function matchesRevision(ds: KubeObject, revision: ControllerRevision): boolean {
-  return canonicalJson(templatePatch(ds)) === canonicalJson(revision.data ?? null);
+  return sameTemplateData(templatePatch(ds), revision.data);
 }
 
 export class DaemonSetHistory {

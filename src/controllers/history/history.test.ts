@@ -17,6 +17,7 @@ import {
   nextRevision,
   revisionsBeyondLimit,
   safeEncodeString,
+  sameTemplateData,
   sortControllerRevisions,
   templateOfRevision,
   templatePatch,
@@ -222,5 +223,23 @@ describe('history: through the API', () => {
     await history.delete(again);
     await refresh();
     assert.ok(!history.list(parent, selector).some((r) => r.metadata.name === 'orphan'), 'deleted');
+  });
+});
+
+describe('history: revisions recorded before the serviceAccount alias', () => {
+  it('match the same template with the alias, and only that template', () => {
+    const data = (spec: Record<string, unknown>) => ({
+      spec: { template: { $patch: 'replace', metadata: { creationTimestamp: null }, spec } },
+    });
+    const revision = (name: string, d: unknown): ControllerRevision => ({ metadata: { name }, data: d, revision: 1 });
+    const old = revision('old', data({ serviceAccountName: 'agent', containers: [{ name: 'a', image: 'x' }] }));
+    const now = revision(
+      'now',
+      data({ serviceAccountName: 'agent', serviceAccount: 'agent', containers: [{ name: 'a', image: 'x' }] }),
+    );
+    assert.ok(equalRevision(old, now));
+    assert.ok(sameTemplateData(now.data, old.data));
+    const changed = revision('changed', data({ serviceAccountName: 'agent', containers: [{ name: 'a', image: 'y' }] }));
+    assert.ok(!equalRevision(changed, now));
   });
 });

@@ -93,7 +93,25 @@ export function equalRevision(a: ControllerRevision | undefined, b: ControllerRe
   const ha = parseHashLabel(a);
   const hb = parseHashLabel(b);
   if (ha !== undefined && hb !== undefined && ha !== hb) return false;
-  return canonicalJson(a.data ?? null) === canonicalJson(b.data ?? null);
+  return sameTemplateData(a.data, b.data);
+}
+
+/**
+ * Whether two revisions' data record the same template. The pod spec's `serviceAccount`, an alias the apiserver
+ * keeps equal to `serviceAccountName`, is left out: revisions recorded before wheelhouse wrote the alias lack it, and
+ * the template they record is the same (upstream, converting on every read, never sees such a difference).
+ */
+export function sameTemplateData(a: unknown, b: unknown): boolean {
+  return canonicalJson(withoutAlias(a ?? null)) === canonicalJson(withoutAlias(b ?? null));
+}
+
+/** Revision data without its template's spec.serviceAccount (copies made only along that path). */
+function withoutAlias(data: unknown): unknown {
+  const spec = (data as { spec?: { template?: { spec?: Record<string, unknown> } } } | null)?.spec;
+  const podSpec = spec?.template?.spec;
+  if (!podSpec || !('serviceAccount' in podSpec)) return data;
+  const { serviceAccount: _alias, ...rest } = podSpec;
+  return { ...(data as object), spec: { ...spec, template: { ...spec.template, spec: rest } } };
 }
 
 /** The revisions equal to needle, in their given order. */

@@ -46,4 +46,16 @@ describe('pod-template-hash', () => {
     changed.metadata.labels = { app: 'api' };
     assert.ok(!equalIgnoreHash(template, changed), 'labels differ');
   });
+
+  it('takes a template with the serviceAccount alias for one stored before the alias was written', () => {
+    const named = structuredClone(template) as typeof template & { spec: Record<string, unknown> };
+    named.spec.serviceAccountName = 'builder';
+    const aliased = structuredClone(named);
+    aliased.spec.serviceAccount = 'builder';
+    assert.ok(equalIgnoreHash(aliased, named), 'no new ReplicaSet for a template that only gained the alias');
+    const other = structuredClone(aliased);
+    other.spec.serviceAccountName = 'deployer';
+    other.spec.serviceAccount = 'deployer';
+    assert.ok(!equalIgnoreHash(other, named), 'another account is another template');
+  });
 });

@@ -79,10 +79,21 @@ export function semanticEqual(a: unknown, b: unknown): boolean {
   return true;
 }
 
+/**
+ * The template without its pod-template-hash label, and without the pod spec's `serviceAccount`: an alias the
+ * apiserver keeps equal to `serviceAccountName`, missing from templates stored before wheelhouse wrote it (upstream,
+ * converting on every read, never sees such a difference).
+ */
 function withoutHashLabel(t: PodTemplate | undefined): PodTemplate {
   const labels = { ...(t?.metadata?.labels ?? {}) };
   delete labels[POD_TEMPLATE_HASH_LABEL];
-  return { ...t, metadata: { ...t?.metadata, labels } };
+  const out: PodTemplate = { ...t, metadata: { ...t?.metadata, labels } };
+  const spec = t?.spec as Record<string, unknown> | undefined;
+  if (spec && 'serviceAccount' in spec) {
+    const { serviceAccount: _alias, ...rest } = spec;
+    out.spec = rest as PodTemplate['spec'];
+  }
+  return out;
 }
 
 /** EqualIgnoreHash: the templates are equal once the pod-template-hash label is taken out of both. */
