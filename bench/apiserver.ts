@@ -12,7 +12,7 @@ import { DEFAULT_ON_PLUGINS } from '../src/apiserver/admission/order.js';
 import { freePort } from '../src/testing/etcd.js';
 import { credentialsFromKubeconfig, Http2Client } from './http2-client.js';
 import { benchPod } from './pod.js';
-import { median, percentile, round } from './stats.js';
+import { median, percentile, procCpuSeconds, round } from './stats.js';
 
 const run = promisify(execFile);
 const quick = process.argv.includes('--quick');
@@ -327,10 +327,18 @@ async function gateCost(): Promise<Record<string, number>> {
     gated: { create: [], get: [] },
     open: { create: [], get: [] },
   };
+  // The server's own CPU seconds spent in each phase: steadier than latency percentiles, and what the gate costs.
+  const cpu: Record<string, { create: number; get: number }> = {
+    gated: { create: 0, get: 0 },
+    open: { create: 0, get: 0 },
+  };
+  const serverCpu = (name: string) => procCpuSeconds((servers as Record<string, Server>)[name]?.child.pid as number);
   for (let r = 0; r < rounds; r++) {
     for (const name of r % 2 ? ['open', 'gated'] : ['gated', 'open']) {
       const clients = users[name] as Http2Client[];
       const figures = samples[name] as { create: number[]; get: number[] };
+      const used = cpu[name] as { create: number; get: number };
+      const cpu0 = serverCpu(name);
       const created = await timedRequests(
         clients,
         CLIENTS,
@@ -338,6 +346,7 @@ async function gateCost(): Promise<Record<string, number>> {
         (c, n) => c.request('POST', '/api/v1/namespaces/gate/pods', benchPod(`g${r}-${n}`)),
         201,
       );
+      const cpu1 = serverCpu(name);
       const got = await timedRequests(
         clients,
         8,
@@ -345,6 +354,8 @@ async function gateCost(): Promise<Record<string, number>> {
         (c) => c.request('GET', `/api/v1/namespaces/gate/pods/g${r}-${Math.floor(Math.random() * perRound)}`),
         200,
       );
+      used.create += cpu1 - cpu0;
+      used.get += serverCpu(name) - cpu1;
       figures.create.push(...created);
       figures.get.push(...got);
     }
@@ -363,6 +374,10 @@ async function gateCost(): Promise<Record<string, number>> {
     openCreateP50Ms: round(q('open', 'create', 50), 2),
     gateCreateP99Ms: round(q('gated', 'create', 99), 2),
     openCreateP99Ms: round(q('open', 'create', 99), 2),
+    gateCreateCpuUs: round(((cpu.gated?.create ?? 0) * 1e6) / (rounds * perRound), 0),
+    openCreateCpuUs: round(((cpu.open?.create ?? 0) * 1e6) / (rounds * perRound), 0),
+    gateGetCpuUs: round(((cpu.gated?.get ?? 0) * 1e6) / (rounds * perRound), 0),
+    openGetCpuUs: round(((cpu.open?.get ?? 0) * 1e6) / (rounds * perRound), 0),
     gateGetP99AddedPct: pct(q('gated', 'get', 99), q('open', 'get', 99)),
     gateCreateP99AddedPct: pct(q('gated', 'create', 99), q('open', 'create', 99)),
   };

@@ -8,7 +8,7 @@
 // - 1000 Jobs of 10 completions on simulated kubelets: job completions per second (`jobCompletionsPerSec`).
 // Prints one JSON object as its last line. `--quick` uses 2,000 of each and runs in under a minute;
 // `--only=deployment,namespace,daemonset,jobs` runs only the parts named; `--cpu-prof=DIR` writes a CPU profile of
-// each child process there.
+// each child process there; `--request-counts` logs the apiserver's request counts after the Jobs.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
@@ -29,6 +29,8 @@ const unknownPart = only?.find((p) => !(PARTS as readonly string[]).includes(p))
 if (unknownPart) throw new Error(`--only: no part "${unknownPart}" (parts: ${PARTS.join(', ')})`);
 const runs = (part: (typeof PARTS)[number]) => !only || only.includes(part);
 const cpuProfDir = process.argv.find((a) => a.startsWith('--cpu-prof='))?.slice('--cpu-prof='.length);
+/** `--request-counts`: log the apiserver's request counts once the Jobs are complete. */
+const requestCounts = process.argv.includes('--request-counts');
 /** The running children by command, for their CPU use. */
 const children = new Map<string, ChildProcess>();
 /** CPU seconds each child has used so far. */
@@ -188,6 +190,11 @@ async function jobCompletionsPerSec(admin: Http2Client, dataDir: string): Promis
       await sleep(20);
     }
     closeWatch();
+    if (requestCounts) {
+      // The apiserver's requests so far by verb, resource and code, as /metrics counts them (non-zero ones).
+      const m = await admin.request('GET', '/metrics');
+      for (const l of m.text.split('\n')) if (l.startsWith('apiserver_request_total') && !l.endsWith(' 0')) log(l);
+    }
     const succeeded = [...complete.values()].reduce((a, b) => a + b, 0);
     const perSec = round(succeeded / ((lastCompleteAt - t0) / 1000), 0);
     log(`  ${succeeded} completions, ${perSec}/s; CPU ms per completion: ${cpuMsPer(cpu0, succeeded)}`);
