@@ -4,6 +4,18 @@ import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { apiRequest } from '../../src/testing/api-client.js';
 import assert from '../../src/testing/assert.js';
 
+/** An HTTP/2 session to the control plane as its admin. */
+function adminSession(cp: ControlPlane) {
+  const cluster = cp.kubeconfig.config.clusters[0]?.cluster;
+  const user = cp.kubeconfig.config.users[0]?.user;
+  const b64 = (s: string | undefined) => Buffer.from(s ?? '', 'base64');
+  return connect(cp.url, {
+    ca: b64(cluster?.['certificate-authority-data']),
+    cert: b64(user?.['client-certificate-data']),
+    key: b64(user?.['client-key-data']),
+  });
+}
+
 describe('apiserver: serving, version, health, discovery, errors', () => {
   let cp: ControlPlane;
   before(async () => {
@@ -134,14 +146,7 @@ describe('apiserver: serving, version, health, discovery, errors', () => {
   });
 
   it('refuses a body over 3 MiB that announced no length, as it streams in', async () => {
-    const cluster = cp.kubeconfig.config.clusters[0]?.cluster;
-    const user = cp.kubeconfig.config.users[0]?.user;
-    const b64 = (s: string | undefined) => Buffer.from(s ?? '', 'base64');
-    const session = connect(cp.url, {
-      ca: b64(cluster?.['certificate-authority-data']),
-      cert: b64(user?.['client-certificate-data']),
-      key: b64(user?.['client-key-data']),
-    });
+    const session = adminSession(cp);
     try {
       const stream = session.request({
         ':method': 'POST',
@@ -179,14 +184,7 @@ describe('apiserver: serving, version, health, discovery, errors', () => {
   });
 
   it('speaks HTTP/2 with upstream flow-control windows (256 KiB a stream, 250 streams of it a connection)', async () => {
-    const cluster = cp.kubeconfig.config.clusters[0]?.cluster;
-    const user = cp.kubeconfig.config.users[0]?.user;
-    const b64 = (s: string | undefined) => Buffer.from(s ?? '', 'base64');
-    const session = connect(cp.url, {
-      ca: b64(cluster?.['certificate-authority-data']),
-      cert: b64(user?.['client-certificate-data']),
-      key: b64(user?.['client-key-data']),
-    });
+    const session = adminSession(cp);
     try {
       await new Promise((resolve, reject) => {
         session.once('remoteSettings', resolve);

@@ -70,6 +70,9 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
   const manager = fieldManagerOf(q, header(ctx, 'user-agent'));
   const user = ctx.user;
   const sink = admissionSinkOf(ctx);
+  // A create or update of the request's body: the body is the store's to change, and the object written is only
+  // read afterwards (to answer), so the watch cache may share it.
+  const bodyWrite = { dryRun, fieldManager: manager, user, sink, ownsInput: true, shareResult: true };
   switch (info.verb) {
     case 'get':
       return serveGet(ctx, served, ns, info.name);
@@ -82,25 +85,13 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
         throw statusErrors.methodNotSupported(groupResource(def), 'create');
       }
       const obj = await readObject(ctx, served, 'CreateOptions');
-      const created = await served.store.create(ns, obj, {
-        dryRun,
-        fieldManager: manager,
-        user,
-        sink,
-        ownsInput: true,
-        shareResult: true,
-      });
+      const created = await served.store.create(ns, obj, bodyWrite);
       return respondWritten(ctx, served, created, 201);
     }
     case 'update': {
       const obj = await readObject(ctx, served);
       const { object, created } = await served.store.update(ns, info.name, obj, {
-        dryRun,
-        fieldManager: manager,
-        user,
-        sink,
-        ownsInput: true,
-        shareResult: true,
+        ...bodyWrite,
         ...(status ? { subresource: statusSubresource } : {}),
       });
       return respondWritten(ctx, served, object, created ? 201 : 200);

@@ -88,6 +88,15 @@ function dropEmptyMetadata(obj: KubeObject): void {
   }
 }
 
+/** The options of guaranteedUpdate. */
+export type UpdateOptions = StoreWriteOptions & {
+  validate?: (next: KubeObject, old: KubeObject) => FieldError[];
+  /** Apply prepareUpdate (of the status subresource when status) after mutating admission. */
+  prepare?: { status: boolean };
+  /** tryUpdate only reads the current object and answers one of its own: it is given no copy of it. */
+  replaces?: boolean;
+};
+
 /**
  * Checks a write makes with the requesting user before it is validated and stored (RBAC's escalation prevention);
  * throws a StatusError to refuse. Not run for the apiserver's own writes (no user, or internal).
@@ -346,13 +355,7 @@ export class GenericStore {
     namespace: string,
     name: string,
     tryUpdate: (current: KubeObject) => KubeObject | Promise<KubeObject>,
-    opts: StoreWriteOptions & {
-      validate?: (next: KubeObject, old: KubeObject) => FieldError[];
-      /** Apply prepareUpdate (of the status subresource when status) after mutating admission. */
-      prepare?: { status: boolean };
-      /** tryUpdate only reads the current object and answers one of its own: it is given no copy of it. */
-      replaces?: boolean;
-    } = {},
+    opts: UpdateOptions = {},
   ): Promise<KubeObject> {
     const key = this.key(namespace, name);
     // The first attempt may start from the state the watch cache decoded for the object's latest change, as
@@ -395,11 +398,7 @@ export class GenericStore {
     name: string,
     current: KubeObject,
     tryUpdate: (current: KubeObject) => KubeObject | Promise<KubeObject>,
-    opts: StoreWriteOptions & {
-      validate?: (next: KubeObject, old: KubeObject) => FieldError[];
-      prepare?: { status: boolean };
-      replaces?: boolean;
-    },
+    opts: UpdateOptions,
     attempt: number,
     progress: { writing: boolean },
   ): Promise<{ result: KubeObject } | 'retry'> {
