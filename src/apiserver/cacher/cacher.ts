@@ -188,8 +188,8 @@ export interface CacherOptions {
  * many bytes of stored JSON they may come from together, and the largest one kept: decoded objects cost several
  * times their JSON, and a resource of large objects (custom resource definitions) must not pile them up.
  */
-const RECENT_DECODED = 1024;
-const RECENT_DECODED_BYTES = 8 * 1024 * 1024;
+const RECENT_DECODED = 512;
+const RECENT_DECODED_BYTES = 4 * 1024 * 1024;
 const RECENT_DECODED_MAX_OBJECT_BYTES = 64 * 1024;
 
 /** Thrown when a watch asks for history the cache no longer holds. */

@@ -1,6 +1,14 @@
 import { describe, test } from 'node:test';
 import assert from '../../testing/assert.js';
-import { decodeFromStorage, encodeForStorage, RawJson, storedJsonWithRevision } from './codec.js';
+import {
+  decodeFromStorage,
+  encodeForStorage,
+  RawJson,
+  rememberWritten,
+  storedJsonWithRevision,
+  writtenObjectOf,
+} from './codec.js';
+import type { KubeObject } from './object.js';
 
 const text = (raw: RawJson | undefined) => Buffer.concat(raw?.parts ?? []).toString('utf8');
 
@@ -29,5 +37,18 @@ describe('storedJsonWithRevision', () => {
   test('bytes whose top-level metadata does not come first are left to the decoder', () => {
     assert.equal(storedJsonWithRevision(Buffer.from('{"spec":{"metadata":{}},"metadata":{"name":"a"}}'), 1), undefined);
     assert.equal(storedJsonWithRevision(Buffer.from('{"kind":"X"}'), 1), undefined);
+  });
+});
+
+describe('written objects', () => {
+  test('are handed to the watch cache once, so that kept bytes do not keep them alive', () => {
+    const bytes = Buffer.from('{"metadata":{"name":"a"}}');
+    const obj: KubeObject = { metadata: { name: 'a' } };
+    rememberWritten(bytes, obj);
+    const taken = writtenObjectOf(bytes, 42);
+    assert.equal(taken, obj);
+    assert.equal(taken?.metadata.resourceVersion, '42');
+    assert.equal(writtenObjectOf(bytes, 42), undefined);
+    assert.equal(writtenObjectOf(Buffer.from('{"metadata":{"name":"a"}}'), 42), undefined, 'by identity only');
   });
 });

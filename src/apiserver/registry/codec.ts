@@ -40,10 +40,15 @@ export function rememberWritten(bytes: Buffer, obj: KubeObject): void {
   writtenObjects.set(bytes, obj);
 }
 
-/** The object written as value, at revision (its resourceVersion set to it), when this process wrote it. */
+/**
+ * The object written as value, at revision (its resourceVersion set to it), when this process wrote it; given once
+ * (a store may keep the bytes as long as the object lives, and the object must not live as long).
+ */
 export function writtenObjectOf(value: Buffer, revision: number): KubeObject | undefined {
   const obj = writtenObjects.get(value);
-  if (obj) obj.metadata.resourceVersion = String(revision);
+  if (!obj) return undefined;
+  writtenObjects.delete(value);
+  obj.metadata.resourceVersion = String(revision);
   return obj;
 }
 

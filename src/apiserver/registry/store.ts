@@ -217,10 +217,13 @@ export class GenericStore {
   /**
    * The JSON in storage (without resourceVersion) of an object that a create or update of this store just
    * returned: a response may send it instead of encoding the object again. Only for the caller that got the object
-   * back, before it changes anything in it; undefined for anything else.
+   * back, before it changes anything in it, and only once; undefined for anything else.
    */
   storedJsonOf(obj: KubeObject): Buffer | undefined {
-    return (obj as { [STORED_JSON]?: Buffer })[STORED_JSON];
+    const json = (obj as { [STORED_JSON]?: Buffer })[STORED_JSON];
+    // Given once: the object may live on (shared with the watch cache), its encoded bytes need not.
+    if (json) delete (obj as { [STORED_JSON]?: Buffer })[STORED_JSON];
+    return json;
   }
 
   /**
