@@ -1,11 +1,11 @@
 import { describe, it } from 'node:test';
 import { MemoryStore } from '../../storage/memory.js';
-import { StorageError, type WatchListener } from '../../storage/types.js';
+import { handOver, StorageError, type WatchListener } from '../../storage/types.js';
 import assert from '../../testing/assert.js';
 import { eventually } from '../../testing/controllers.js';
 import { FakeClock } from '../../util/clock.js';
 import { silentLogger } from '../../util/logger.js';
-import { decodeFromStorage } from '../registry/codec.js';
+import { decodeFromStorage, rememberWritten } from '../registry/codec.js';
 import type { KubeObject } from '../registry/object.js';
 import { Cacher, TooOldError, type WatchEventType } from './cacher.js';
 import { CacheFollower } from './follower.js';
@@ -444,6 +444,36 @@ describe('Cacher recent decoded states', () => {
     assert.equal(cacher.takeRecent('/registry/things/small'), undefined, 'handed out once');
     assert.equal(cacher.takeRecent('/registry/things/big'), undefined, 'a state over 64 KiB of JSON is not kept');
     cacher.stop();
+  });
+
+  it('does not keep a state no watcher looked at', async () => {
+    const store = new MemoryStore();
+    const cacher = new Cacher(store, '/registry/things/', decodeFromStorage, silentLogger);
+    await cacher.watch({
+      fromRevision: undefined,
+      prefix: '/registry/other/',
+      matches: () => true,
+      onEvent: () => {},
+      onEnd: () => {},
+    });
+    // Written as the registry writes, handing the object over with its bytes: still not kept, as no watcher of
+    // these keys asked for it.
+    const written = (name: string) => {
+      const o: KubeObject = { metadata: { name } };
+      const bytes = handOver(Buffer.from(JSON.stringify(o)));
+      rememberWritten(bytes, o);
+      return bytes;
+    };
+    await store.create('/registry/things/unwatched', written('unwatched'));
+    await new Promise((r) => setImmediate(r));
+    assert.equal(cacher.takeRecent('/registry/things/unwatched'), undefined);
+    cacher.stop();
+    const alone = new Cacher(store, '/registry/things/', decodeFromStorage, silentLogger);
+    await alone.start();
+    await store.create('/registry/things/alone', written('alone'));
+    await new Promise((r) => setImmediate(r));
+    assert.equal(alone.takeRecent('/registry/things/alone'), undefined, 'nor with no watchers at all');
+    alone.stop();
   });
 });
 

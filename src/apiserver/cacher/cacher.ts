@@ -59,14 +59,22 @@ class EventView {
     this.obj = written;
   }
 
+  /** Whether a watcher (or the index) asked for the new state. */
+  private used = false;
+
   get object(): KubeObject {
+    this.used = true;
     this.obj ??= this.decode(this.event.value, this.event.revision);
     return this.obj;
   }
 
-  /** The new state if some watcher had it decoded, without decoding it otherwise. */
-  get decodedObject(): KubeObject | undefined {
-    return this.obj;
+  /**
+   * The new state if some watcher asked for it (decoded, or as this process wrote it), without decoding it
+   * otherwise: objects no watcher looks at (an unbound pod) are not worth keeping for a next update, which may never
+   * come, and keeping them would only lengthen their lives.
+   */
+  get usedObject(): KubeObject | undefined {
+    return this.used ? this.obj : undefined;
   }
 
   private encoded: Buffer | undefined;
@@ -490,13 +498,10 @@ export class Cacher {
     this.rev = e.revision;
     this.remember(event);
     this.forgetDecoded(e.key);
-    if (this.watchers.size === 0) {
-      if (written) this.rememberDecoded(e.key, written, event.value.length);
-      return;
-    }
+    if (this.watchers.size === 0) return;
     const view = new EventView(event, this.decode, written);
     this.fanOut(view, prev, current);
-    const decoded = current ? view.decodedObject : undefined;
+    const decoded = current ? view.usedObject : undefined;
     if (decoded) this.rememberDecoded(e.key, decoded, event.value.length);
   }
 
