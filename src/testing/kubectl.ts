@@ -2,6 +2,8 @@ import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import assert from './assert.js';
+import { eventually } from './controllers.js';
 
 const run = promisify(execFile);
 
@@ -23,4 +25,18 @@ export function kubectlFor(opts: { kubeconfig: string; workDir: string; timeoutM
     return kubectl('apply', '-f', file);
   };
   return { kubectl, apply };
+}
+
+/**
+ * Waits until `kubectl get nodes` lists node-1 … node-count Ready, the nodes `wheelhouse up --nodes count` starts.
+ */
+export async function nodesReady(
+  kubectl: (...args: string[]) => Promise<string>,
+  count: number,
+  within: { timeoutMs: number; intervalMs: number },
+): Promise<void> {
+  await eventually(async () => {
+    const nodes = await kubectl('get', 'nodes');
+    for (let i = 1; i <= count; i++) assert.match(nodes, new RegExp(`^node-${i}\\s+Ready\\s+`, 'm'));
+  }, within);
 }

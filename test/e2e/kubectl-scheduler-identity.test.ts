@@ -12,8 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import type { AuditEvent } from '../../src/apiserver/audit/event.js';
 import assert from '../../src/testing/assert.js';
-import { eventually } from '../../src/testing/controllers.js';
-import { kubectlFor } from '../../src/testing/kubectl.js';
+import { kubectlFor, nodesReady } from '../../src/testing/kubectl.js';
 import { startWheelhouse, type WheelhouseProcess } from '../../src/testing/wheelhouse-process.js';
 
 const run = promisify(execFile);
@@ -57,10 +56,7 @@ describe('kube-scheduler’s identity with the real kubectl against wheelhouse u
       '--audit-log-path',
       auditLog,
     ]);
-    await eventually(async () => {
-      const nodes = await kubectl('get', 'nodes');
-      for (const n of ['node-1', 'node-2']) assert.match(nodes, new RegExp(`^${n}\\s+Ready\\s+`, 'm'));
-    }, slow);
+    await nodesReady(kubectl, 2, slow);
   });
   after(async () => {
     if (second && second.child.exitCode === null && second.child.signalCode === null) await second.stop();

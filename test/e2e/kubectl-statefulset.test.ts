@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import assert from '../../src/testing/assert.js';
 import { eventually } from '../../src/testing/controllers.js';
+import { nodesReady } from '../../src/testing/kubectl.js';
 import { startWheelhouse, type WheelhouseProcess } from '../../src/testing/wheelhouse-process.js';
 
 const run = promisify(execFile);
@@ -92,10 +93,7 @@ describe('kubectl against wheelhouse up --nodes 3: StatefulSets', () => {
 
   before(async () => {
     up = await startWheelhouse('up', ['--storage', 'memory', '--data-dir', dataDir, '--nodes', '3']);
-    await eventually(async () => {
-      const nodes = await kubectl('get', 'nodes');
-      for (const n of ['node-1', 'node-2', 'node-3']) assert.match(nodes, new RegExp(`^${n}\\s+Ready\\s+`, 'm'));
-    }, slow);
+    await nodesReady(kubectl, 3, slow);
   });
   after(async () => {
     if (up) assert.equal(await up.stop(), 0, up.out());

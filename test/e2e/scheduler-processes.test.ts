@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import assert from '../../src/testing/assert.js';
 import { eventually } from '../../src/testing/controllers.js';
-import { kubectlFor } from '../../src/testing/kubectl.js';
+import { kubectlFor, nodesReady } from '../../src/testing/kubectl.js';
 import { startWheelhouse, type WheelhouseProcess } from '../../src/testing/wheelhouse-process.js';
 
 describe('wheelhouse up with schedulers of its own, and kubectl logs and exec on simulated pods', () => {
@@ -43,10 +43,7 @@ profiles:
       '--scheduler-config',
       upConfig,
     ]);
-    await eventually(async () => {
-      const nodes = await kubectl('get', 'nodes');
-      for (const n of ['node-1', 'node-2']) assert.match(nodes, new RegExp(`^${n}\\s+Ready\\s+`, 'm'));
-    }, slow);
+    await nodesReady(kubectl, 2, slow);
   });
   after(async () => {
     for (const s of schedulers) if (s.child.exitCode === null && s.child.signalCode === null) await s.stop();

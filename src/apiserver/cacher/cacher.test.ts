@@ -425,16 +425,20 @@ describe('Cacher', () => {
 });
 
 describe('Cacher recent decoded states', () => {
+  /** A watcher of prefix from now on that looks at every object it is sent. */
+  const watchFrom = (cacher: Cacher, prefix: string) =>
+    cacher.watch({
+      fromRevision: undefined,
+      prefix,
+      matches: () => true,
+      onEvent: (_type: WatchEventType, o: KubeObject) => void o.metadata.name,
+      onEnd: () => {},
+    });
+
   it('keeps the states its watchers decoded for the next update, but not large ones', async () => {
     const store = new MemoryStore();
     const cacher = new Cacher(store, '/registry/things/', decodeFromStorage, silentLogger);
-    await cacher.watch({
-      fromRevision: undefined,
-      prefix: '/registry/things/',
-      matches: () => true,
-      onEvent: () => {},
-      onEnd: () => {},
-    });
+    await watchFrom(cacher, '/registry/things/');
     const small = await store.create('/registry/things/small', obj('small'));
     const big = JSON.stringify({ metadata: { name: 'big', annotations: { pad: 'x'.repeat(70 * 1024) } } });
     await store.create('/registry/things/big', big);
@@ -449,13 +453,7 @@ describe('Cacher recent decoded states', () => {
   it('does not keep a state no watcher looked at', async () => {
     const store = new MemoryStore();
     const cacher = new Cacher(store, '/registry/things/', decodeFromStorage, silentLogger);
-    await cacher.watch({
-      fromRevision: undefined,
-      prefix: '/registry/other/',
-      matches: () => true,
-      onEvent: () => {},
-      onEnd: () => {},
-    });
+    await watchFrom(cacher, '/registry/other/');
     // Written as the registry writes, handing the object over with its bytes: still not kept, as no watcher of
     // these keys asked for it.
     const written = (name: string) => {
