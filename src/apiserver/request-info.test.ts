@@ -115,6 +115,21 @@ describe('parseRequestInfo', () => {
     ]);
   });
 
+  it('takes the name of a list or watch from a field selector that requires metadata.name, as upstream', () => {
+    const secrets = '/api/v1/namespaces/dev/secrets';
+    const row = (verb: string, name: string) => [true, verb, '', 'v1', 'dev', 'secrets', '', name];
+    assert.deepEqual(info('GET', `${secrets}?fieldSelector=metadata.name%3Ds1`), row('list', 's1'));
+    assert.deepEqual(info('GET', `${secrets}?fieldSelector=metadata.name%3D%3Ds1&watch=true`), row('watch', 's1'));
+    assert.deepEqual(info('GET', `${secrets}?fieldSelector=type%3Dx,metadata.name%3Ds1`), row('list', 's1'));
+    // Not an exact name, a selector that does not parse, or a name that could not be a path segment: no name.
+    assert.deepEqual(info('GET', `${secrets}?fieldSelector=metadata.name!%3Ds1`), row('list', ''));
+    assert.deepEqual(info('GET', `${secrets}?fieldSelector=metadata.name`), row('list', ''));
+    assert.deepEqual(info('GET', `${secrets}?fieldSelector=metadata.name%3Da%2Fb`), row('list', ''));
+    assert.deepEqual(info('GET', `${secrets}?fieldSelector=metadata.name%3D..`), row('list', ''));
+    // Other verbs never take it.
+    assert.deepEqual(info('DELETE', `${secrets}?fieldSelector=metadata.name%3Ds1`), row('deletecollection', ''));
+  });
+
   it('treats a namespace as the namespaces resource, with its own name as namespace', () => {
     assert.deepEqual(info('GET', '/api/v1/namespaces'), [true, 'list', '', 'v1', '', 'namespaces', '', '']);
     assert.deepEqual(info('GET', '/api/v1/namespaces/kube-system'), [

@@ -1,3 +1,5 @@
+import { FieldSelector } from '../api/fields.js';
+
 /**
  * What a request is about, read from its method, path and query as kube-apiserver's RequestInfo does: the verb in
  * Kubernetes' vocabulary (get, list, watch, create, update, patch, delete, deletecollection) and the group,
@@ -107,9 +109,29 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
   // A namespace's own name is its name, not a namespace scope.
   if (info.resource === 'namespaces') info.namespace = info.name;
 
-  if (info.verb === 'get' && !info.name) info.verb = isWatch(query) ? 'watch' : 'list';
+  if (info.verb === 'get' && !info.name) {
+    info.verb = isWatch(query) ? 'watch' : 'list';
+    info.name = nameFromFieldSelector(query.get('fieldSelector'));
+  }
   if (info.verb === 'delete' && !info.name) info.verb = 'deletecollection';
   return info;
+}
+
+/**
+ * The name a list or watch asks for by a field selector that requires `metadata.name` (how `kubectl get pod x -w`
+ * watches one pod), as upstream's RequestInfo takes it, so that authorization and audit see the name: '' when the
+ * selector does not parse, requires no name, or names what could not be a path segment.
+ */
+function nameFromFieldSelector(selector: string | null): string {
+  if (!selector) return '';
+  let name: string | undefined;
+  try {
+    name = FieldSelector.parse(selector).requiresExactMatch('metadata.name');
+  } catch {
+    return '';
+  }
+  if (!name || name === '.' || name === '..' || name.includes('/') || name.includes('%')) return '';
+  return name;
 }
 
 function isWatch(query: URLSearchParams): boolean {

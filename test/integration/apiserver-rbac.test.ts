@@ -208,6 +208,65 @@ describe('RBAC authorization (--authorization-mode=RBAC)', () => {
     });
   });
 
+  it('lets a resourceNames rule list and watch its object by a metadata.name field selector, as upstream', async () => {
+    const carl = await mintIdentity(cp, 'carl');
+    await admin(cp, 'POST', `${RBAC}/namespaces/dev/roles`, {
+      metadata: { name: 'one-secret' },
+      rules: [{ apiGroups: [''], resources: ['secrets'], resourceNames: ['s1'], verbs: ['get', 'list', 'watch'] }],
+    });
+    await admin(cp, 'POST', `${RBAC}/namespaces/dev/rolebindings`, {
+      metadata: { name: 'carl-one-secret' },
+      roleRef: { apiGroup: rbacGroup, kind: 'Role', name: 'one-secret' },
+      subjects: [{ kind: 'User', name: 'carl' }],
+    });
+    for (const name of ['s1', 's2']) await admin(cp, 'POST', '/api/v1/namespaces/dev/secrets', { metadata: { name } });
+    const secrets = '/api/v1/namespaces/dev/secrets';
+    const watchedNames = (text: string) =>
+      text
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line))
+        .map((e: { type: string; object: { metadata: { name: string } } }) => `${e.type} ${e.object.metadata.name}`);
+    // The request names s1 through its field selector, so the rule for s1 allows the list (kubectl get secrets
+    // --field-selector metadata.name=s1) and the watch (kubectl get secret s1 -w).
+    await eventually(async () => {
+      const listed = await as(cp, carl, 'GET', `${secrets}?fieldSelector=metadata.name%3Ds1`);
+      assert.equal(listed.status, 200, listed.text);
+      assert.deepEqual(
+        listed.body.items.map((i: { metadata: { name: string } }) => i.metadata.name),
+        ['s1'],
+      );
+    });
+    const watched = await as(
+      cp,
+      carl,
+      'GET',
+      `${secrets}?fieldSelector=metadata.name%3D%3Ds1&watch=1&timeoutSeconds=1`,
+    );
+    assert.equal(watched.status, 200, watched.text);
+    assert.deepEqual(watchedNames(watched.text), ['ADDED s1']);
+    // Another name, no name, or a selector that is not an exact name are the whole collection's verbs, refused.
+    const refused = [
+      `${secrets}?fieldSelector=metadata.name%3Ds2`,
+      secrets,
+      `${secrets}?fieldSelector=metadata.name!%3Ds2`,
+      `${secrets}?fieldSelector=metadata.name%3Ds2&watch=true&timeoutSeconds=1`,
+    ];
+    for (const path of refused) assert.equal((await as(cp, carl, 'GET', path)).status, 403, path);
+    // The old /watch/ path names the object in its path: it is authorized by that name and watches only it.
+    const old = await as(cp, carl, 'GET', `/api/v1/watch/namespaces/dev/secrets/s1?timeoutSeconds=1`);
+    assert.equal(old.status, 200, old.text);
+    assert.deepEqual(watchedNames(old.text), ['ADDED s1']);
+    // A field selector that requires another name than the path's is refused, as upstream's list handler does.
+    const mismatch = await apiRequest(
+      cp,
+      'GET',
+      '/api/v1/watch/namespaces/dev/secrets/s1?fieldSelector=metadata.name%3Ds2&timeoutSeconds=1',
+    );
+    assert.equal(mismatch.status, 400);
+    assert.equal(mismatch.body.message, "fieldSelector metadata.name doesn't match requested name");
+  });
+
   it('answers SelfSubjectAccessReview and SelfSubjectRulesReview for the caller', async () => {
     const ssar = await as(cp, jane, 'POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
       apiVersion: 'authorization.k8s.io/v1',

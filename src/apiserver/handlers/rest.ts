@@ -538,7 +538,7 @@ async function serveList(ctx: RequestContext, served: ServedResource, ns: string
   const limit = q.get('limit');
   const plain = form.as !== 'Table' && form.as !== 'PartialObjectMetadata';
   const request = {
-    selection: selectionFromQuery(served.def, q),
+    selection: selectionFromQuery(served.def, q, ctx.info.name),
     ...(limit ? { limit: Number(limit) } : {}),
     ...(q.get('continue') ? { continue: q.get('continue') as string } : {}),
     ...(q.has('resourceVersion') ? { resourceVersion: q.get('resourceVersion') as string } : {}),
@@ -588,7 +588,7 @@ async function serveWatch(ctx: RequestContext, served: ServedResource, ns: strin
     : (MIN_REQUEST_TIMEOUT_S + Math.random() * MIN_REQUEST_TIMEOUT_S) * 1000;
   const allowBookmarks = q.get('allowWatchBookmarks') === 'true';
   const sendInitial = q.get('sendInitialEvents');
-  const selection = selectionFromQuery(served.def, q);
+  const selection = selectionFromQuery(served.def, q, ctx.info.name);
   const watchReq = {
     selection,
     ...(q.has('resourceVersion') ? { resourceVersion: q.get('resourceVersion') as string } : {}),

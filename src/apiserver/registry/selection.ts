@@ -25,9 +25,11 @@ export function watchIndexOf(def: ResourceDefinition): ((obj: KubeObject) => str
 
 /**
  * The selection a list or watch asked for with labelSelector and fieldSelector. A selector that does not parse,
- * or names a field the resource does not support, is a 400 BadRequest with upstream's message.
+ * or names a field the resource does not support, is a 400 BadRequest with upstream's message. A list or watch that
+ * names one object (the old `/watch/…/<name>` path, or a request whose field selector requires a `metadata.name`)
+ * selects that name, as upstream's list handler does; a field selector that requires another name is refused.
  */
-export function selectionFromQuery(def: ResourceDefinition, q: URLSearchParams): Selection {
+export function selectionFromQuery(def: ResourceDefinition, q: URLSearchParams, name = ''): Selection {
   let labels: LabelSelector;
   let fields: FieldSelector;
   try {
@@ -40,6 +42,10 @@ export function selectionFromQuery(def: ResourceDefinition, q: URLSearchParams):
     fields = FieldSelector.parse(q.get('fieldSelector') ?? '').transform(
       supportedFieldLabels(supported, def.strategy.fieldLabelRenames),
     );
+    if (name && fields.isEmpty()) fields = FieldSelector.oneTermEqual('metadata.name', name);
+    else if (name && fields.requiresExactMatch('metadata.name') !== name) {
+      throw new Error("fieldSelector metadata.name doesn't match requested name");
+    }
   } catch (err) {
     throw statusErrors.badRequest((err as Error).message);
   }
