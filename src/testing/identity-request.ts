@@ -1,3 +1,4 @@
+import { createHash, X509Certificate } from 'node:crypto';
 import { request } from 'node:https';
 import { join } from 'node:path';
 import { ensurePki, issueClientCertificate } from '../apiserver/bootstrap/pki.js';
@@ -10,6 +11,17 @@ import assert from './assert.js';
 export interface Identity {
   cert: string;
   key: string;
+}
+
+/**
+ * The user extra a client certificate gives its holder, as upstream's x509 authenticator sets it: the certificate's
+ * SHA-256 fingerprint as its credential ID.
+ */
+export function certificateExtra(certPem: string): Record<string, string[]> {
+  const der = new X509Certificate(certPem).raw;
+  return {
+    'authentication.kubernetes.io/credential-id': [`X509SHA256=${createHash('sha256').update(der).digest('hex')}`],
+  };
 }
 
 /** A client certificate for commonName (the user) in organizations (its groups), signed by the control plane's CA. */

@@ -10,8 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { parse as parseYaml } from 'yaml';
 import type { AuditEvent } from '../../src/apiserver/audit/event.js';
 import assert from '../../src/testing/assert.js';
+import { certificateExtra } from '../../src/testing/identity-request.js';
 import { kubectlFor, nodesReady } from '../../src/testing/kubectl.js';
 import { startWheelhouse, type WheelhouseProcess } from '../../src/testing/wheelhouse-process.js';
 
@@ -67,9 +69,13 @@ describe('kube-scheduler’s identity with the real kubectl against wheelhouse u
   it('kubectl auth whoami with the scheduler’s kubeconfig: system:kube-scheduler', async () => {
     const who = await asScheduler('auth', 'whoami', '-o', 'json');
     assert.equal(who.code, 0, who.stderr);
+    // The kubeconfig's certificate: its fingerprint is the credential ID, as upstream's x509 authenticator gives it.
+    const config = parseYaml(readFileSync(schedulerKubeconfig, 'utf8'), { version: '1.1' });
+    const cert = Buffer.from(config.users[0].user['client-certificate-data'], 'base64').toString('utf8');
     assert.deepEqual(JSON.parse(who.stdout).status.userInfo, {
       username: 'system:kube-scheduler',
       groups: ['system:authenticated'],
+      extra: certificateExtra(cert),
     });
   });
 

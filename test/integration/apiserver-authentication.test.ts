@@ -7,6 +7,7 @@ import { ensurePki, issueClientCertificate } from '../../src/apiserver/bootstrap
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { apiRequest } from '../../src/testing/api-client.js';
 import assert from '../../src/testing/assert.js';
+import { certificateExtra } from '../../src/testing/identity-request.js';
 
 const UNAUTHORIZED = {
   kind: 'Status',
@@ -299,6 +300,7 @@ describe('apiserver authentication: --client-ca-file', () => {
     assert.deepEqual((who.body.status as { userInfo: unknown }).userInfo, {
       username: 'erin',
       groups: ['team-a', 'team-b', 'system:authenticated'],
+      extra: certificateExtra(erin.certPem),
     });
     // Not an administrator: RBAC refuses what nothing grants, with upstream's message.
     const list = await withCertificate(cp, 'GET', '/api/v1/namespaces', erin);

@@ -15,7 +15,7 @@ import { apiRequest } from '../../src/testing/api-client.js';
 import assert from '../../src/testing/assert.js';
 import { eventually } from '../../src/testing/controllers.js';
 import { csrObject, makeCertificateRequest } from '../../src/testing/csr.js';
-import { type Identity, requestAs } from '../../src/testing/identity-request.js';
+import { certificateExtra, type Identity, requestAs } from '../../src/testing/identity-request.js';
 import { loadX509 } from '../../src/util/certificates.js';
 
 const CSRS = '/apis/certificates.k8s.io/v1/certificatesigningrequests';
@@ -191,6 +191,7 @@ describe('kubelet client certificates through CertificateSigningRequests', () =>
     assert.deepEqual(await whoami(node1), {
       username: 'system:node:node-1',
       groups: ['system:nodes', 'system:authenticated'],
+      extra: certificateExtra(cert),
     });
   });
 
@@ -224,6 +225,8 @@ describe('kubelet client certificates through CertificateSigningRequests', () =>
     const res = await requestAs(cp, node1, 'POST', CSRS, kubeletRequest('node-1-renewal', csrPem, ECDSA_USAGES));
     assert.equal(res.status, 201, res.text);
     assert.equal(res.body.spec.username, 'system:node:node-1');
+    // The requester's credential ID (its current certificate's fingerprint) is recorded with its identity.
+    assert.deepEqual(res.body.spec.extra, certificateExtra(node1.cert));
     const { csr, cert } = await issued('node-1-renewal');
     assert.deepEqual(conditions(csr), [
       ['Approved', 'True', 'AutoApproved', 'Auto approving self kubelet client certificate after SubjectAccessReview.'],
@@ -231,6 +234,7 @@ describe('kubelet client certificates through CertificateSigningRequests', () =>
     assert.deepEqual(await whoami({ cert, key: keyPem }), {
       username: 'system:node:node-1',
       groups: ['system:nodes', 'system:authenticated'],
+      extra: certificateExtra(cert),
     });
   });
 
@@ -260,6 +264,7 @@ describe('kubelet client certificates through CertificateSigningRequests', () =>
     assert.deepEqual(await whoami({ cert, key: keyPem }), {
       username: 'system:node:node-3',
       groups: ['system:nodes', 'system:authenticated'],
+      extra: certificateExtra(cert),
     });
   });
 

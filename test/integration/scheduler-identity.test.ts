@@ -14,7 +14,7 @@ import type { Kubeconfig } from '../../src/client/kubeconfig.js';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import assert from '../../src/testing/assert.js';
 import { eventually } from '../../src/testing/controllers.js';
-import { type Identity, requestAs } from '../../src/testing/identity-request.js';
+import { certificateExtra, type Identity, requestAs } from '../../src/testing/identity-request.js';
 
 const SCHEDULER = 'system:kube-scheduler';
 /** The user agent of this test's own requests with the scheduler's certificate, told apart from the scheduler's. */
@@ -71,7 +71,11 @@ describe('kube-scheduler as system:kube-scheduler under Node,RBAC', () => {
       kind: 'SelfSubjectReview',
     });
     assert.equal(res.status, 201, res.text);
-    assert.deepEqual(res.body.status.userInfo, { username: SCHEDULER, groups: ['system:authenticated'] });
+    assert.deepEqual(res.body.status.userInfo, {
+      username: SCHEDULER,
+      groups: ['system:authenticated'],
+      extra: certificateExtra(scheduler.cert),
+    });
   });
 
   it('binds pods to nodes as system:kube-scheduler, and reports it in events', async () => {

@@ -1,5 +1,8 @@
+import { createHash } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
 import { statusErrors } from '../../api/status-error.js';
+import { EXTRA_CREDENTIAL_ID } from '../authn/serviceaccount/claims.js';
+import { parseClientIdentity } from '../bootstrap/client-identity.js';
 import type { Filter, RequestContext, UserInfo } from '../context.js';
 
 /**
@@ -52,13 +55,16 @@ function userOfCertificate(socket: TLSSocket): UserInfo | Error | null {
   if (!socket.authorized) {
     return new AuthenticationError(`verifying certificate failed: ${String(socket.authorizationError ?? 'unknown')}`);
   }
-  const subject = cert.subject as unknown as Record<string, string | string[] | undefined>;
-  const cn = subject.CN;
-  const name = Array.isArray(cn) ? cn[0] : cn;
-  if (!name) return null;
-  const o = subject.O;
-  const groups = o === undefined ? [] : Array.isArray(o) ? o : [o];
-  return { name, groups };
+  const identity = parseClientIdentity(cert);
+  if (!identity) return null;
+  // The certificate's SHA-256 fingerprint is its credential ID, as upstream's x509 authenticator sets it: it shows in
+  // `kubectl auth whoami`, in audit events and in the CSRs the user makes.
+  const fingerprint = createHash('sha256').update(cert.raw).digest('hex');
+  return {
+    name: identity.user,
+    groups: identity.groups,
+    extra: { [EXTRA_CREDENTIAL_ID]: [`X509SHA256=${fingerprint}`] },
+  };
 }
 
 export interface AuthenticationFilterOptions {
