@@ -8,6 +8,7 @@
  * share one connection among them.
  */
 import { type KubeClient, type RestConfig, TokenClientPool } from '../client/rest.js';
+import { parseTokenRequest } from '../client/token-request.js';
 import { isAlreadyExists, isNotFound, type KubeObject, type ResourceClient } from '../client/types.js';
 import { type Clock, realClock } from '../util/clock.js';
 import { type Logger, silentLogger } from '../util/logger.js';
@@ -127,16 +128,6 @@ export class ServiceAccountTokenSource {
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => this.clock.after(ms, resolve));
   }
-}
-
-function parseTokenRequest(answer: KubeObject): { token: string; expiresAt: number } {
-  const status = (answer as { status?: { token?: unknown; expirationTimestamp?: unknown } }).status;
-  const token = status?.token;
-  const expiresAt = typeof status?.expirationTimestamp === 'string' ? Date.parse(status.expirationTimestamp) : NaN;
-  if (typeof token !== 'string' || token === '' || Number.isNaN(expiresAt)) {
-    throw new Error('the TokenRequest answer has no token or expiration');
-  }
-  return { token, expiresAt };
 }
 
 /** Gets ServiceAccount namespace/name, creating it when it does not exist (a racing creator's copy is re-read). */

@@ -96,6 +96,35 @@ spec:
       assert.match(String((err as { stderr?: string }).stderr), /command terminated with exit code 3/);
       return true;
     });
+    // The service account volume's token: the node's kubelet asks for a TokenRequest bound to the pod when a
+    // command reads it, and it authenticates as the pod's service account.
+    const sa = '/var/run/secrets/kubernetes.io/serviceaccount';
+    assert.equal(await kubectl('exec', 'talker', '--', 'ls', sa), 'ca.crt\nnamespace\ntoken\n');
+    const token = await kubectl('exec', 'talker', '--', 'cat', `${sa}/token`);
+    const server = await kubectl('config', 'view', '-o', 'jsonpath={.clusters[0].cluster.server}');
+    const { kubectl: withToken } = kubectlFor({ kubeconfig: '/dev/null', workDir: root });
+    const ca = join(dataDir, 'pki', 'ca.crt');
+    const who = JSON.parse(
+      await withToken(
+        '--server',
+        server,
+        '--certificate-authority',
+        ca,
+        '--token',
+        token,
+        'auth',
+        'whoami',
+        '-o',
+        'json',
+      ),
+    );
+    assert.equal(who.status.userInfo.username, 'system:serviceaccount:default:default');
+    assert.deepEqual(who.status.userInfo.extra['authentication.kubernetes.io/pod-name'], ['talker']);
+    assert.equal(
+      await kubectl('exec', 'talker', '--', 'cat', `${sa}/token`),
+      token,
+      'the same token until its renewal',
+    );
     await kubectl('delete', 'pod', 'talker', '--wait=false');
     // kubectl logs -f follows a container until it exits.
     await apply(`apiVersion: v1

@@ -1,11 +1,11 @@
 /**
  * What a command run in a simulated container sees: its environment (the container's `env` and `envFrom`,
  * resolved as the kubelet resolves them, with ConfigMap, Secret and field references and `$(VAR)` expansion) and
- * a small read-only file tree made of the ConfigMap, Secret, downward API and projected volumes it mounts, plus
- * /etc/hostname.
+ * a small read-only file tree made of the ConfigMap, Secret, downward API and projected volumes it mounts (service
+ * account tokens included), plus /etc/hostname.
  */
 import type { KubeObject } from '../../client/types.js';
-import type { ObjectSource } from './types.js';
+import type { ObjectSource, ServiceAccountTokenSource } from './types.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: pod specs are read as plain JSON
 type Json = any;
@@ -29,7 +29,7 @@ class ObjectCache {
   private readonly node: string | undefined;
   constructor(
     private readonly source: ObjectSource | undefined,
-    pod: KubeObject,
+    private readonly pod: KubeObject,
   ) {
     this.namespace = pod.metadata.namespace ?? 'default';
     this.node = typeof pod.spec?.nodeName === 'string' && pod.spec.nodeName !== '' ? pod.spec.nodeName : undefined;
@@ -41,6 +41,19 @@ class ObjectCache {
 
   secret(name: string): Promise<KubeObject | undefined> {
     return this.get('secret', name, (s) => s.secret(this.namespace, name, this.node));
+  }
+
+  /** A token for a projected serviceAccountToken source (expirationSeconds defaults to an hour, as upstream). */
+  async serviceAccountToken(source: Json): Promise<string | undefined> {
+    const wanted: ServiceAccountTokenSource = {
+      audience: typeof source.audience === 'string' ? source.audience : '',
+      expirationSeconds: typeof source.expirationSeconds === 'number' ? source.expirationSeconds : 3600,
+    };
+    try {
+      return await this.source?.serviceAccountToken?.(this.pod, wanted, this.node);
+    } catch {
+      return undefined;
+    }
   }
 
   private get(kind: string, name: string, load: (s: ObjectSource) => Promise<KubeObject | undefined>) {
@@ -292,6 +305,9 @@ async function volumeFiles(
         out.push(...selectItems(secretData(await objects.secret(source.secret.name)), source.secret.items));
       } else if (source.downwardAPI) {
         out.push(...downwardFiles(pod, containerName, source.downwardAPI.items));
+      } else if (source.serviceAccountToken?.path) {
+        const token = await objects.serviceAccountToken(source.serviceAccountToken);
+        if (token !== undefined) out.push([String(source.serviceAccountToken.path), Buffer.from(token, 'utf8')]);
       }
     }
     return out;

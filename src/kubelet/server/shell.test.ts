@@ -25,6 +25,7 @@ const pod: KubeObject = {
           { name: 'secret', mountPath: '/etc/secret', readOnly: true },
           { name: 'info', mountPath: '/etc/podinfo' },
           { name: 'one', mountPath: '/etc/app.conf', subPath: 'app.conf' },
+          { name: 'api', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true },
         ],
       },
     ],
@@ -33,6 +34,15 @@ const pod: KubeObject = {
       { name: 'secret', secret: { secretName: 'creds', items: [{ key: 'password', path: 'db/password' }] } },
       { name: 'info', downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }] } },
       { name: 'one', configMap: { name: 'cfg' } },
+      {
+        name: 'api',
+        projected: {
+          sources: [
+            { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
+            { serviceAccountToken: { audience: 'vault', path: 'vault-token' } },
+          ],
+        },
+      },
     ],
   },
   status: { podIP: '10.244.1.5' },
@@ -45,6 +55,8 @@ const objects: ObjectSource = {
       : undefined,
   secret: async (_ns, name) =>
     name === 'creds' ? { metadata: { name }, data: { password: Buffer.from('s3cret').toString('base64') } } : undefined,
+  serviceAccountToken: async (p, source, node) =>
+    `token for ${p.metadata.name} on ${node}, audience '${source.audience}', ${source.expirationSeconds} s`,
 };
 
 interface Captured {
@@ -116,6 +128,18 @@ describe('the built-in command set', () => {
     assert.deepEqual(await exec(['cat', '/etc/secret/db/password']), { code: 0, out: 's3cret', err: '' });
     assert.deepEqual(await exec(['cat', '/etc/podinfo/labels']), { code: 0, out: 'app="web"', err: '' });
     assert.deepEqual(await exec(['cat', '/etc/app.conf']), { code: 0, out: 'port=80\n', err: '' }, 'subPath');
+    // A projected service account token, as the pod's node asks for it (an hour when no lifetime is given).
+    const sa = '/var/run/secrets/kubernetes.io/serviceaccount';
+    assert.deepEqual(await exec(['cat', `${sa}/token`]), {
+      code: 0,
+      out: "token for web on node-1, audience '', 3607 s",
+      err: '',
+    });
+    assert.deepEqual(await exec(['cat', `${sa}/vault-token`]), {
+      code: 0,
+      out: "token for web on node-1, audience 'vault', 3600 s",
+      err: '',
+    });
     assert.deepEqual(await exec(['cat', '/etc/config/missing']), {
       code: 1,
       out: '',

@@ -60,4 +60,16 @@ export interface PodRuntime {
 export interface ObjectSource {
   configMap(namespace: string, name: string, node?: string): Promise<KubeObject | undefined>;
   secret(namespace: string, name: string, node?: string): Promise<KubeObject | undefined>;
+  /**
+   * A token of the pod's service account for a projected `serviceAccountToken` source (a TokenRequest bound to the
+   * pod, as the kubelet's token manager asks for it), or undefined when none can be had.
+   */
+  serviceAccountToken?(pod: KubeObject, source: ServiceAccountTokenSource, node?: string): Promise<string | undefined>;
+}
+
+/** A projected volume's `serviceAccountToken` source, defaulted. */
+export interface ServiceAccountTokenSource {
+  /** '' for the apiserver's own audiences. */
+  audience: string;
+  expirationSeconds: number;
 }
