@@ -3,6 +3,9 @@
  * system:nodes (impersonated by the admin here), reads what its pods use once they are bound to it, its own Node
  * and Lease, and is refused the rest with upstream's reasons.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { type ApiResponse, apiRequest } from '../../src/testing/api-client.js';
@@ -191,3 +194,35 @@ describe('Node authorizer and NodeRestriction', () => {
     );
   });
 });
+
+describe('Node authorizer after a restart on stored bound pods', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'node-authz-restart-'));
+  after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('starts, and its graph has the pods storage already holds', async () => {
+    const start = () => startControlPlane({ storage: 'sqlite', dataDir, authorization: { modes: ['Node', 'RBAC'] } });
+    let cp = await start();
+    const admin = (method: string, path: string, body: unknown) => apiRequest(cp, method, path, { body });
+    try {
+      assert.equal((await admin('POST', '/api/v1/nodes', { metadata: { name: 'node-1' } })).status, 201);
+      const secret = { metadata: { name: 'db-pass' }, stringData: { p: 'x' } };
+      assert.equal((await admin('POST', '/api/v1/namespaces/default/secrets', secret)).status, 201);
+      const pod = {
+        metadata: { name: 'web' },
+        spec: { nodeName: 'node-1', containers: [{ name: 'c', image: 'nginx' }], volumes: [secretVolume] },
+      };
+      assert.equal((await admin('POST', '/api/v1/namespaces/default/pods', pod)).status, 201);
+    } finally {
+      await cp.stop();
+    }
+    cp = await start();
+    try {
+      const read = () => apiRequest(cp, 'GET', '/api/v1/namespaces/default/secrets/db-pass', { headers: asNode });
+      await eventually(async () => assert.equal((await read()).status, 200));
+    } finally {
+      await cp.stop();
+    }
+  });
+});
+
+const secretVolume = { name: 's', secret: { secretName: 'db-pass' } };

@@ -287,6 +287,9 @@ describe('Cacher', () => {
       decoded.push(`${o.metadata.name}@${o.metadata.labels?.v ?? ''}`);
       return o;
     };
+    // Objects stored before the watch: the matching one is sent, decoded, as the watch's first event.
+    await store.create('/registry/things/before', obj('before', { mark: 'yes', v: '0' }));
+    await store.create('/registry/things/other', obj('other', { v: '0' }));
     const cacher = new Cacher(store, '/registry/things/', decode, silentLogger);
     await cacher.start();
     const seen: string[] = [];
@@ -308,11 +311,11 @@ describe('Cacher', () => {
     await new Promise((r) => setTimeout(r, 10));
     assert.deepEqual(
       seen,
-      ['ADDED 1', 'MODIFIED 2', 'DELETED 2', 'ADDED 4'],
+      ['ADDED 0', 'ADDED 1', 'MODIFIED 2', 'DELETED 2', 'ADDED 4'],
       'a state that stops matching leaves as before',
     );
     // Each event decodes what it sends, once; never a state before a change to learn whether it matched.
-    assert.deepEqual(decoded, ['a@1', 'a@2', 'a@2', 'a@4']);
+    assert.deepEqual(decoded, ['before@0', 'a@1', 'a@2', 'a@2', 'a@4']);
     cacher.stop();
   });
 

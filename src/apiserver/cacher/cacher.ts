@@ -368,9 +368,12 @@ export class Cacher {
       for (const k of this.keysUnder(req.prefix)) {
         const stored = this.items.get(k) as Stored;
         let obj: KubeObject | undefined;
-        if (wants(req, stored.value, () => (obj = this.decode(stored.value, stored.revision)))) {
-          req.onEvent('ADDED', obj as KubeObject, this.rev);
-        }
+        const object = () => {
+          obj ??= this.decode(stored.value, stored.revision);
+          return obj;
+        };
+        // wants() may decide from the stored bytes alone without decoding (storedTestDecides).
+        if (wants(req, stored.value, object)) req.onEvent('ADDED', object(), this.rev);
       }
     } else {
       if (req.fromRevision < this.windowStart) throw new TooOldError(req.fromRevision, this.windowStart + 1);
