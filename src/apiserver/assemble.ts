@@ -2,6 +2,7 @@ import { StatusError } from '../api/status-error.js';
 import type { Store } from '../storage/types.js';
 import type { Logger } from '../util/logger.js';
 import { type AdmissionOptions, buildAdmissionChain } from './admission/options.js';
+import type { StorageClassSource } from './admission/plugins/default-storage-class.js';
 import type { PriorityClassSource } from './admission/plugins/priority.js';
 import { APIRegistry, type WatchCacheBounds } from './api-registry.js';
 import { ensureBootstrapPolicy } from './bootstrap/rbac-policy.js';
@@ -47,7 +48,7 @@ function priorityClassSource(registry: APIRegistry): PriorityClassSource {
 }
 
 /** The StorageClasses DefaultStorageClass reads: the watch cache's current list. */
-function storageClassSource(registry: APIRegistry): { list(): Promise<KubeObject[]> } {
+function storageClassSource(registry: APIRegistry): StorageClassSource {
   return {
     async list() {
       const s = registry.lookup('storage.k8s.io', 'v1', 'storageclasses')?.store;

@@ -147,7 +147,6 @@ export const errors = {
   closed: () => new StorageError('Closed', 'the store is closed'),
 };
 
-/** Stored bytes of a value, refusing one over the limit. */
 /** Buffers whose writers have handed them over (see handOver): stored as they are, without a copy. */
 const handedOver = new WeakSet<Uint8Array>();
 
@@ -161,6 +160,7 @@ export function handOver(bytes: Buffer): Buffer {
   return bytes;
 }
 
+/** Stored bytes of a value, refusing one over the limit. */
 export function toBytes(key: string, value: Value): Buffer {
   const bytes =
     typeof value === 'string'

@@ -26,8 +26,9 @@ import { PatchError } from './patch-error.js';
 export const MAX_JSON_PATCH_COPY_BYTES = 3 * 1024 * 1024;
 
 /**
- * Applies `patch` (parsed JSON) to a copy of `doc`; neither argument is changed. Throws PatchError. `options` carries
- * the request's fieldValidation, which decides how a malformed body is refused (see json-patch-decode.ts).
+ * Applies `patch` (parsed JSON) to a copy of `doc` (to doc itself with `options.inPlace`); the patch is never
+ * changed. Throws PatchError. `options` carries the request's fieldValidation, which decides how a malformed body is
+ * refused (see json-patch-decode.ts).
  */
 export function applyJsonPatch(doc: unknown, patch: unknown, options?: PatchOptions): unknown {
   const operations = decodeJsonPatch(patch, options);

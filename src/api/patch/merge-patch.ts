@@ -13,7 +13,8 @@ import { deepCopy, deleteKey, getKey, hasKey, isJsonObject, type JsonObject, set
 import { PatchError } from './patch-error.js';
 
 /**
- * Applies `patch` to a copy of `doc`; neither argument is changed. Throws PatchError. Unless the request's
+ * Applies `patch` to a copy of `doc` (to doc itself with `options.inPlace`); the patch is never changed. Throws
+ * PatchError. Unless the request's
  * fieldValidation is Ignore, the apiserver first decodes the body strictly into a map, so a body that is neither an
  * object nor null is refused there with that decoder's message (and an array never reaches the merge).
  */

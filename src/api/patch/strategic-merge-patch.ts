@@ -29,7 +29,10 @@ import { mergeList } from './strategic-list-merge.js';
 import { elementKind, normalizeElementOrder, partitionMaps, partitionScalars } from './strategic-list-order.js';
 import { lookupListField, lookupMapField, type PatchMeta } from './strategic-patch-meta.js';
 
-/** Applies `patch` to a copy of `doc`, guided by the schema of doc's type; neither argument is changed. */
+/**
+ * Applies `patch` to a copy of `doc` (to doc itself with `options.inPlace`), guided by the schema of doc's type; the
+ * patch is never changed.
+ */
 export function applyStrategicMergePatch(
   doc: unknown,
   patch: unknown,

@@ -23,9 +23,9 @@ function defaultCRD(crd: CustomResourceDefinition): void {
 function addStorageVersion(crd: CustomResourceDefinition): void {
   const version = storageVersion(crd);
   if (!version) return;
-  crd.status ??= {};
-  const stored = crd.status.storedVersions ?? [];
-  if (!stored.includes(version)) crd.status.storedVersions = [...stored, version];
+  const stored = crd.status?.storedVersions ?? [];
+  // A new status, not a change to the old one: on an update the status is the stored object's, which may be shared.
+  if (!stored.includes(version)) crd.status = { ...crd.status, storedVersions: [...stored, version] };
 }
 
 export const customresourcedefinitions = (() => {

@@ -515,8 +515,9 @@ async function serveGet(ctx: RequestContext, served: ServedResource, ns: string,
 /** The answer to a create or update: in plain JSON, the JSON just stored with its resourceVersion, as a GET's. */
 function respondWritten(ctx: RequestContext, served: ServedResource, obj: KubeObject, code: number): void {
   const form = storedJsonForm(ctx, served);
-  const stored = form && served.store.storedJsonOf(obj);
-  const raw = stored && storedJsonWithRevision(stored, Number(obj.metadata.resourceVersion));
+  // Taken whatever the form: the object may live on in the watch cache, its stored bytes must not.
+  const stored = served.store.storedJsonOf(obj);
+  const raw = form && stored && storedJsonWithRevision(stored, Number(obj.metadata.resourceVersion));
   if (form && raw) writeEncodedJson(ctx, code, raw.parts, contentTypeFor(form));
   else respondObject(ctx, served, obj, code);
 }

@@ -32,11 +32,11 @@ export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** RFC 3339 with second precision, as metav1.Time is written. */
 /** The last second nowTimestamp formatted, and its text: every write asks for the current second, often many times. */
 let lastSecond = Number.NaN;
 let lastText = '';
 
+/** RFC 3339 with second precision, as metav1.Time is written. */
 export function nowTimestamp(now = Date.now()): string {
   const second = Math.floor(now / 1000);
   if (second !== lastSecond) {

@@ -46,7 +46,10 @@ export interface Strategy {
    * who creates (undefined for the apiserver's own writes), for resources that record it (a CSR's spec.username).
    */
   prepareForCreate?(obj: KubeObject, user?: UserInfo): void;
-  /** Carries over what a client may not change on update (status from old, …). */
+  /**
+   * Carries over what a client may not change on update (status from old, …). old may be shared with other readers
+   * (the watch cache's last decoded state): a subtree carried over from it is replaced, never changed in place.
+   */
   prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
   validate?(obj: KubeObject): FieldError[];
   validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];

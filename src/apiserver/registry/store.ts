@@ -405,49 +405,47 @@ export class GenericStore {
     attempt: number,
     progress: { writing: boolean },
   ): Promise<{ result: KubeObject } | 'retry'> {
-    {
-      let next = await tryUpdate(opts.replaces ? current : deepClone(current));
-      next.apiVersion = apiVersionOf(this.def);
-      next.kind = this.def.kind;
-      next = await this.mutatingAdmission('UPDATE', next, current, namespace, name, opts);
-      if (opts.prepare) next = this.prepareUpdate(next, current, opts.prepare.status, opts.subresource);
-      dropEmptyMetadata(next);
-      if (this.writePolicy?.update && opts.user && !opts.internal && !opts.subresource) {
-        await this.writePolicy.update(next, current, namespace, opts.user);
-      }
-      const finish = await this.def.strategy.beginUpdate?.(next, current, this.hookContext(opts));
-      let written = false;
+    let next = await tryUpdate(opts.replaces ? current : deepClone(current));
+    next.apiVersion = apiVersionOf(this.def);
+    next.kind = this.def.kind;
+    next = await this.mutatingAdmission('UPDATE', next, current, namespace, name, opts);
+    if (opts.prepare) next = this.prepareUpdate(next, current, opts.prepare.status, opts.subresource);
+    dropEmptyMetadata(next);
+    if (this.writePolicy?.update && opts.user && !opts.internal && !opts.subresource) {
+      await this.writePolicy.update(next, current, namespace, opts.user);
+    }
+    const finish = await this.def.strategy.beginUpdate?.(next, current, this.hookContext(opts));
+    let written = false;
+    try {
+      const problems = opts.validate?.(next, current) ?? [];
+      this.recordManager(next, current, opts);
+      if (problems.length > 0) throw invalidError(this.def, name, problems);
+      await this.validatingAdmission('UPDATE', next, current, namespace, name, opts);
+      if (sameButVolatile(next, current)) return { result: current };
+      if (opts.dryRun) return { result: next };
+      const expected = Number(current.metadata.resourceVersion);
+      progress.writing = true;
       try {
-        const problems = opts.validate?.(next, current) ?? [];
-        this.recordManager(next, current, opts);
-        if (problems.length > 0) throw invalidError(this.def, name, problems);
-        await this.validatingAdmission('UPDATE', next, current, namespace, name, opts);
-        if (sameButVolatile(next, current)) return { result: current };
-        if (opts.dryRun) return { result: next };
-        const expected = Number(current.metadata.resourceVersion);
-        progress.writing = true;
-        try {
-          if (this.shouldDeleteDuringUpdate(next, current)) {
-            // The last finalizer of an object being deleted is gone: the object goes now.
-            const { revision } = await this.storage.delete(key, expected);
-            next.metadata.resourceVersion = String(revision);
-            written = true;
-            await this.afterDelete(next);
-            return { result: next };
-          }
-          const encoded = this.storedBytes(next, opts);
-          const { revision } = await this.storage.update(key, encoded, expected);
+        if (this.shouldDeleteDuringUpdate(next, current)) {
+          // The last finalizer of an object being deleted is gone: the object goes now.
+          const { revision } = await this.storage.delete(key, expected);
           next.metadata.resourceVersion = String(revision);
-          rememberStoredJson(next, encoded);
           written = true;
+          await this.afterDelete(next);
           return { result: next };
-        } catch (err) {
-          if (isStorageError(err, 'Conflict') && attempt < MAX_UPDATE_RETRIES) return 'retry';
-          throw storageToStatus(err, this.def, name);
         }
-      } finally {
-        finish?.(written);
+        const encoded = this.storedBytes(next, opts);
+        const { revision } = await this.storage.update(key, encoded, expected);
+        next.metadata.resourceVersion = String(revision);
+        rememberStoredJson(next, encoded);
+        written = true;
+        return { result: next };
+      } catch (err) {
+        if (isStorageError(err, 'Conflict') && attempt < MAX_UPDATE_RETRIES) return 'retry';
+        throw storageToStatus(err, this.def, name);
       }
+    } finally {
+      finish?.(written);
     }
   }
 
@@ -617,7 +615,6 @@ export class GenericStore {
     }
   }
 
-  /** Whether an object marked for deletion holds nothing back any more. */
   /**
    * Upstream's ShouldDeleteDuringUpdate: an update finishes a deletion when the stored object was already being
    * deleted with no grace period left (a pod in its graceful shutdown stays until its kubelet deletes it) and the

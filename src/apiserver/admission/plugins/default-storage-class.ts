@@ -11,9 +11,9 @@ import { type AdmissionPlugin, isResource } from '../types.js';
 
 export const DEFAULT_STORAGE_CLASS = 'DefaultStorageClass';
 
-/** Where the plugin reads StorageClasses (upstream: an informer's lister). */
+/** Where the plugin reads StorageClasses (upstream: an informer's lister): shared objects, only to be read. */
 export interface StorageClassSource {
-  list(): Promise<KubeObject[]>;
+  list(): Promise<readonly Readonly<KubeObject>[]>;
 }
 
 export function defaultStorageClassPlugin(source: StorageClassSource | undefined): AdmissionPlugin {

@@ -13,10 +13,10 @@ import { type AdmissionAttributes, type AdmissionPlugin, admissionForbidden, isR
 
 export const PRIORITY = 'Priority';
 
-/** Where the plugin reads PriorityClasses (upstream: an informer's lister). */
+/** Where the plugin reads PriorityClasses (upstream: an informer's lister): shared objects, only to be read. */
 export interface PriorityClassSource {
-  get(name: string): Promise<KubeObject | undefined>;
-  list(): Promise<KubeObject[]>;
+  get(name: string): Promise<Readonly<KubeObject> | undefined>;
+  list(): Promise<readonly Readonly<KubeObject>[]>;
 }
 
 const DEFAULT_PRIORITY_WHEN_NO_DEFAULT_CLASS = 0;
