@@ -10,13 +10,13 @@ import type { ServedResource } from '../api-registry.js';
 import type { Cacher } from '../cacher/cacher.js';
 import { dropUnknownFields } from '../registry/field-validation.js';
 import { isObject, type KubeObject } from '../registry/object.js';
-import type { ResourceDefinition } from '../registry/resource.js';
+import type { Conversion, ResourceDefinition } from '../registry/resource.js';
 import type { GenericStore } from '../registry/store.js';
 import { customResourceScale } from './cr-scale.js';
 import { customResourceStrategies } from './cr-strategy.js';
 import { customResourcePrinter } from './printer.js';
-import { pruneObject } from './schema/index.js';
-import { type CRDVersion, type CustomResourceDefinition, storageVersion } from './types.js';
+import { applyDefaults, lacksDefaults, pruneObject } from './schema/index.js';
+import { type CRDVersion, type CustomResourceDefinition, type JSONSchemaProps, storageVersion } from './types.js';
 import { compareKubeAwareVersions } from './version-priority.js';
 
 /** The verbs of every custom resource, in upstream's discovery order. */
@@ -82,6 +82,43 @@ function discoveryInfo(def: ResourceDefinition, crd: CustomResourceDefinition, v
  * The served versions of a CRD as registry entries over the given cache; `makeStore` builds each version's store
  * (the caller supplies the admission chain).
  */
+/**
+ * How a version's objects go to and come from storage, as upstream's custom resource codec does with conversion None:
+ * the apiVersion is rewritten; an object converted to another version keeps only what that version's schema knows
+ * (pruned, so a field only an older version had does not show through a newer one, nor get stored); an object read
+ * from storage gets the storage version's defaults it lacks (a default added to the CRD after the object was
+ * written). Nothing is needed, and the raw fast paths stay, for a lone version whose schema has no defaults.
+ */
+function versionConversion(
+  several: boolean,
+  otherSchema: JSONSchemaProps | undefined,
+  storedSchema: JSONSchemaProps | undefined,
+  apiVersions: { served: string; stored: string },
+): { conversion?: Conversion } {
+  const defaults = storedSchema && JSON.stringify(storedSchema).includes('"default"') ? storedSchema : undefined;
+  if (!several && !defaults) return {};
+  return {
+    conversion: {
+      toStorage: (obj: KubeObject) => {
+        const out = { ...obj, apiVersion: apiVersions.stored };
+        // The written object is the store's own: pruning it in place prunes the answer too, as upstream's is.
+        if (otherSchema && storedSchema) pruneObject(out, storedSchema);
+        return out;
+      },
+      fromStorage: (obj: KubeObject) => {
+        // Objects read from the watch cache may be shared: anything that changes more than apiVersion works on a copy.
+        const lacking = defaults !== undefined && lacksDefaults(obj, defaults);
+        if (!lacking && !otherSchema) return { ...obj, apiVersion: apiVersions.served };
+        const out = structuredClone(obj);
+        out.apiVersion = apiVersions.served;
+        if (lacking && defaults) applyDefaults(out, defaults);
+        if (otherSchema) pruneObject(out, otherSchema);
+        return out;
+      },
+    },
+  };
+}
+
 export function servedVersions(
   crd: CustomResourceDefinition,
   cacher: Cacher,
@@ -92,6 +129,7 @@ export function servedVersions(
   const kind = names.kind ?? '';
   const stored = storageVersion(crd) ?? '';
   const versions = crd.spec.versions ?? [];
+  const storedSchema = versions.find((v) => v.name === stored)?.schema?.openAPIV3Schema;
   const several = versions.length > 1;
   const out: ServedResource[] = [];
   for (const version of versions) {
@@ -114,14 +152,10 @@ export function servedVersions(
       strategy,
       ...(status ? { status } : {}),
       ...(scale ? { scale: true } : {}),
-      ...(several
-        ? {
-            conversion: {
-              toStorage: (obj: KubeObject) => ({ ...obj, apiVersion: storedApiVersion }),
-              fromStorage: (obj: KubeObject) => ({ ...obj, apiVersion: servedApiVersion }),
-            },
-          }
-        : {}),
+      ...versionConversion(several, v === stored ? undefined : schema, storedSchema, {
+        served: servedApiVersion,
+        stored: storedApiVersion,
+      }),
       custom: {
         prune: (obj) => [...(schema ? pruneObject(obj, schema) : []), ...pruneMetadata(obj)],
         warnings: version.deprecated ? [deprecationWarning(crd, version)] : [],

@@ -7,34 +7,57 @@ import { additionalProperties, deepCopy, fieldSchema, isNullable, isObject, prop
 
 const isNonNullableNull = (x: unknown, s: Schema | undefined) => x === null && s !== undefined && !isNullable(s);
 
-function applyDefaultsTo(x: unknown, s: Schema | undefined): void {
-  if (!s) return;
+/**
+ * Applies the defaults below s to x in place, or with `apply` false only looks: whether some default would be set
+ * (then it stops at the first).
+ */
+function applyDefaultsTo(x: unknown, s: Schema | undefined, apply: boolean): boolean {
+  if (!s) return false;
+  let changed = false;
   if (Array.isArray(x)) {
     const itemSchema = isObject(s.items) ? s.items : undefined;
     for (let i = 0; i < x.length; i++) {
       if (itemSchema && isNonNullableNull(x[i], itemSchema) && itemSchema.default !== undefined) {
+        if (!apply) return true;
         x[i] = deepCopy(itemSchema.default);
+        changed = true;
       }
-      applyDefaultsTo(x[i], itemSchema);
+      if (applyDefaultsTo(x[i], itemSchema, apply)) {
+        if (!apply) return true;
+        changed = true;
+      }
     }
-    return;
+    return changed;
   }
-  if (!isObject(x)) return;
+  if (!isObject(x)) return false;
   const props = properties(s) ?? {};
   for (const [k, prop] of Object.entries(props)) {
     if (!isObject(prop) || prop.default === undefined) continue;
-    if (!Object.hasOwn(x, k) || isNonNullableNull(x[k], prop)) x[k] = deepCopy(prop.default);
+    if (!Object.hasOwn(x, k) || isNonNullableNull(x[k], prop)) {
+      if (!apply) return true;
+      x[k] = deepCopy(prop.default);
+      changed = true;
+    }
   }
   const additional = additionalProperties(s)?.schema;
   for (const k of Object.keys(x)) {
     const prop = props[k];
-    if (isObject(prop)) {
-      applyDefaultsTo(x[k], prop);
-    } else if (additional) {
-      if (isNonNullableNull(x[k], additional) && additional.default !== undefined) x[k] = deepCopy(additional.default);
-      applyDefaultsTo(x[k], additional);
+    let below: Schema | undefined;
+    if (isObject(prop)) below = prop;
+    else if (additional) {
+      if (isNonNullableNull(x[k], additional) && additional.default !== undefined) {
+        if (!apply) return true;
+        x[k] = deepCopy(additional.default);
+        changed = true;
+      }
+      below = additional;
+    }
+    if (below && applyDefaultsTo(x[k], below, apply)) {
+      if (!apply) return true;
+      changed = true;
     }
   }
+  return changed;
 }
 
 /** Drops null fields whose schema is neither nullable nor defaulted (what pruning does after dropping fields). */
@@ -54,5 +77,10 @@ export function pruneNonNullableNullsWithoutDefaults(x: unknown, s: Schema | und
 
 /** Applies the schema's defaults to a (pruned) custom resource in place. */
 export function applyDefaults(obj: Record<string, unknown>, schema: Schema): void {
-  applyDefaultsTo(obj, schema);
+  applyDefaultsTo(obj, schema, true);
+}
+
+/** Whether applyDefaults would set something in obj (without changing it). */
+export function lacksDefaults(obj: Record<string, unknown>, schema: Schema): boolean {
+  return applyDefaultsTo(obj, schema, false);
 }

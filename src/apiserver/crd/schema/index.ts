@@ -4,7 +4,7 @@
  */
 
 export { validateRules } from './cel-rules.js';
-export { applyDefaults } from './defaults.js';
+export { applyDefaults, lacksDefaults } from './defaults.js';
 export { validateAgainstSchema } from './openapi-validate.js';
 export { pruneObject } from './prune.js';
 export { structuralSchemaErrors } from './structural.js';
