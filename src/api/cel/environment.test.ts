@@ -28,6 +28,12 @@ describe('CEL environment: compiling', () => {
       "compilation failed: ERROR: <input>:1:5: undeclared reference to 'x' (in container '')\n | 1 + x\n | ....^",
     );
     assert.match(compileError('1 + "a"'), /found no matching overload for '_\+_' applied to '\(int, string\)'/);
+    // At the operator, as cel-go places a binary operator's call: the last one outside brackets and strings.
+    assert.match(
+      compileError('size("a+b") + (1 + 2) > "x"'),
+      /^compilation failed: ERROR: <input>:1:23: found no matching overload for '_>_' applied to '\(int, string\)'\n \| .*\n \| \.{22}\^$/,
+    );
+    assert.match(compileError('1 <= 2 + "a"'), /ERROR: <input>:1:8: found no matching overload for '_\+_'/);
     assert.match(
       compileError('"a".startsWith(1)'),
       /found no matching overload for 'startsWith' applied to 'string.\(int\)'/,

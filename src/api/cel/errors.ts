@@ -105,7 +105,40 @@ export function compileErrorFrom(expression: string, err: unknown): CelCompileEr
   const e = err as LibraryError;
   let position = e?.range?.start ?? 0;
   const message = upstreamCompileMessage(e);
-  // cel-go places a field selection at its dot.
+  // cel-go places a field selection at its dot, and a binary operator's call at the operator.
   if (message.startsWith('undefined field') && expression[position - 1] === '.') position--;
+  const operator = /^found no matching overload for '_(\S+)_' applied to '\(/.exec(message)?.[1];
+  if (operator && e?.range) position = operatorPosition(expression, e.range.start, e.range.end, operator) ?? position;
   return new CelCompileError(expression, formatCompileIssue(expression, position, message));
+}
+
+/**
+ * Where the binary operator of the expression spanning [start, end) stands: its last occurrence outside brackets
+ * and string literals (binary operators associate to the left, so the last one of the failing node's kind is its
+ * own). Undefined when it is not found.
+ */
+function operatorPosition(expression: string, start: number, end: number, operator: string): number | undefined {
+  let depth = 0;
+  let found: number | undefined;
+  for (let i = start; i < Math.min(end, expression.length); i++) {
+    const ch = expression[i] as string;
+    if (ch === '"' || ch === "'") {
+      // Skip the literal, escapes included.
+      for (i++; i < end && expression[i] !== ch; i++) if (expression[i] === '\\') i++;
+      continue;
+    }
+    if (ch === '(' || ch === '[' || ch === '{') depth++;
+    else if (ch === ')' || ch === ']' || ch === '}') depth--;
+    else if (depth === 0 && expression.startsWith(operator, i) && isOperatorAt(expression, i, operator)) found = i;
+  }
+  return found;
+}
+
+/** Whether operator at i is that operator, not part of a longer one (`<` of `<=`) or of a name (`in` of `index`). */
+function isOperatorAt(expression: string, i: number, operator: string): boolean {
+  const before = expression[i - 1] ?? ' ';
+  const after = expression[i + operator.length] ?? ' ';
+  if (/\w/.test(operator)) return !/\w/.test(before) && !/\w/.test(after);
+  if (operator === '<' || operator === '>') return after !== '=';
+  return true;
 }

@@ -172,7 +172,7 @@ describe('x-kubernetes-validations: compiling', () => {
     assert.equal(errs[1], 'root: Invalid value: "object": rule compile error: cel expression must evaluate to a bool');
     assert.match(
       errs[0] ?? '',
-      /^root: Invalid value: "object": rule compile error: compilation failed: ERROR: <input>:1:11: found no matching overload for '_\+_' applied to '\(int, string\)'/,
+      /^root: Invalid value: "object": rule compile error: compilation failed: ERROR: <input>:1:13: found no matching overload for '_\+_' applied to '\(int, string\)'/,
     );
   });
 
