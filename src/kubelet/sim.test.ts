@@ -383,4 +383,26 @@ describe('simulated kubelets', () => {
     );
     assert.equal(kubelets.podFor(NS, 'talker')?.node, 'node-2');
   });
+
+  it('gives the nodes of a second kubelet process pod CIDRs no other node has', async () => {
+    const extra = new SimKubelets({ client: cp.client, nodes: 2, namePrefix: 'extra-', clock });
+    try {
+      await extra.start();
+      const cidrs = ((await cp.client.nodes().list()).items as KubeObject[]).map((n) => [
+        n.metadata.name,
+        n.spec?.podCIDR,
+      ]);
+      // node-1 … node-3 keep 10.244.1–3.0/24; extra-1 and extra-2 would have had 10.244.1 and .2 too.
+      assert.deepEqual(Object.fromEntries(cidrs), {
+        'extra-1': '10.244.4.0/24',
+        'extra-2': '10.244.5.0/24',
+        'node-1': '10.244.1.0/24',
+        'node-2': '10.244.2.0/24',
+        'node-3': '10.244.3.0/24',
+      });
+    } finally {
+      await extra.stop();
+      for (const name of ['extra-1', 'extra-2']) await cp.client.nodes().delete(name);
+    }
+  });
 });

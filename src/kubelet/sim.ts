@@ -22,7 +22,7 @@ import { type Clock, realClock } from '../util/clock.js';
 import { type Logger, silentLogger } from '../util/logger.js';
 import { Limiter } from './limiter.js';
 import { simNodeNames } from './node-names.js';
-import { type NodeConfig, nodeSpecFor } from './nodestatus/node-config.js';
+import { type NodeConfig, nodeSpecFor, podCIDRFor } from './nodestatus/node-config.js';
 import { type LifecycleConfig, Lifecycles } from './runtimes/sim/lifecycle-config.js';
 import type { ContainerLog } from './runtimes/sim/logs.js';
 import type { SimPod } from './runtimes/sim/pod-runtime.js';
@@ -195,6 +195,7 @@ export class SimKubelets {
       this.nodeInformer.run();
       await Promise.all([this.podInformer.whenSynced(), this.nodeInformer.whenSynced()]);
       if (this.closed) return;
+      this.assignPodCIDRs();
       const count = this.nodes.size;
       const period = this.ctx.nodeStatusUpdateFrequencyMs;
       let i = 0;
@@ -208,6 +209,27 @@ export class SimKubelets {
       this.log.info('Simulated kubelets started', { nodes: count });
     })();
     return this.started;
+  }
+
+  /**
+   * Gives each new node of this process a pod CIDR no other Node has: its own (10.244.<i>.0/24 for the i-th node of
+   * the process) unless a Node of another kubelet process holds it, else the first one free. Upstream's controller
+   * manager hands them out (node IPAM); here each process looks at the Nodes it sees when it starts, so two processes
+   * started at the same moment may still pick the same one. A Node that exists keeps its own.
+   */
+  private assignPodCIDRs(): void {
+    const store = this.nodeInformer.getStore();
+    const used = new Set<string>();
+    for (const n of store.list()) if (typeof n.spec?.podCIDR === 'string') used.add(n.spec.podCIDR);
+    let next = 1;
+    for (const node of this.nodes.values()) {
+      if (store.getByKey(node.spec.name)?.spec?.podCIDR) continue;
+      if (used.has(node.spec.podCIDR)) {
+        while (used.has(podCIDRFor(next))) next++;
+        node.spec.podCIDR = podCIDRFor(next);
+      }
+      used.add(node.spec.podCIDR);
+    }
   }
 
   /** Stops every kubelet: timers, informers, events (flushed). Nodes and pods stay as they are in the API. */

@@ -49,6 +49,13 @@ describe('batch/v1 CronJobs', () => {
       'spec.concurrencyPolicy: Unsupported value: "Sometimes": supported values: "Allow", "Forbid", "Replace"',
       `metadata.name: Invalid value: "${'a'.repeat(53)}": must be no more than 52 characters`,
     ]);
+    // Go loads "Local" (the machine's zone) but not "local": one error for the first, two for the second.
+    const explicit = 'timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones';
+    assert.deepEqual(create(cronjob({ timeZone: 'Local' })), [`spec.timeZone: Invalid value: "Local": ${explicit}`]);
+    assert.deepEqual(create(cronjob({ timeZone: 'local' })), [
+      `spec.timeZone: Invalid value: "local": ${explicit}`,
+      'spec.timeZone: Invalid value: "local": unknown time zone local',
+    ]);
     const tz = cronjob({ schedule: 'CRON_TZ=UTC 0 * * * *' });
     assert.deepEqual(create(tz), [
       'spec.schedule: Invalid value: "CRON_TZ=UTC 0 * * * *": cannot use TZ or CRON_TZ in schedule, use timeZone field instead',

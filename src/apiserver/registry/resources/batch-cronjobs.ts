@@ -55,7 +55,8 @@ function validateTimeZone(timeZone: unknown, at: FieldPath): FieldError[] {
       invalid(at, zone, 'timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones'),
     );
   }
-  if (!isKnownTimeZone(zone)) errs.push(invalid(at, zone, `unknown time zone ${zone}`));
+  // Go's time.LoadLocation knows "Local" (the machine's zone), though not "local": only the first error for it.
+  if (zone !== 'Local' && !isKnownTimeZone(zone)) errs.push(invalid(at, zone, `unknown time zone ${zone}`));
   return errs;
 }
 
