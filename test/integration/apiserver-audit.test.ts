@@ -18,7 +18,7 @@ import {
 import { ensurePki } from '../../src/apiserver/bootstrap/pki.js';
 import type { KubeObject } from '../../src/apiserver/registry/object.js';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
-import { apiRequest } from '../../src/testing/api-client.js';
+import { apiRequest, kubectl } from '../../src/testing/api-client.js';
 import assert from '../../src/testing/assert.js';
 import { eventually } from '../../src/testing/controllers.js';
 import { adminOk, mintIdentity, requestAs } from '../../src/testing/identity-request.js';
@@ -156,6 +156,21 @@ describe('apiserver: audit log', () => {
     assert.deepEqual(out.data, { a: 'b' });
     assert.equal('managedFields' in out.metadata, false);
     assert.ok('managedFields' in (res.body as { metadata: object }).metadata);
+  });
+
+  it('the real kubectl over HTTP/2 with a protobuf body: both objects and the created name are recorded', async () => {
+    const before = events().length;
+    const created = await kubectl(cp, ['create', 'configmap', 'from-kubectl', '--from-literal=a=b']);
+    assert.equal(created.code, 0, created.stderr);
+    const ev = events()
+      .slice(before)
+      .find((e) => e.stage === 'ResponseComplete' && e.verb === 'create' && e.objectRef?.resource === 'configmaps');
+    assert.ok(ev, 'the create is audited');
+    assert.equal(ev.objectRef?.name, 'from-kubectl');
+    assert.deepEqual((ev.requestObject as { data: unknown }).data, { a: 'b' });
+    const out = ev.responseObject as { metadata: Record<string, unknown>; data: unknown };
+    assert.equal(out.metadata.name, 'from-kubectl');
+    assert.deepEqual(out.data, { a: 'b' });
   });
 
   it('a failed request records the Status reason and message', async () => {

@@ -18,6 +18,7 @@ import {
 } from '../audit/event.js';
 import { type AuditDecision, LEVEL_RANK, type Stage } from '../audit/policy.js';
 import type { Filter, RequestContext } from '../context.js';
+import { contentTypeOf, decodeBody } from '../handlers/body.js';
 
 /** When each request arrived, in microseconds (set by the outer filter, read by the inner one). */
 const received = new WeakMap<RequestContext, number>();
@@ -61,6 +62,15 @@ function parseJson(buf: Buffer | undefined): unknown {
   if (!buf || buf.length === 0) return undefined;
   try {
     return JSON.parse(buf.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function decodedRequestBody(ctx: RequestContext): unknown {
+  if (!ctx.requestBody || ctx.requestBody.length === 0) return undefined;
+  try {
+    return decodeBody(ctx.requestBody, contentTypeOf(ctx));
   } catch {
     return undefined;
   }
@@ -129,20 +139,28 @@ export function auditFilters(auditor: Auditor): AuditFilters {
         if (!wantsResponse && code < 400) return;
         chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
       };
+      // HTTP/2's response writes end's chunk through write: kept once, by end.
+      let ending = false;
       res.write = function (this: typeof res, chunk: unknown, ...rest: unknown[]) {
-        keep(chunk);
+        if (!ending) keep(chunk);
         return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
       } as typeof res.write;
       res.end = function (this: typeof res, chunk?: unknown, ...rest: unknown[]) {
         keep(chunk);
-        return (end as (...a: unknown[]) => typeof res).call(this, chunk, ...rest);
+        ending = true;
+        try {
+          return (end as (...a: unknown[]) => typeof res).call(this, chunk, ...rest);
+        } finally {
+          ending = false;
+        }
       } as typeof res.end;
     }
 
-    // The request's body, parsed once and only when an event needs it.
+    // The request's body, decoded once (JSON, YAML or Kubernetes protobuf, as the handler reads it) and only when an
+    // event needs it.
     let parsedBody: { value: unknown } | undefined;
     const requestObject = (): unknown => {
-      parsedBody ??= { value: parseJson(ctx.requestBody) };
+      parsedBody ??= { value: decodedRequestBody(ctx) };
       return parsedBody.value;
     };
     const finish = (status: number, stage: Stage, failure?: Record<string, unknown>): AuditEvent => {
