@@ -19,6 +19,11 @@ export interface KeyValue {
   modRevision: number;
   /** The revision of the write that created the key (since its last deletion). */
   createRevision: number;
+  /**
+   * Set by a decorator that transforms values (encryption at rest) when this value was read through a transformer
+   * that no longer writes (a key not first any more): an update should write it again even if nothing changed.
+   */
+  stale?: boolean;
 }
 
 export interface ReadOptions {

@@ -64,17 +64,23 @@ export class EncryptingStore implements Store {
   }
 
   private decrypt(key: string, value: Buffer): Buffer {
+    return this.read(key, value).value;
+  }
+
+  private read(key: string, value: Buffer): { value: Buffer; stale: boolean } {
     const chain = this.chainFor(key);
-    if (!chain) return value;
+    if (!chain) return { value, stale: false };
     try {
-      return chain.fromStorage(value, key);
+      return chain.read(value, key);
     } catch (err) {
       throw statusErrors.internal(new Error(`unable to transform key "${key}": ${(err as Error).message}`));
     }
   }
 
+  /** A stored key-value decrypted; stale when a provider other than the first read it (see KeyValue.stale). */
   private kv(kv: KeyValue): KeyValue {
-    return { ...kv, value: this.decrypt(kv.key, kv.value) };
+    const { value, stale } = this.read(kv.key, kv.value);
+    return stale ? { ...kv, value, stale } : { ...kv, value };
   }
 
   private rethrow(err: unknown): never {

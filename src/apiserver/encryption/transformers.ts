@@ -115,11 +115,16 @@ export class TransformerChain {
   }
 
   fromStorage(data: Buffer, key: string): Buffer {
+    return this.read(data, key).value;
+  }
+
+  /** The value, and whether a provider other than the first read it (it should be written again, as upstream's). */
+  read(data: Buffer, key: string): { value: Buffer; stale: boolean } {
     const errors: string[] = [];
-    for (const t of this.transformers) {
+    for (const [i, t] of this.transformers.entries()) {
       if (t.prefix !== '' && !data.subarray(0, t.prefix.length).equals(Buffer.from(t.prefix))) continue;
       try {
-        return t.fromStorage(data, key);
+        return { value: t.fromStorage(data, key), stale: i !== 0 };
       } catch (err) {
         // identity refuses encrypted data; a later provider may hold its key.
         if (t.prefix === '') {

@@ -112,6 +112,9 @@ const MAX_UPDATE_RETRIES = 20;
  * Where a write leaves the JSON it stored on the object it returns: a property that JSON, Object.keys and spreads do
  * not see (so no copy carries it), and that goes away with the object.
  */
+/** Objects decoded from a value storage marked stale (KeyValue.stale): an update must write them even unchanged. */
+const staleStates = new WeakSet<KubeObject>();
+
 const STORED_JSON = Symbol('storedJson');
 
 function rememberStoredJson(obj: KubeObject, json: Buffer): void {
@@ -204,7 +207,9 @@ export class GenericStore {
 
   async get(namespace: string, name: string): Promise<KubeObject> {
     const kv = await this.getStored(namespace, name);
-    return this.decode(kv.value, kv.modRevision);
+    const obj = this.decode(kv.value, kv.modRevision);
+    if (kv.stale) staleStates.add(obj);
+    return obj;
   }
 
   /** The object as storage holds it now (bytes in the storage version), or NotFound. */
@@ -385,10 +390,13 @@ export class GenericStore {
     }
   }
 
-  /** Whether storage holds a newer state of the object than current (or no longer holds it). */
+  /**
+   * Whether storage holds a newer state of the object than current (or no longer holds it, or holds it in a form it
+   * no longer writes).
+   */
   private async isStale(key: string, current: KubeObject): Promise<boolean> {
     const kv = await this.storage.get(key).catch(() => undefined);
-    return kv?.modRevision !== Number(current.metadata.resourceVersion);
+    return kv?.modRevision !== Number(current.metadata.resourceVersion) || kv.stale === true;
   }
 
   /**
@@ -421,7 +429,9 @@ export class GenericStore {
       this.recordManager(next, current, opts);
       if (problems.length > 0) throw invalidError(this.def, name, problems);
       await this.validatingAdmission('UPDATE', next, current, namespace, name, opts);
-      if (sameButVolatile(next, current)) return { result: current };
+      // A no-op writes nothing, unless storage holds the value in a form it no longer writes (an encryption key
+      // that is not first any more), as upstream's GuaranteedUpdate rewrites a stale state.
+      if (sameButVolatile(next, current) && !staleStates.has(current)) return { result: current };
       if (opts.dryRun) return { result: next };
       const expected = Number(current.metadata.resourceVersion);
       progress.writing = true;
