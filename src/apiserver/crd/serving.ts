@@ -79,10 +79,6 @@ function discoveryInfo(def: ResourceDefinition, crd: CustomResourceDefinition, v
 }
 
 /**
- * The served versions of a CRD as registry entries over the given cache; `makeStore` builds each version's store
- * (the caller supplies the admission chain).
- */
-/**
  * How a version's objects go to and come from storage, as upstream's custom resource codec does with conversion None:
  * the apiVersion is rewritten; an object converted to another version keeps only what that version's schema knows
  * (pruned, so a field only an older version had does not show through a newer one, nor get stored); an object read
@@ -119,6 +115,10 @@ function versionConversion(
   };
 }
 
+/**
+ * The served versions of a CRD as registry entries over the given cache; `makeStore` builds each version's store
+ * (the caller supplies the admission chain).
+ */
 export function servedVersions(
   crd: CustomResourceDefinition,
   cacher: Cacher,

@@ -108,13 +108,13 @@ export interface WritePolicy {
 
 const MAX_UPDATE_RETRIES = 20;
 
+/** Objects decoded from a value storage marked stale (KeyValue.stale): an update must write them even unchanged. */
+const staleStates = new WeakSet<KubeObject>();
+
 /**
  * Where a write leaves the JSON it stored on the object it returns: a property that JSON, Object.keys and spreads do
  * not see (so no copy carries it), and that goes away with the object.
  */
-/** Objects decoded from a value storage marked stale (KeyValue.stale): an update must write them even unchanged. */
-const staleStates = new WeakSet<KubeObject>();
-
 const STORED_JSON = Symbol('storedJson');
 
 function rememberStoredJson(obj: KubeObject, json: Buffer): void {
