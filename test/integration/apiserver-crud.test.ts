@@ -309,6 +309,30 @@ describe('apiserver: the generic registry on ConfigMaps, Secrets and Namespaces'
     assert.equal((await apiRequest(cp, 'GET', `${CMS}/fin`)).status, 404);
   });
 
+  it('moves the generation of an object that tracks one when its deletion starts, once, as upstream', async () => {
+    const deployments = '/apis/apps/v1/namespaces/default/deployments';
+    const body = {
+      metadata: { name: 'gen', finalizers: ['example.com/hold'] },
+      spec: {
+        selector: { matchLabels: { app: 'gen' } },
+        template: { metadata: { labels: { app: 'gen' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+      },
+    };
+    assert.equal((await apiRequest(cp, 'POST', deployments, { body })).status, 201);
+    const del = await apiRequest(cp, 'DELETE', `${deployments}/gen?propagationPolicy=Foreground`);
+    assert.equal(del.status, 200, del.text);
+    assert.equal(del.body.metadata.generation, 2);
+    const again = await apiRequest(cp, 'DELETE', `${deployments}/gen`);
+    assert.equal(again.body.metadata.generation, 2, 'a second delete does not move it again');
+    // A ConfigMap tracks no generation: it has none to move.
+    await apiRequest(cp, 'POST', CMS, { body: { metadata: { name: 'nogen', finalizers: ['example.com/hold'] } } });
+    assert.equal((await apiRequest(cp, 'DELETE', `${CMS}/nogen`)).body.metadata.generation, undefined);
+    for (const path of [`${deployments}/gen`, `${CMS}/nogen`]) {
+      const patch = { body: { metadata: { finalizers: null } }, contentType: 'application/merge-patch+json' };
+      assert.equal((await apiRequest(cp, 'PATCH', path, patch)).status, 200);
+    }
+  });
+
   it('keeps a deleted namespace Terminating until it is finalized, and refuses new content in it', async () => {
     await apiRequest(cp, 'POST', '/api/v1/namespaces', { body: { metadata: { name: 'doomed' } } });
     const created = await apiRequest(cp, 'GET', '/api/v1/namespaces/doomed');

@@ -597,6 +597,9 @@ export class GenericStore {
           next.metadata.deletionTimestamp = nowTimestamp(this.clock.now());
           next.metadata.deletionGracePeriodSeconds = 0;
         }
+        // Starting a deletion moves a generation the object tracks, as upstream's BeforeDelete and markAsDeleting do.
+        const generation = current.metadata.generation ?? 0;
+        if (!current.metadata.deletionTimestamp && generation > 0) next.metadata.generation = generation + 1;
         if (jsonEqual(next, current)) return { object: current, deleted: false };
         if (opts.dryRun) return { object: next, deleted: false };
         try {
