@@ -1,26 +1,29 @@
 import { after, before, describe, it } from 'node:test';
 import { parseEncryptionConfiguration } from '../../src/apiserver/encryption/config.js';
+import type { ProviderConfig } from '../../src/apiserver/encryption/config-file.js';
 import type { EncryptingStore } from '../../src/apiserver/encryption/store.js';
 import { aescbc } from '../../src/apiserver/encryption/transformers.js';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { apiRequest } from '../../src/testing/api-client.js';
 import assert from '../../src/testing/assert.js';
 
+/** A control plane whose Secrets are stored through the given providers. */
+function withEncryptedSecrets(providers: ProviderConfig[]): Promise<ControlPlane> {
+  return startControlPlane({
+    encryptionProviderConfig: parseEncryptionConfiguration({
+      kind: 'EncryptionConfiguration',
+      apiVersion: 'apiserver.config.k8s.io/v1',
+      resources: [{ resources: ['secrets'], providers }],
+    }),
+  });
+}
+
 describe('apiserver: a value no configured key reads', () => {
   let cp: ControlPlane;
   before(async () => {
-    cp = await startControlPlane({
-      encryptionProviderConfig: parseEncryptionConfiguration({
-        kind: 'EncryptionConfiguration',
-        apiVersion: 'apiserver.config.k8s.io/v1',
-        resources: [
-          {
-            resources: ['secrets'],
-            providers: [{ aesgcm: { keys: [{ name: 'k', secret: Buffer.alloc(16, 3).toString('base64') }] } }],
-          },
-        ],
-      }),
-    });
+    cp = await withEncryptedSecrets([
+      { aesgcm: { keys: [{ name: 'k', secret: Buffer.alloc(16, 3).toString('base64') }] } },
+    ]);
   });
   after(async () => {
     await cp?.stop();
@@ -58,27 +61,16 @@ describe('apiserver: key rotation', () => {
   let cp: ControlPlane;
   const key = (n: number) => Buffer.alloc(32, n);
   before(async () => {
-    cp = await startControlPlane({
-      encryptionProviderConfig: parseEncryptionConfiguration({
-        kind: 'EncryptionConfiguration',
-        apiVersion: 'apiserver.config.k8s.io/v1',
-        resources: [
-          {
-            resources: ['secrets'],
-            providers: [
-              {
-                aescbc: {
-                  keys: [
-                    { name: 'key2', secret: key(2).toString('base64') },
-                    { name: 'key1', secret: key(1).toString('base64') },
-                  ],
-                },
-              },
-            ],
-          },
-        ],
-      }),
-    });
+    cp = await withEncryptedSecrets([
+      {
+        aescbc: {
+          keys: [
+            { name: 'key2', secret: key(2).toString('base64') },
+            { name: 'key1', secret: key(1).toString('base64') },
+          ],
+        },
+      },
+    ]);
   });
   after(async () => {
     await cp?.stop();
