@@ -420,9 +420,10 @@ async function readObject(
     pruneCustomResource(def.custom, body as KubeObject, directive, ctx.res, (e) => strictDecodingError(body, def, e));
   const schema = schemaForKind({ group: def.group, version: def.version, kind: def.kind });
   // Most bodies have nothing to report or drop, which a count of their keys shows without scanning the text.
-  if (schema && !(type === 'application/json' && cleanJsonBody(raw.toString('utf8'), body, schema))) {
+  const text = schema ? raw.toString('utf8') : '';
+  if (schema && !(type === 'application/json' && cleanJsonBody(text, body, schema))) {
     if (directive !== 'Ignore') {
-      const errors = requestBodyStrictErrors(raw.toString('utf8'), type, body, schema);
+      const errors = requestBodyStrictErrors(text, type, body, schema);
       if (errors.length > 0) {
         if (directive === 'Strict') throw strictDecodingError(body, def, errors);
         addWarnings(ctx.res, errors);

@@ -362,8 +362,8 @@ export function patchStrictErrors(
     if (!walked) return own;
     return [...own, ...sortedUnknown(patched, schema, true).map((p) => `unknown field ${goQuote(p)}`)];
   }
-  if (!walked) return patchDuplicates(rawPatch, body);
-  const own = new StrictScanner(rawPatch).run(UNTYPED).map(decoderMessage);
+  const own = patchDuplicates(rawPatch, body);
+  if (!walked) return own;
   if (patchType === 'application/merge-patch+json') {
     return [...own, ...sortedUnknown(patched, schema, true).map((p) => `unknown field ${goQuote(p)}`)];
   }
