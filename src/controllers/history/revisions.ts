@@ -7,6 +7,7 @@
  */
 import type { KubeObject } from '../../client/types.js';
 import { type GroupVersionKind, getControllerOf, newControllerRef } from '../common/controller-ref.js';
+import { withoutServiceAccountAlias } from '../common/pods.js';
 import {
   CONTROLLER_REVISION_HASH_LABEL,
   canonicalJson,
@@ -109,9 +110,9 @@ export function sameTemplateData(a: unknown, b: unknown): boolean {
 function withoutAlias(data: unknown): unknown {
   const spec = (data as { spec?: { template?: { spec?: Record<string, unknown> } } } | null)?.spec;
   const podSpec = spec?.template?.spec;
-  if (!podSpec || !('serviceAccount' in podSpec)) return data;
-  const { serviceAccount: _alias, ...rest } = podSpec;
-  return { ...(data as object), spec: { ...spec, template: { ...spec.template, spec: rest } } };
+  const rest = podSpec && withoutServiceAccountAlias(podSpec);
+  if (rest === podSpec) return data;
+  return { ...(data as object), spec: { ...spec, template: { ...spec?.template, spec: rest } } };
 }
 
 /** The revisions equal to needle, in their given order. */

@@ -41,9 +41,7 @@ import {
  * in, and every template says apiVersion v1, kind PersistentVolumeClaim on the way out (first, as objects do here).
  */
 function claimTyped(claim: unknown): unknown {
-  if (!isObject(claim)) return claim;
-  const { apiVersion: _apiVersion, kind: _kind, ...rest } = claim;
-  return { apiVersion: 'v1', kind: 'PersistentVolumeClaim', ...rest };
+  return isObject(claim) ? { apiVersion: 'v1', kind: 'PersistentVolumeClaim', ...(claimUntyped(claim) as Rec) } : claim;
 }
 
 /** A claim template without its type, as upstream's internal object holds it (for the immutability rule). */

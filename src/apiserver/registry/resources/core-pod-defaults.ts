@@ -31,18 +31,6 @@ function hostNetworkPorts(containers: Rec[]): void {
   }
 }
 
-/** A PodSpec as every pod template gets it (RCs, PodTemplates): the shared defaults plus canonical quantities. */
-export function defaultTemplateSpec(spec: Rec, kind: string): void {
-  defaultPodSpec(spec);
-  defaultPodSpecQuantities(spec, kind);
-}
-
-/** A PodTemplateSpec of an RC or a PodTemplate: its metadata as the v1 conversion leaves it, and its spec defaulted. */
-export function defaultPodTemplateSpec(template: Rec, kind: string): void {
-  dropInitContainerAnnotations(template.metadata);
-  defaultTemplateSpec(child(template, 'spec'), kind);
-}
-
 export function defaultPod(pod: KubeObject): void {
   dropInitContainerAnnotations(pod.metadata);
   const spec = child(pod, 'spec');
@@ -55,5 +43,6 @@ export function defaultPod(pod: KubeObject): void {
     hostNetworkPorts(containers);
     hostNetworkPorts(initContainers);
   }
-  defaultTemplateSpec(spec, 'Pod');
+  defaultPodSpec(spec);
+  defaultPodSpecQuantities(spec, 'Pod');
 }

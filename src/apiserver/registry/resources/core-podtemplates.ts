@@ -2,9 +2,9 @@
 import { path } from '../../../api/field-errors.js';
 import type { Printer } from '../../printers/table.js';
 import { nameColumn } from '../../printers/table.js';
+import { defaultPodTemplate } from './apps-pod-template-defaults.js';
 import { type Builtin, builtin } from './common.js';
-import { child, rec } from './core-json.js';
-import { defaultPodTemplateSpec } from './core-pod-defaults.js';
+import { rec } from './core-json.js';
 import { validatePodTemplateSpec } from './core-pod-validation.js';
 import { column, containerCells, formatLabels } from './groups-columns.js';
 
@@ -30,7 +30,7 @@ export function podtemplates(): Builtin {
     printer: podTemplatePrinter,
     strategy: {
       returnDeletedObject: true,
-      default: (t) => defaultPodTemplateSpec(child(t, 'template'), 'PodTemplate'),
+      default: (t) => defaultPodTemplate(t, 'PodTemplate'),
       validate: (t) => validatePodTemplateSpec(t.template, path('template')),
     },
   });

@@ -7,11 +7,11 @@ import { type FieldError, forbidden, invalid, notSupported, path, required } fro
 import { GoValue, goQuote } from '../../../api/validation/go-format.js';
 import { age } from '../../printers/duration.js';
 import { ageColumn, nameColumn, type Printer } from '../../printers/table.js';
-import type { KubeObject } from '../object.js';
+import { isObject, type KubeObject } from '../object.js';
+import { defaultPodTemplate } from './apps-pod-template-defaults.js';
 import { type Builtin, builtin } from './common.js';
 import { nonNegative } from './core-field-checks.js';
 import { child, type Rec, rec, str, stringMap } from './core-json.js';
-import { defaultPodTemplateSpec } from './core-pod-defaults.js';
 import { validatePodTemplateSpec } from './core-pod-validation.js';
 import { specKeepingStatusStrategy } from './core-status.js';
 import { column, containerCells, formatLabels } from './groups-columns.js';
@@ -27,7 +27,7 @@ export function defaultReplicationController(rc: KubeObject): void {
     if (Object.keys(rc.metadata.labels ?? {}).length === 0) rc.metadata.labels = { ...stringMap(labels) };
   }
   if (spec.replicas === undefined || spec.replicas === null) spec.replicas = 1;
-  if (template && typeof template === 'object') defaultPodTemplateSpec(rec(template), 'ReplicationController');
+  if (isObject(template)) defaultPodTemplate(spec, 'ReplicationController');
 }
 
 /** `map[string]string{"app":"web"}`, as Go's %#v prints a label map. */

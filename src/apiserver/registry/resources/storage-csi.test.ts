@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
+import { semanticEqual } from '../../../api/semantic-equal.js';
 import assert from '../../../testing/assert.js';
 import type { KubeObject } from '../object.js';
-import { semanticEqual } from './storage-csi-validation.js';
 import { csidrivers } from './storage-csidrivers.js';
 import { csinodes } from './storage-csinodes.js';
 import { volumeattachments } from './storage-volumeattachments.js';

@@ -8,6 +8,7 @@
  * ATTACHREQUIRED PODINFOONMOUNT STORAGECAPACITY TOKENREQUESTS REQUIRESREPUBLISH MODES AGE.
  */
 import { duplicate, type FieldError, invalid, notSupported, path, required } from '../../../api/field-errors.js';
+import { semanticEqual } from '../../../api/semantic-equal.js';
 import { GoValue, goQuote } from '../../../api/validation/go-format.js';
 import { age } from '../../printers/duration.js';
 import { ageColumn, nameColumn } from '../../printers/table.js';
@@ -16,7 +17,6 @@ import { type Builtin, builtin } from './common.js';
 import { column } from './groups-columns.js';
 import { child, defaultValue, list, type Rec, rec, records, str, unset } from './groups-fields.js';
 import { FIELD_IMMUTABLE } from './groups-validation.js';
-import { semanticEqual } from './storage-csi-validation.js';
 
 const FS_GROUP_POLICIES = ['File', 'None', 'ReadWriteOnceWithFSType'];
 const LIFECYCLE_MODES = ['Persistent', 'Ephemeral'];

@@ -6,6 +6,7 @@
  * written as null, as upstream's JSON has them. DELETE answers with the deleted object. Printed as NAME DRIVERS AGE.
  */
 import { duplicate, type FieldError, type FieldPath, invalid, path, required } from '../../../api/field-errors.js';
+import { semanticEqual } from '../../../api/semantic-equal.js';
 import { goQuote } from '../../../api/validation/go-format.js';
 import { isQualifiedName } from '../../../api/validation/names.js';
 import { validateNonnegativeField } from '../../../api/validation/object-meta.js';
@@ -17,7 +18,7 @@ import { column } from './groups-columns.js';
 import { child, list, type Rec, rec, records, str } from './groups-fields.js';
 import { goPointer, goStrings, goStruct } from './groups-go-format.js';
 import { FIELD_IMMUTABLE } from './groups-validation.js';
-import { csiDriverNameErrors, semanticEqual } from './storage-csi-validation.js';
+import { csiDriverNameErrors } from './storage-csi-validation.js';
 
 const NODE_ID_MAX_LENGTH = 192;
 const NODE_ID_LONGER_MAX_LENGTH = 256;

@@ -8,6 +8,7 @@
 import { type FieldError, invalid, path } from '../../../api/field-errors.js';
 import type { LabelSelectorObject } from '../../../api/labels.js';
 import { formatQuantity, isQuantity, parseQuantity } from '../../../api/quantity.js';
+import { semanticEqual } from '../../../api/semantic-equal.js';
 import { validateLabelSelector } from '../../../api/validation/labels.js';
 import { nameIsDNSSubdomain } from '../../../api/validation/name-validators.js';
 import { IS_NEGATIVE_ERROR_MSG } from '../../../api/validation/object-meta.js';
@@ -17,7 +18,6 @@ import { defaultQuantityField } from './core-resource-lists.js';
 import { rec, str, unset } from './groups-fields.js';
 import { goLabelSelector } from './groups-go-format.js';
 import { FIELD_IMMUTABLE } from './groups-validation.js';
-import { semanticEqual } from './storage-csi-validation.js';
 
 const KIND = 'CSIStorageCapacity';
 

@@ -15,6 +15,7 @@ import {
   required,
   tooLong,
 } from '../../../api/field-errors.js';
+import { semanticEqual } from '../../../api/semantic-equal.js';
 import { goQuote } from '../../../api/validation/go-format.js';
 import { nameIsDNSSubdomain } from '../../../api/validation/name-validators.js';
 import { age } from '../../printers/duration.js';
@@ -28,7 +29,7 @@ import { type Rec, rec, str, unset } from './groups-fields.js';
 import { goPointer, goStruct } from './groups-go-format.js';
 import { withStatusValidation } from './groups-status.js';
 import { FIELD_IMMUTABLE } from './groups-validation.js';
-import { csiDriverNameErrors, semanticEqual } from './storage-csi-validation.js';
+import { csiDriverNameErrors } from './storage-csi-validation.js';
 
 const MAX_ATTACHED_METADATA_SIZE = 256 * 1024;
 const MAX_VOLUME_ERROR_MESSAGE = 1024;

@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
+import { semanticEqual } from '../../../api/semantic-equal.js';
 import assert from '../../../testing/assert.js';
-import { canonicalJson, computeHash, equalIgnoreHash, safeEncodeString, semanticEqual } from './hash.js';
+import { canonicalJson, computeHash, equalIgnoreHash, safeEncodeString } from './hash.js';
 
 const template = {
   metadata: { labels: { app: 'web' } },

@@ -7,6 +7,8 @@
  * which is what matters, since the name only has to be deterministic; a clash with another template is resolved
  * by bumping collisionCount, as upstream does.
  */
+import { semanticEqual } from '../../../api/semantic-equal.js';
+import { withoutServiceAccountAlias } from '../../common/pods.js';
 import { POD_TEMPLATE_HASH_LABEL, type PodTemplate } from './types.js';
 
 /** The alphabet of upstream's rand.SafeEncodeString. */
@@ -53,32 +55,6 @@ export function computeHash(template: PodTemplate | undefined, collisionCount?: 
   return safeEncodeString(String(h));
 }
 
-const isEmpty = (v: unknown): boolean =>
-  v === undefined ||
-  v === null ||
-  (Array.isArray(v) && v.length === 0) ||
-  (typeof v === 'object' && !Array.isArray(v) && Object.keys(v as object).every((k) => isEmpty((v as never)[k])));
-
-/**
- * apiequality.Semantic.DeepEqual as far as JSON shows it: an absent field, null, an empty list and an empty map
- * are all the same; everything else compares by value.
- */
-export function semanticEqual(a: unknown, b: unknown): boolean {
-  if (isEmpty(a) && isEmpty(b)) return true;
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a) && Array.isArray(b)) {
-    return a.length === b.length && a.every((v, i) => semanticEqual(v, b[i]));
-  }
-  const ra = a as Record<string, unknown>;
-  const rb = b as Record<string, unknown>;
-  for (const k of new Set([...Object.keys(ra), ...Object.keys(rb)])) {
-    if (!semanticEqual(ra[k], rb[k])) return false;
-  }
-  return true;
-}
-
 /**
  * The template without its pod-template-hash label, and without the pod spec's `serviceAccount`: an alias the
  * apiserver keeps equal to `serviceAccountName`, missing from templates stored before wheelhouse wrote it (upstream,
@@ -88,11 +64,7 @@ function withoutHashLabel(t: PodTemplate | undefined): PodTemplate {
   const labels = { ...(t?.metadata?.labels ?? {}) };
   delete labels[POD_TEMPLATE_HASH_LABEL];
   const out: PodTemplate = { ...t, metadata: { ...t?.metadata, labels } };
-  const spec = t?.spec as Record<string, unknown> | undefined;
-  if (spec && 'serviceAccount' in spec) {
-    const { serviceAccount: _alias, ...rest } = spec;
-    out.spec = rest as PodTemplate['spec'];
-  }
+  if (t?.spec) out.spec = withoutServiceAccountAlias(t.spec);
   return out;
 }
 

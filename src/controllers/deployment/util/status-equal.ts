@@ -2,7 +2,7 @@
  * Whether two Deployment statuses are the same (upstream compares them with reflect.DeepEqual before writing):
  * counts absent from the JSON are 0, as in the Go struct.
  */
-import { semanticEqual } from './hash.js';
+import { semanticEqual } from '../../../api/semantic-equal.js';
 import type { DeploymentStatus } from './types.js';
 
 const COUNTS = [
