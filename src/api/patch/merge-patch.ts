@@ -14,9 +14,9 @@ import { PatchError } from './patch-error.js';
 
 /**
  * Applies `patch` to a copy of `doc` (to doc itself with `options.inPlace`); the patch is never changed. Throws
- * PatchError. Unless the request's
- * fieldValidation is Ignore, the apiserver first decodes the body strictly into a map, so a body that is neither an
- * object nor null is refused there with that decoder's message (and an array never reaches the merge).
+ * PatchError. Unless the request's fieldValidation is Ignore, the apiserver first decodes the body strictly into a
+ * map, so a body that is neither an object nor null is refused there with that decoder's message (and an array never
+ * reaches the merge).
  */
 export function applyMergePatch(doc: unknown, patch: unknown, options?: PatchOptions): unknown {
   if (decodesStrictly(options) && patch !== null && !isJsonObject(patch)) {

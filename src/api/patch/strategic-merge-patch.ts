@@ -8,7 +8,6 @@
  * like upstream, null members can survive inside replaced lists or newly appended list elements, and directive keys
  * other than `$patch` survive inside values that land where the object had nothing. Decoding drops them upstream.
  */
-
 import type { SchemaNode } from '../schema-node.js';
 import type { PatchOptions } from './field-validation.js';
 import { jsonKindWord } from './go-format.js';
