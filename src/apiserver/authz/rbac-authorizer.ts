@@ -52,25 +52,81 @@ export function visitRulesFor(
   if (namespace) visitBindings(index.roleBindingsFor(user, namespace));
 }
 
+/** Stands, in the answers, for a question whose answer depends on the object's name: it is kept by name. */
+const BY_NAME = Symbol('by name');
+/** How many answers an RBACAuthorizer keeps before it starts again. */
+const ANSWERS_KEPT = 8192;
+
+/**
+ * The question asked, but the object's name: who, which verb, on what, where. JSON keeps the parts apart whatever
+ * characters a user, a group or a path holds, so two different questions never share a key.
+ */
+function questionKey(attrs: AuthorizationAttributes): string {
+  const { user } = attrs;
+  return attrs.isResourceRequest
+    ? JSON.stringify([
+        user.name,
+        user.groups,
+        attrs.verb,
+        attrs.apiGroup,
+        attrs.resource,
+        attrs.subresource,
+        attrs.namespace,
+      ])
+    : JSON.stringify([user.name, user.groups, attrs.verb, attrs.path]);
+}
+
 export class RBACAuthorizer implements ModeAuthorizer {
+  /**
+   * Answers already worked out at the index's current version. The same few users ask the same questions on every
+   * request, and an answer depends only on the user, the question and the roles and bindings indexed; an answer that
+   * went through a rule naming resourceNames is kept per name.
+   */
+  private readonly answers = new Map<string, Readonly<AuthorizationResult> | typeof BY_NAME>();
+  private answersVersion = -1;
+
   constructor(readonly index: RBACIndex) {}
 
   authorize(attrs: AuthorizationAttributes): AuthorizationResult {
+    if (this.answersVersion !== this.index.version || this.answers.size >= ANSWERS_KEPT) {
+      this.answers.clear();
+      this.answersVersion = this.index.version;
+    }
+    const question = questionKey(attrs);
+    const known = this.answers.get(question);
+    if (known !== undefined && known !== BY_NAME) return known;
+    const named = JSON.stringify([question, attrs.name]);
+    const knownByName = known === BY_NAME ? this.answers.get(named) : undefined;
+    if (knownByName !== undefined && knownByName !== BY_NAME) return knownByName;
+    const { result, byName } = this.decide(attrs);
+    if (byName && attrs.isResourceRequest) {
+      this.answers.set(question, BY_NAME);
+      this.answers.set(named, result);
+    } else this.answers.set(question, result);
+    return result;
+  }
+
+  /** The answer, and whether a rule consulted on the way names resourceNames (the name then matters). */
+  private decide(attrs: AuthorizationAttributes): { result: Readonly<AuthorizationResult>; byName: boolean } {
     let allowedBy: BindingMatch | undefined;
+    let byName = false;
     const errors: string[] = [];
     visitRulesFor(
       this.index,
       attrs.user,
       attrs.namespace,
       (source, rule) => {
+        if (rule.resourceNames?.length) byName = true;
         if (!ruleAllows(attrs, rule)) return true;
         allowedBy = source;
         return false;
       },
       (message) => errors.push(message),
     );
-    if (allowedBy) return { decision: 'allow', reason: `RBAC: allowed by ${describeBinding(allowedBy)}` };
-    return { decision: 'no-opinion', reason: errors.length > 0 ? `RBAC: ${aggregate(errors)}` : '' };
+    const result: AuthorizationResult = allowedBy
+      ? { decision: 'allow', reason: `RBAC: allowed by ${describeBinding(allowedBy)}` }
+      : { decision: 'no-opinion', reason: errors.length > 0 ? `RBAC: ${aggregate(errors)}` : '' };
+    return { result: Object.freeze(result), byName };
   }
 
   rulesFor(user: UserInfo, namespace: string): RulesForUser {

@@ -104,4 +104,36 @@ describe('RBACIndex', () => {
     assert.equal(rbac.authorize(jane).decision, 'no-opinion');
     index.stop();
   });
+  it('keeps answers per name when a rule names resourceNames, and forgets them when a role changes', async () => {
+    const { store, index, settle } = await rbacOverStore();
+    const rbac = new RBACAuthorizer(index);
+    const role = (rules: unknown[]) => JSON.stringify({ metadata: { name: 'pod-reader' }, rules });
+    const made = await store.create(
+      `${PREFIXES.clusterRoles}pod-reader`,
+      role([{ apiGroups: [''], resources: ['pods'], resourceNames: ['a'], verbs: ['get'] }]),
+    );
+    await store.create(
+      `${PREFIXES.roleBindings}team/jane-read`,
+      binding('RoleBinding', 'jane-read', [{ kind: 'User', name: 'jane' }], 'team'),
+    );
+    await settle();
+    const getPod = (user: string, groups: string[], name: string) => ({ ...listPods(user, groups), verb: 'get', name });
+    for (let i = 0; i < 2; i++) {
+      assert.equal(rbac.authorize(getPod('jane', [], 'a')).decision, 'allow');
+      assert.equal(rbac.authorize(getPod('jane', [], 'b')).decision, 'no-opinion');
+    }
+    // Another user whose name and groups spell the same characters in another split gets an answer of their own.
+    assert.equal(rbac.authorize(getPod('jan', ['e'], 'a')).decision, 'no-opinion');
+
+    // The role now allows every pod: the answers kept for the old rules are not given any more.
+    await store.update(
+      `${PREFIXES.clusterRoles}pod-reader`,
+      role([{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }]),
+      made.revision,
+    );
+    await settle();
+    assert.equal(rbac.authorize(getPod('jane', [], 'b')).decision, 'allow');
+    assert.equal(rbac.authorize(getPod('jane', [], 'c')).decision, 'allow');
+    index.stop();
+  });
 });

@@ -158,42 +158,51 @@ export class RBACIndex {
   /** RoleBindings per namespace. */
   private readonly roleBindings = new Map<string, SubjectIndex>();
   private readonly follower = new CacheFollower();
+  /** Grows with every change of the roles and bindings indexed: an answer worked out at one version holds for it. */
+  version = 0;
 
   constructor(private readonly sources: RBACSources) {}
 
   /** Loads the current objects and follows changes; resolves once everything stored is indexed. */
   async start(): Promise<void> {
+    // Every change of a role or binding, and every reset, makes a new version of the index.
+    const changes =
+      <A extends unknown[]>(f: (...args: A) => void) =>
+      (...args: A) => {
+        this.version++;
+        f(...args);
+      };
     await Promise.all([
       this.follower.follow(
         this.sources.roles,
-        (type, obj) => {
+        changes((type, obj) => {
           const key = `${obj.metadata.namespace}/${obj.metadata.name}`;
           if (type === 'DELETED') this.roles.delete(key);
           else this.roles.set(key, rulesOf(obj));
-        },
-        () => this.roles.clear(),
+        }),
+        changes(() => this.roles.clear()),
       ),
       this.follower.follow(
         this.sources.clusterRoles,
-        (type, obj) => {
+        changes((type, obj) => {
           const key = obj.metadata.name ?? '';
           if (type === 'DELETED') this.clusterRoles.delete(key);
           else this.clusterRoles.set(key, rulesOf(obj));
-        },
-        () => this.clusterRoles.clear(),
+        }),
+        changes(() => this.clusterRoles.clear()),
       ),
       this.follower.follow(
         this.sources.clusterRoleBindings,
-        (type, obj) => {
+        changes((type, obj) => {
           const id = obj.metadata.name ?? '';
           if (type === 'DELETED') this.clusterBindings.remove(id);
           else this.clusterBindings.set(id, bindingOf(obj, 'ClusterRoleBinding'));
-        },
-        () => this.clusterBindings.clear(),
+        }),
+        changes(() => this.clusterBindings.clear()),
       ),
       this.follower.follow(
         this.sources.roleBindings,
-        (type, obj) => {
+        changes((type, obj) => {
           const ns = obj.metadata.namespace ?? '';
           const id = obj.metadata.name ?? '';
           let index = this.roleBindings.get(ns);
@@ -206,8 +215,8 @@ export class RBACIndex {
             this.roleBindings.set(ns, index);
           }
           index.set(id, bindingOf(obj, 'RoleBinding'));
-        },
-        () => this.roleBindings.clear(),
+        }),
+        changes(() => this.roleBindings.clear()),
       ),
     ]);
   }
