@@ -44,6 +44,14 @@ function priorityClassSource(registry: APIRegistry): PriorityClassSource {
       const s = store();
       return s ? s.cacher.listShared(`${s.def.storagePrefix}/`) : [];
     },
+    getNow(name) {
+      const s = store();
+      return s ? (s.cacher.getSharedNow(s.key('', name)) ?? undefined) : undefined;
+    },
+    listNow() {
+      const s = store();
+      return s ? s.cacher.listSharedNow(`${s.def.storagePrefix}/`) : [];
+    },
   };
 }
 

@@ -337,8 +337,17 @@ export class Cacher {
    */
   async getShared(key: string): Promise<Readonly<KubeObject> | undefined> {
     if (!this.loaded) await this.start();
+    return this.getSharedNow(key) ?? undefined;
+  }
+
+  /**
+   * getShared without waiting: the object, or null when there is none; undefined while the cache has not loaded yet
+   * (getShared then waits for it). For the readers on every request, which need not go through a promise.
+   */
+  getSharedNow(key: string): Readonly<KubeObject> | null | undefined {
+    if (!this.loaded) return undefined;
     const stored = this.items.get(key);
-    return stored ? this.shared(stored) : undefined;
+    return stored ? this.shared(stored) : null;
   }
 
   /**
@@ -347,6 +356,12 @@ export class Cacher {
    */
   async listShared(prefix: string): Promise<Readonly<KubeObject>[]> {
     if (!this.loaded) await this.start();
+    return this.listSharedNow(prefix) as Readonly<KubeObject>[];
+  }
+
+  /** listShared without waiting; undefined while the cache has not loaded yet. */
+  listSharedNow(prefix: string): Readonly<KubeObject>[] | undefined {
+    if (!this.loaded) return undefined;
     return this.keysUnder(prefix).map((k) => this.shared(this.items.get(k) as Stored));
   }
 

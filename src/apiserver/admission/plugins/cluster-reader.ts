@@ -43,6 +43,25 @@ export class ClusterReader {
     return (await s.cacher.getShared(s.key(namespace, name))) ?? (await this.live(ref, namespace, name));
   }
 
+  /**
+   * shared() without waiting, for the plugins' checks on every request: the object when the watch cache holds it
+   * now; undefined when only shared() can tell (the cache has not loaded yet, the resource is converted, or the
+   * cache does not have it and storage must be asked).
+   */
+  sharedNow(ref: ResourceRef, namespace: string, name: string): Readonly<KubeObject> | undefined {
+    const s = this.store(ref);
+    if (!s || s.def.conversion) return undefined;
+    return s.cacher.getSharedNow(s.key(namespace, name)) ?? undefined;
+  }
+
+  /** listShared() without waiting; undefined when only listShared() can tell (not loaded yet, or converted). */
+  listSharedNow(ref: ResourceRef, namespace = ''): readonly Readonly<KubeObject>[] | undefined {
+    const s = this.store(ref);
+    if (!s) return [];
+    if (s.def.conversion) return undefined;
+    return s.cacher.listSharedNow(listPrefix(s.def, namespace));
+  }
+
   /** The object as storage has it now, or undefined when it does not exist. */
   async live(ref: ResourceRef, namespace: string, name: string): Promise<KubeObject | undefined> {
     const s = this.store(ref);

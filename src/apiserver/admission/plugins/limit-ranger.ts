@@ -240,37 +240,57 @@ export function limitRanger(reader: ClusterReader, clock: Clock = realClock): Ad
     return items;
   }
 
-  async function applicable(
-    attrs: AdmissionAttributes,
-  ): Promise<{ kind: 'pod' | 'claim'; items: readonly Readonly<KubeObject>[] } | undefined> {
+  /** limitRanges() without waiting, when the answer is at hand (undefined otherwise). */
+  function limitRangesNow(namespace: string): readonly Readonly<KubeObject>[] | undefined {
+    const cached = reader.listSharedNow(LIMIT_RANGES, namespace);
+    if (cached === undefined || cached.length > 0) return cached;
+    const kept = liveLookups.get(namespace);
+    return kept && kept.until > clock.now() ? kept.items : undefined;
+  }
+
+  type Found = { kind: 'pod' | 'claim'; items: readonly Readonly<KubeObject>[] } | undefined;
+
+  /** The LimitRanges that apply to the request; at once when they are at hand, as on nearly every request. */
+  function applicable(attrs: AdmissionAttributes): Found | Promise<Found> {
     if (!attrs.object || attrs.namespace === '') return undefined;
     const kind = kindOf(attrs);
     if (!kind) return undefined;
     if (attrs.oldObject?.metadata.deletionTimestamp) return undefined;
-    const items = await limitRanges(attrs.namespace);
-    return items.length > 0 ? { kind, items } : undefined;
+    const found = (items: readonly Readonly<KubeObject>[]): Found => (items.length > 0 ? { kind, items } : undefined);
+    const known = limitRangesNow(attrs.namespace);
+    return known ? found(known) : limitRanges(attrs.namespace).then(found);
+  }
+
+  function admitFound(attrs: AdmissionAttributes, found: Found): void {
+    if (found?.kind !== 'pod') return;
+    for (const lr of found.items) applyPodDefaults(lr, attrs.object as KubeObject);
+  }
+
+  function validateFound(attrs: AdmissionAttributes, found: Found): void {
+    if (!found) return;
+    for (const lr of found.items) {
+      const errs =
+        found.kind === 'pod'
+          ? podLimitErrors(lr, attrs.object as KubeObject)
+          : claimLimitErrors(lr, attrs.object as KubeObject);
+      if (errs.length > 0)
+        throw admissionForbidden(attrs, errs.length === 1 ? (errs[0] as string) : `[${errs.join(', ')}]`);
+    }
   }
 
   return {
     name: LIMIT_RANGER,
     handles: (op) => op === 'CREATE' || op === 'UPDATE',
     resources: ['/pods', '/persistentvolumeclaims'],
-    async admit(attrs) {
-      const found = await applicable(attrs);
-      if (found?.kind !== 'pod') return;
-      for (const lr of found.items) applyPodDefaults(lr, attrs.object as KubeObject);
+    admit(attrs) {
+      const found = applicable(attrs);
+      if (found instanceof Promise) return found.then((f) => admitFound(attrs, f));
+      admitFound(attrs, found);
     },
-    async validate(attrs) {
-      const found = await applicable(attrs);
-      if (!found) return;
-      for (const lr of found.items) {
-        const errs =
-          found.kind === 'pod'
-            ? podLimitErrors(lr, attrs.object as KubeObject)
-            : claimLimitErrors(lr, attrs.object as KubeObject);
-        if (errs.length > 0)
-          throw admissionForbidden(attrs, errs.length === 1 ? (errs[0] as string) : `[${errs.join(', ')}]`);
-      }
+    validate(attrs) {
+      const found = applicable(attrs);
+      if (found instanceof Promise) return found.then((f) => validateFound(attrs, f));
+      validateFound(attrs, found);
     },
   };
 }

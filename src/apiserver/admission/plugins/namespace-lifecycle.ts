@@ -47,10 +47,37 @@ export function namespaceLifecycle(reader: ClusterReader, clock: Clock = realClo
     recentlyDeleted.delete(name);
     return false;
   };
+  /** A create in a terminating namespace is refused. */
+  function check(attrs: AdmissionAttributes, ns: Readonly<KubeObject>): void {
+    if (attrs.operation !== 'CREATE' || !isTerminating(ns)) return;
+    throw statusErrors.forbidden(
+      { group: attrs.resource.group, resource: attrs.resource.resource },
+      admissionObjectName(attrs),
+      `unable to create new content in namespace ${attrs.namespace} because it is being terminated`,
+      [
+        {
+          reason: 'NamespaceTerminating',
+          message: `namespace ${attrs.namespace} is being terminated`,
+          field: 'metadata.namespace',
+        },
+      ],
+    );
+  }
+
+  /** The namespace from the cache, or from storage when the cache lacks it or may be behind. */
+  async function lookUpAndCheck(attrs: AdmissionAttributes): Promise<void> {
+    let ns: Readonly<KubeObject> | undefined = await reader.shared(NAMESPACES, '', attrs.namespace);
+    if (!ns || (forceLive(attrs.namespace) && !isTerminating(ns))) {
+      ns = await reader.live(NAMESPACES, '', attrs.namespace);
+      if (!ns) throw statusErrors.notFound({ group: '', resource: 'namespaces' }, attrs.namespace);
+    }
+    check(attrs, ns);
+  }
+
   return {
     name: NAMESPACE_LIFECYCLE,
     handles: (op) => op === 'CREATE' || op === 'UPDATE' || op === 'DELETE',
-    async admit(attrs) {
+    admit(attrs) {
       if (attrs.operation === 'DELETE' && isNamespaceKind(attrs) && IMMORTAL_NAMESPACES.has(attrs.name)) {
         throw statusErrors.forbidden(
           { group: attrs.resource.group, resource: attrs.resource.resource },
@@ -64,24 +91,12 @@ export function namespaceLifecycle(reader: ClusterReader, clock: Clock = realClo
       }
       if (attrs.namespace === '' || attrs.operation === 'DELETE') return;
       if (ACCESS_REVIEWS.has(`${attrs.resource.group}/${attrs.resource.resource}`)) return;
-      let ns: Readonly<KubeObject> | undefined = await reader.shared(NAMESPACES, '', attrs.namespace);
-      if (!ns || (forceLive(attrs.namespace) && !isTerminating(ns))) {
-        ns = await reader.live(NAMESPACES, '', attrs.namespace);
-        if (!ns) throw statusErrors.notFound({ group: '', resource: 'namespaces' }, attrs.namespace);
+      // Without waiting when the cache has the namespace and need not be doubted: the case of nearly every request.
+      const cached = reader.sharedNow(NAMESPACES, '', attrs.namespace);
+      if (!cached || (recentlyDeleted.size > 0 && forceLive(attrs.namespace) && !isTerminating(cached))) {
+        return lookUpAndCheck(attrs);
       }
-      if (attrs.operation !== 'CREATE' || !isTerminating(ns)) return;
-      throw statusErrors.forbidden(
-        { group: attrs.resource.group, resource: attrs.resource.resource },
-        admissionObjectName(attrs),
-        `unable to create new content in namespace ${attrs.namespace} because it is being terminated`,
-        [
-          {
-            reason: 'NamespaceTerminating',
-            message: `namespace ${attrs.namespace} is being terminated`,
-            field: 'metadata.namespace',
-          },
-        ],
-      );
+      check(attrs, cached);
     },
   };
 }

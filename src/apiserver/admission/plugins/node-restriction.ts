@@ -272,41 +272,42 @@ export function nodeRestriction(reader: Pick<ClusterReader, 'get'>): AdmissionPl
   return {
     name: NODE_RESTRICTION,
     handles: (op) => op === 'CREATE' || op === 'UPDATE' || op === 'DELETE',
-    async admit(attrs) {
+    admit(attrs) {
       const id = nodeIdentity(attrs.userInfo);
       if (!id.isNode) return;
-      const node = id.nodeName;
-      if (!node) throw forbid(attrs, `could not determine node from user ${JSON.stringify(attrs.userInfo?.name)}`);
-      const { group, resource } = attrs.resource;
-      switch (`${resource}.${group}`) {
-        case 'pods.':
-          if (attrs.subresource === '') return admitPod(node, attrs);
-          if (attrs.subresource === 'status') return admitPodStatus(node, attrs);
-          if (attrs.subresource === 'eviction') return admitPodEviction(node, attrs);
-          throw forbid(
-            attrs,
-            `unexpected pod subresource ${JSON.stringify(attrs.subresource)}, only 'status' and 'eviction' are allowed`,
-          );
-        case 'nodes.':
-          return admitNode(node, attrs);
-        case 'persistentvolumeclaims.':
-          if (attrs.subresource === 'status') return admitPVCStatus(node, attrs);
-          throw forbid(attrs, 'may only update PVC status');
-        case 'serviceaccounts.':
-          return admitServiceAccount(node, attrs);
-        case 'leases.coordination.k8s.io':
-          if (attrs.namespace !== NODE_LEASE_NAMESPACE) {
-            throw forbid(
-              attrs,
-              `can only access leases in the ${JSON.stringify(NODE_LEASE_NAMESPACE)} system namespace`,
-            );
-          }
-          return admitOwnNamed(node, attrs, 'node lease');
-        case 'csinodes.storage.k8s.io':
-          return admitOwnNamed(node, attrs, 'CSINode');
-      }
+      return admitNodeRequest(id.nodeName, attrs);
     },
   };
+
+  /** A node's request: only its own objects, and only the changes a kubelet makes. */
+  async function admitNodeRequest(node: string, attrs: AdmissionAttributes): Promise<void> {
+    if (!node) throw forbid(attrs, `could not determine node from user ${JSON.stringify(attrs.userInfo?.name)}`);
+    const { group, resource } = attrs.resource;
+    switch (`${resource}.${group}`) {
+      case 'pods.':
+        if (attrs.subresource === '') return admitPod(node, attrs);
+        if (attrs.subresource === 'status') return admitPodStatus(node, attrs);
+        if (attrs.subresource === 'eviction') return admitPodEviction(node, attrs);
+        throw forbid(
+          attrs,
+          `unexpected pod subresource ${JSON.stringify(attrs.subresource)}, only 'status' and 'eviction' are allowed`,
+        );
+      case 'nodes.':
+        return admitNode(node, attrs);
+      case 'persistentvolumeclaims.':
+        if (attrs.subresource === 'status') return admitPVCStatus(node, attrs);
+        throw forbid(attrs, 'may only update PVC status');
+      case 'serviceaccounts.':
+        return admitServiceAccount(node, attrs);
+      case 'leases.coordination.k8s.io':
+        if (attrs.namespace !== NODE_LEASE_NAMESPACE) {
+          throw forbid(attrs, `can only access leases in the ${JSON.stringify(NODE_LEASE_NAMESPACE)} system namespace`);
+        }
+        return admitOwnNamed(node, attrs, 'node lease');
+      case 'csinodes.storage.k8s.io':
+        return admitOwnNamed(node, attrs, 'CSINode');
+    }
+  }
 }
 
 /** The top-level paths (metadata.labels, spec, …) where two objects differ: our short form of upstream's diff. */

@@ -17,6 +17,10 @@ export const PRIORITY = 'Priority';
 export interface PriorityClassSource {
   get(name: string): Promise<Readonly<KubeObject> | undefined>;
   list(): Promise<readonly Readonly<KubeObject>[]>;
+  /** get() without waiting, when the answer is at hand (undefined otherwise: ask get()). */
+  getNow?(name: string): Readonly<KubeObject> | undefined;
+  /** list() without waiting, when the answer is at hand (undefined otherwise: ask list()). */
+  listNow?(): readonly Readonly<KubeObject>[] | undefined;
 }
 
 const DEFAULT_PRIORITY_WHEN_NO_DEFAULT_CLASS = 0;
@@ -25,14 +29,18 @@ function classValue(pc: KubeObject): number {
   return typeof pc.value === 'number' ? pc.value : 0;
 }
 
-/** The global default class; the lowest-valued one when a race left several. */
-async function defaultClass(source: PriorityClassSource): Promise<KubeObject | undefined> {
+/** The global default class among classes; the lowest-valued one when a race left several. */
+function defaultOf(classes: readonly Readonly<KubeObject>[]): KubeObject | undefined {
   let found: KubeObject | undefined;
-  for (const pc of await source.list()) {
+  for (const pc of classes) {
     if (pc.globalDefault !== true) continue;
     if (!found || classValue(found) > classValue(pc)) found = pc;
   }
   return found;
+}
+
+async function defaultClass(source: PriorityClassSource): Promise<KubeObject | undefined> {
+  return defaultOf(await source.list());
 }
 
 function specOf(obj: KubeObject): Record<string, unknown> {
@@ -40,27 +48,42 @@ function specOf(obj: KubeObject): Record<string, unknown> {
   return obj.spec as Record<string, unknown>;
 }
 
-async function admitPodCreate(attrs: AdmissionAttributes, source: PriorityClassSource): Promise<void> {
-  const pod = attrs.object as KubeObject;
-  const spec = specOf(pod);
+/**
+ * A new pod's priority from its class, or from the default class when it names none. Without waiting when the
+ * classes are at hand, as they are on nearly every request.
+ */
+function admitPodCreate(attrs: AdmissionAttributes, source: PriorityClassSource): void | Promise<void> {
+  const spec = specOf(attrs.object as KubeObject);
   const className = typeof spec.priorityClassName === 'string' ? spec.priorityClassName : '';
+  if (className === '') {
+    const known = source.listNow?.();
+    if (known) return setPriority(attrs, spec, defaultOf(known), true);
+    return defaultClass(source).then((pc) => setPriority(attrs, spec, pc, true));
+  }
+  const known = source.getNow?.(className);
+  if (known) return setPriority(attrs, spec, known, false);
+  return source.get(className).then((pc) => {
+    if (!pc) throw admissionForbidden(attrs, `no PriorityClass with name ${className} was found`);
+    setPriority(attrs, spec, pc, false);
+  });
+}
+
+/** Sets priority and preemptionPolicy from the class (byDefault: the default class, or none). */
+function setPriority(
+  attrs: AdmissionAttributes,
+  spec: Record<string, unknown>,
+  pc: KubeObject | undefined,
+  byDefault: boolean,
+): void {
   let priority: number;
   let policy: string | undefined;
-  if (className === '') {
-    const pc = await defaultClass(source);
-    if (pc) {
-      spec.priorityClassName = pc.metadata.name;
-      priority = classValue(pc);
-      policy = typeof pc.preemptionPolicy === 'string' ? pc.preemptionPolicy : undefined;
-    } else {
-      priority = DEFAULT_PRIORITY_WHEN_NO_DEFAULT_CLASS;
-      policy = 'PreemptLowerPriority';
-    }
-  } else {
-    const pc = await source.get(className);
-    if (!pc) throw admissionForbidden(attrs, `no PriorityClass with name ${className} was found`);
+  if (pc) {
+    if (byDefault) spec.priorityClassName = pc.metadata.name;
     priority = classValue(pc);
     policy = typeof pc.preemptionPolicy === 'string' ? pc.preemptionPolicy : undefined;
+  } else {
+    priority = DEFAULT_PRIORITY_WHEN_NO_DEFAULT_CLASS;
+    policy = 'PreemptLowerPriority';
   }
   if (typeof spec.priority === 'number' && spec.priority !== priority) {
     throw admissionForbidden(
@@ -111,14 +134,14 @@ export function priority(source: PriorityClassSource): AdmissionPlugin {
     name: PRIORITY,
     handles: (op) => op === 'CREATE' || op === 'UPDATE' || op === 'DELETE',
     resources: ['/pods', 'scheduling.k8s.io/priorityclasses'],
-    async admit(attrs) {
+    admit(attrs) {
       if (!attrs.object || !isResource(attrs, '', 'pods')) return;
-      if (attrs.operation === 'CREATE') await admitPodCreate(attrs, source);
-      else if (attrs.operation === 'UPDATE') admitPodUpdate(attrs);
+      if (attrs.operation === 'CREATE') return admitPodCreate(attrs, source);
+      if (attrs.operation === 'UPDATE') admitPodUpdate(attrs);
     },
-    async validate(attrs) {
+    validate(attrs) {
       if (!attrs.object || !isResource(attrs, 'scheduling.k8s.io', 'priorityclasses')) return;
-      if (attrs.operation === 'CREATE' || attrs.operation === 'UPDATE') await validatePriorityClass(attrs, source);
+      if (attrs.operation === 'CREATE' || attrs.operation === 'UPDATE') return validatePriorityClass(attrs, source);
     },
   };
 }

@@ -224,36 +224,43 @@ export function resourceQuota(reader: ClusterReader, clock: Clock = realClock): 
   return {
     name: RESOURCE_QUOTA,
     handles: (op) => op === 'CREATE' || op === 'UPDATE',
-    async validate(attrs) {
+    validate(attrs) {
       if (attrs.namespace === '' || !attrs.object) return;
       const use = useFor(attrs);
       if (!use?.handles(attrs)) return;
-      const quotas = await reader.listShared(RESOURCE_QUOTAS, attrs.namespace);
-      if (quotas.length === 0) return;
-      const charges = checkRequest(quotas, attrs, use.evaluator, clock.now());
-      if (attrs.dryRun || charges.size === 0) return;
-      const store = reader.store(RESOURCE_QUOTAS);
-      if (!store) return;
-      for (const name of charges.keys()) {
-        // Charged against the quota as stored: on a conflict the store reads it again and this check runs again.
-        await store
-          .guaranteedUpdate(
-            attrs.namespace,
-            name,
-            (current) => {
-              const next = checkRequest([current], attrs, use.evaluator, clock.now()).get(name);
-              if (!next) return current;
-              current.status = { ...rec(current.status), used: formatResourceList(next) };
-              return current;
-            },
-            { skipAdmission: true, subresource: 'status' },
-          )
-          .catch((err) => {
-            // A quota deleted meanwhile no longer limits anything.
-            if (err instanceof StatusError && err.code === 404) return undefined;
-            throw err;
-          });
-      }
+      // A namespace without quotas (most) is known at once, without waiting.
+      if (reader.listSharedNow(RESOURCE_QUOTAS, attrs.namespace)?.length === 0) return;
+      return charge(attrs, use);
     },
   };
+
+  /** Checks the request against the namespace's quotas, and charges it to them. */
+  async function charge(attrs: AdmissionAttributes, use: NonNullable<ReturnType<typeof useFor>>): Promise<void> {
+    const quotas = await reader.listShared(RESOURCE_QUOTAS, attrs.namespace);
+    if (quotas.length === 0) return;
+    const charges = checkRequest(quotas, attrs, use.evaluator, clock.now());
+    if (attrs.dryRun || charges.size === 0) return;
+    const store = reader.store(RESOURCE_QUOTAS);
+    if (!store) return;
+    for (const name of charges.keys()) {
+      // Charged against the quota as stored: on a conflict the store reads it again and this check runs again.
+      await store
+        .guaranteedUpdate(
+          attrs.namespace,
+          name,
+          (current) => {
+            const next = checkRequest([current], attrs, use.evaluator, clock.now()).get(name);
+            if (!next) return current;
+            current.status = { ...rec(current.status), used: formatResourceList(next) };
+            return current;
+          },
+          { skipAdmission: true, subresource: 'status' },
+        )
+        .catch((err) => {
+          // A quota deleted meanwhile no longer limits anything.
+          if (err instanceof StatusError && err.code === 404) return undefined;
+          throw err;
+        });
+    }
+  }
 }

@@ -43,60 +43,73 @@ export function runtimeClass(reader: ClusterReader): AdmissionPlugin {
   }
   const applies = (attrs: AdmissionAttributes) =>
     attrs.operation === 'CREATE' && attrs.object !== undefined && isResource(attrs, '', 'pods');
+  /** A pod that names no class and sets no overhead: nothing to add or check (nearly every pod). */
+  const plainPod = (attrs: AdmissionAttributes) => {
+    const spec = rec((attrs.object as KubeObject).spec);
+    return (spec.runtimeClassName === undefined || spec.runtimeClassName === '') && spec.overhead === undefined;
+  };
   const overheadMismatch = "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead";
 
   return {
     name: RUNTIME_CLASS,
     handles: (op) => op === 'CREATE',
     resources: ['/pods'],
-    async admit(attrs) {
-      if (!applies(attrs)) return;
-      const pod = attrs.object as KubeObject;
-      const rc = await classOf(attrs, pod);
-      if (!rc) return;
-      if (!isObject(pod.spec)) pod.spec = {};
-      const spec = pod.spec as Rec;
-      const podFixed = rec(rc.overhead).podFixed;
-      if (isObject(podFixed)) {
-        const own = rec(spec.overhead);
-        if (Object.keys(own).length > 0 && !sameResources(podFixed, own))
-          throw admissionForbidden(attrs, overheadMismatch);
-        spec.overhead = { ...podFixed };
-      }
-      const scheduling = rec(rc.scheduling);
-      const selector = rec(scheduling.nodeSelector);
-      if (Object.keys(selector).length > 0) {
-        const own = rec(spec.nodeSelector);
-        for (const [key, value] of Object.entries(selector)) {
-          if (key in own && own[key] !== value) {
-            throw admissionForbidden(
-              attrs,
-              `conflict: runtimeClass.scheduling.nodeSelector[${key}] = ${String(value)}; pod.spec.nodeSelector[${key}] = ${String(own[key])}`,
-            );
-          }
-        }
-        spec.nodeSelector = { ...own, ...selector };
-      }
-      const extra = Array.isArray(scheduling.tolerations) ? scheduling.tolerations : [];
-      if (extra.length > 0) {
-        const own = Array.isArray(spec.tolerations) ? spec.tolerations : [];
-        spec.tolerations = [...own, ...extra.filter((t) => !own.some((o) => jsonEqual(o, t)))];
-      }
+    admit(attrs) {
+      if (!applies(attrs) || plainPod(attrs)) return;
+      return admitWith(attrs);
     },
-    async validate(attrs) {
-      if (!applies(attrs)) return;
-      const pod = attrs.object as KubeObject;
-      const rc = await classOf(attrs, pod);
-      const podFixed = rc ? rec(rc.overhead).podFixed : undefined;
-      const own = rec(pod.spec).overhead;
-      if (isObject(podFixed)) {
-        if (!sameResources(podFixed, rec(own))) throw admissionForbidden(attrs, overheadMismatch);
-      } else if (own !== undefined && own !== null) {
-        throw admissionForbidden(
-          attrs,
-          'pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead',
-        );
-      }
+    validate(attrs) {
+      if (!applies(attrs) || plainPod(attrs)) return;
+      return validateWith(attrs);
     },
   };
+
+  async function admitWith(attrs: AdmissionAttributes): Promise<void> {
+    const pod = attrs.object as KubeObject;
+    const rc = await classOf(attrs, pod);
+    if (!rc) return;
+    if (!isObject(pod.spec)) pod.spec = {};
+    const spec = pod.spec as Rec;
+    const podFixed = rec(rc.overhead).podFixed;
+    if (isObject(podFixed)) {
+      const own = rec(spec.overhead);
+      if (Object.keys(own).length > 0 && !sameResources(podFixed, own))
+        throw admissionForbidden(attrs, overheadMismatch);
+      spec.overhead = { ...podFixed };
+    }
+    const scheduling = rec(rc.scheduling);
+    const selector = rec(scheduling.nodeSelector);
+    if (Object.keys(selector).length > 0) {
+      const own = rec(spec.nodeSelector);
+      for (const [key, value] of Object.entries(selector)) {
+        if (key in own && own[key] !== value) {
+          throw admissionForbidden(
+            attrs,
+            `conflict: runtimeClass.scheduling.nodeSelector[${key}] = ${String(value)}; pod.spec.nodeSelector[${key}] = ${String(own[key])}`,
+          );
+        }
+      }
+      spec.nodeSelector = { ...own, ...selector };
+    }
+    const extra = Array.isArray(scheduling.tolerations) ? scheduling.tolerations : [];
+    if (extra.length > 0) {
+      const own = Array.isArray(spec.tolerations) ? spec.tolerations : [];
+      spec.tolerations = [...own, ...extra.filter((t) => !own.some((o) => jsonEqual(o, t)))];
+    }
+  }
+
+  async function validateWith(attrs: AdmissionAttributes): Promise<void> {
+    const pod = attrs.object as KubeObject;
+    const rc = await classOf(attrs, pod);
+    const podFixed = rc ? rec(rc.overhead).podFixed : undefined;
+    const own = rec(pod.spec).overhead;
+    if (isObject(podFixed)) {
+      if (!sameResources(podFixed, rec(own))) throw admissionForbidden(attrs, overheadMismatch);
+    } else if (own !== undefined && own !== null) {
+      throw admissionForbidden(
+        attrs,
+        'pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead',
+      );
+    }
+  }
 }

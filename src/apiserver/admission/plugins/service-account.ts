@@ -205,24 +205,19 @@ export function serviceAccount(reader: ClusterReader, opts: ServiceAccountOption
     return attrs.subresource !== '' && attrs.subresource !== 'ephemeralcontainers';
   }
 
-  async function validate(attrs: AdmissionAttributes): Promise<void> {
+  /** The account from the cache at once when it is there (nearly always), else as lookUp finds it. */
+  function withAccount(attrs: AdmissionAttributes, name: string, then: (sa: KubeObject) => void): void | Promise<void> {
+    const cached = reader.sharedNow(SERVICE_ACCOUNTS, attrs.namespace, name);
+    if (cached) return then(cached);
+    return lookUp(attrs, name).then(then);
+  }
+
+  function validate(attrs: AdmissionAttributes): void | Promise<void> {
     if (ignored(attrs)) return;
+    if (attrs.operation === 'UPDATE' && attrs.subresource === 'ephemeralcontainers') return validateEphemeral(attrs);
+    if (attrs.operation !== 'CREATE') return;
     const pod = attrs.object as KubeObject;
     const spec = specOf(pod);
-    const podName = pod.metadata.name ?? '';
-    if (attrs.operation === 'UPDATE' && attrs.subresource === 'ephemeralcontainers') {
-      const saName = str(spec.serviceAccountName);
-      if (saName === '') {
-        throw admissionForbidden(attrs, `no service account specified for pod ${attrs.namespace}/${podName}`);
-      }
-      const sa = await lookUp(attrs, saName);
-      if (!enforcesMountableSecrets(sa)) return;
-      const mountable = new Set(recs(sa.secrets).map((s) => str(s.name)));
-      const refused = containerRefusal(recs(spec.ephemeralContainers), 'ephemeral container', mountable, saName);
-      if (refused) throw admissionForbidden(attrs, refused);
-      return;
-    }
-    if (attrs.operation !== 'CREATE') return;
     if (isMirrorPod(pod)) {
       if (str(spec.serviceAccountName) !== '') {
         throw admissionForbidden(attrs, 'a mirror pod may not reference service accounts');
@@ -237,20 +232,38 @@ export function serviceAccount(reader: ClusterReader, opts: ServiceAccountOption
     }
     const saName = str(spec.serviceAccountName);
     if (saName === '') {
+      throw admissionForbidden(
+        attrs,
+        `no service account specified for pod ${attrs.namespace}/${pod.metadata.name ?? ''}`,
+      );
+    }
+    return withAccount(attrs, saName, (sa) => {
+      if (!enforcesMountableSecrets(sa)) return;
+      const refused = limitSecretReferences(sa, spec);
+      if (refused) throw admissionForbidden(attrs, refused);
+    });
+  }
+
+  async function validateEphemeral(attrs: AdmissionAttributes): Promise<void> {
+    const pod = attrs.object as KubeObject;
+    const spec = specOf(pod);
+    const podName = pod.metadata.name ?? '';
+    const saName = str(spec.serviceAccountName);
+    if (saName === '') {
       throw admissionForbidden(attrs, `no service account specified for pod ${attrs.namespace}/${podName}`);
     }
     const sa = await lookUp(attrs, saName);
-    if (enforcesMountableSecrets(sa)) {
-      const refused = limitSecretReferences(sa, spec);
-      if (refused) throw admissionForbidden(attrs, refused);
-    }
+    if (!enforcesMountableSecrets(sa)) return;
+    const mountable = new Set(recs(sa.secrets).map((s) => str(s.name)));
+    const refused = containerRefusal(recs(spec.ephemeralContainers), 'ephemeral container', mountable, saName);
+    if (refused) throw admissionForbidden(attrs, refused);
   }
 
   return {
     name: SERVICE_ACCOUNT,
     handles: (op) => op === 'CREATE' || op === 'UPDATE',
     resources: ['/pods'],
-    async admit(attrs) {
+    admit(attrs) {
       if (ignored(attrs) || attrs.operation !== 'CREATE' || attrs.subresource !== '') return;
       const pod = attrs.object as KubeObject;
       if (isMirrorPod(pod)) return;
@@ -260,11 +273,12 @@ export function serviceAccount(reader: ClusterReader, opts: ServiceAccountOption
         // The deprecated alias follows the name, as upstream's conversion writes it out after admission.
         serviceAccountAlias(spec);
       }
-      const sa = await lookUp(attrs, str(spec.serviceAccountName));
-      if (shouldAutomount(sa, spec)) mountToken(spec);
-      if (recs(spec.imagePullSecrets).length === 0 && recs(sa.imagePullSecrets).length > 0) {
-        spec.imagePullSecrets = recs(sa.imagePullSecrets).map((s) => ({ name: str(s.name) }));
-      }
+      return withAccount(attrs, str(spec.serviceAccountName), (sa) => {
+        if (shouldAutomount(sa, spec)) mountToken(spec);
+        if (recs(spec.imagePullSecrets).length === 0 && recs(sa.imagePullSecrets).length > 0) {
+          spec.imagePullSecrets = recs(sa.imagePullSecrets).map((s) => ({ name: str(s.name) }));
+        }
+      });
     },
     validate,
   };

@@ -32,12 +32,21 @@ export interface PodSecurityPluginOptions {
 }
 
 /** The evaluation of one request, without applying it (what tests look at). */
-export function decide(state: PodSecurityState, attrs: AdmissionAttributes): Promise<Decision> | undefined {
+export function decide(state: PodSecurityState, attrs: AdmissionAttributes): Decision | Promise<Decision> | undefined {
   const { group, resource } = attrs.resource;
   if (group === '' && resource === 'namespaces') return validateNamespace(state, attrs);
   if (group === '' && resource === 'pods') return validatePod(state, attrs);
   if (hasPodTemplate(group, resource)) return validatePodController(state, attrs);
   return undefined;
+}
+
+/** Gives the request a decision's warnings and audit annotations, and throws its refusal. */
+function apply(attrs: AdmissionAttributes, decision: Decision): void {
+  for (const w of decision.warnings) admissionWarning(attrs, w);
+  for (const [key, value] of Object.entries(decision.annotations)) {
+    admissionAnnotation(attrs, LABEL_PREFIX + key, value);
+  }
+  if (decision.error) throw decision.error;
 }
 
 /** Builds the plugin; throws with upstream's message when the configuration is invalid. */
@@ -54,15 +63,10 @@ export function podSecurity(opts: PodSecurityPluginOptions): AdmissionPlugin {
   return {
     name: POD_SECURITY,
     handles: (op) => op === 'CREATE' || op === 'UPDATE',
-    async validate(attrs) {
-      const pending = decide(state, attrs);
-      if (!pending) return;
-      const decision = await pending;
-      for (const w of decision.warnings) admissionWarning(attrs, w);
-      for (const [key, value] of Object.entries(decision.annotations)) {
-        admissionAnnotation(attrs, LABEL_PREFIX + key, value);
-      }
-      if (decision.error) throw decision.error;
+    validate(attrs) {
+      const decision = decide(state, attrs);
+      if (decision instanceof Promise) return decision.then((d) => apply(attrs, d));
+      if (decision) apply(attrs, decision);
     },
   };
 }

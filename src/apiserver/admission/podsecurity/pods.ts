@@ -113,17 +113,10 @@ function exemption(state: PodSecurityState, attrs: AdmissionAttributes): Decisio
  */
 const policyOfShared = new WeakMap<object, { policy: Policy; errors: string; defaults: unknown }>();
 
-async function namespacePolicy(
-  state: PodSecurityState,
-  namespace: string,
-): Promise<{ policy: Policy; errors: string } | { lookupError: unknown }> {
-  let ns: KubeObject | undefined;
-  try {
-    ns = await state.sources.namespace(namespace);
-  } catch (err) {
-    return { lookupError: err };
-  }
-  if (!ns) return { lookupError: statusErrors.notFound({ group: '', resource: 'namespaces' }, namespace) };
+type FoundPolicy = { policy: Policy; errors: string } | { lookupError: unknown };
+
+/** A namespace's policy, read from its labels (once per change of a namespace the sources share). */
+function policyOf(state: PodSecurityState, ns: KubeObject): { policy: Policy; errors: string } {
   const shared = Object.isFrozen(ns);
   const known = shared ? policyOfShared.get(ns) : undefined;
   if (known && known.defaults === state.settings.defaults) return known;
@@ -134,16 +127,41 @@ async function namespacePolicy(
   return found;
 }
 
+async function namespacePolicy(state: PodSecurityState, namespace: string): Promise<FoundPolicy> {
+  let ns: KubeObject | undefined;
+  try {
+    ns = await state.sources.namespace(namespace);
+  } catch (err) {
+    return { lookupError: err };
+  }
+  if (!ns) return { lookupError: statusErrors.notFound({ group: '', resource: 'namespaces' }, namespace) };
+  return policyOf(state, ns);
+}
+
+/** Runs decide over the namespace's policy: at once when the sources have the namespace at hand. */
+function withPolicy(
+  state: PodSecurityState,
+  namespace: string,
+  decide: (found: FoundPolicy) => Decision,
+): Decision | Promise<Decision> {
+  const cached = state.sources.namespaceNow?.(namespace);
+  if (cached) return decide(policyOf(state, cached));
+  return namespacePolicy(state, namespace).then(decide);
+}
+
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
 /** A pod (CREATE, or an UPDATE that matters) against its namespace's policy. */
-export async function validatePod(state: PodSecurityState, attrs: AdmissionAttributes): Promise<Decision> {
+export function validatePod(state: PodSecurityState, attrs: AdmissionAttributes): Decision | Promise<Decision> {
   if (IGNORED_POD_SUBRESOURCES.has(attrs.subresource)) return allow();
   const exempt = exemption(state, attrs);
   if (exempt) return exempt;
-  const found = await namespacePolicy(state, attrs.namespace);
+  return withPolicy(state, attrs.namespace, (found) => podAgainst(state, attrs, found));
+}
+
+function podAgainst(state: PodSecurityState, attrs: AdmissionAttributes, found: FoundPolicy): Decision {
   if ('lookupError' in found) {
     state.metrics.error(true, attrs);
     const error = statusErrors.internal(`failed to lookup namespace ${JSON.stringify(attrs.namespace)}`);
@@ -172,11 +190,17 @@ export async function validatePod(state: PodSecurityState, attrs: AdmissionAttri
 }
 
 /** A workload's pod template against its namespace's audit and warn levels; never refused. */
-export async function validatePodController(state: PodSecurityState, attrs: AdmissionAttributes): Promise<Decision> {
+export function validatePodController(
+  state: PodSecurityState,
+  attrs: AdmissionAttributes,
+): Decision | Promise<Decision> {
   if (attrs.subresource !== '') return allow();
   const exempt = exemption(state, attrs);
   if (exempt) return exempt;
-  const found = await namespacePolicy(state, attrs.namespace);
+  return withPolicy(state, attrs.namespace, (found) => templateAgainst(state, attrs, found));
+}
+
+function templateAgainst(state: PodSecurityState, attrs: AdmissionAttributes, found: FoundPolicy): Decision {
   if ('lookupError' in found) {
     state.metrics.error(true, attrs);
     return allow({

@@ -10,6 +10,8 @@ import { ClusterReader } from '../plugins/cluster-reader.js';
 export interface PodSecuritySources {
   /** The namespace, or undefined when it does not exist. */
   namespace(name: string): Promise<KubeObject | undefined>;
+  /** The namespace without waiting, when it is at hand (undefined otherwise: ask namespace()). */
+  namespaceNow?(name: string): KubeObject | undefined;
   /** Every pod of the namespace. */
   pods(namespace: string): Promise<KubeObject[]>;
 }
@@ -21,6 +23,7 @@ export function registrySources(registry: APIRegistry): PodSecuritySources {
   const reader = new ClusterReader(registry);
   return {
     namespace: (name) => reader.shared(NAMESPACES, '', name),
+    namespaceNow: (name) => reader.sharedNow(NAMESPACES, '', name),
     pods: (namespace) => reader.list(PODS, namespace),
   };
 }

@@ -21,15 +21,28 @@ export class PolicySource {
 
   constructor(private readonly registry: APIRegistry) {}
 
+  /** The policies as the last call found them, when neither policies nor bindings changed since (else undefined). */
+  policiesNow(): PolicyWithBindings[] | undefined {
+    const policies = this.registry.lookup(POLICY_GROUP, 'v1', 'validatingadmissionpolicies');
+    const bindings = this.registry.lookup(POLICY_GROUP, 'v1', 'validatingadmissionpolicybindings');
+    if (!policies || !bindings) return [];
+    const [pc, bc] = [policies.store.cacher, bindings.store.cacher];
+    const last = this.cached;
+    if (!pc.isLoaded || !bc.isLoaded || !last) return undefined;
+    const key = last.key;
+    const same = key[0] === pc.revision && key[1] === pc.size && key[2] === bc.revision && key[3] === bc.size;
+    return same ? last.hooks : undefined;
+  }
+
   async policies(): Promise<PolicyWithBindings[]> {
+    const known = this.policiesNow();
+    if (known) return known;
     const policies = this.registry.lookup(POLICY_GROUP, 'v1', 'validatingadmissionpolicies');
     const bindings = this.registry.lookup(POLICY_GROUP, 'v1', 'validatingadmissionpolicybindings');
     if (!policies || !bindings) return [];
     const [pc, bc] = [policies.store.cacher, bindings.store.cacher];
     if (!pc.isLoaded || !bc.isLoaded) await Promise.all([pc.start(), bc.start()]);
     const key = [pc.revision, pc.size, bc.revision, bc.size];
-    const last = this.cached;
-    if (last && key.every((n, i) => n === last.key[i])) return last.hooks;
     const [p, b] = await Promise.all([
       policies.store.cacher.list(`${policies.def.storagePrefix}/`, () => true),
       bindings.store.cacher.list(`${bindings.def.storagePrefix}/`, () => true),

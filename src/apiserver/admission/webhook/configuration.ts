@@ -129,13 +129,23 @@ export class WebhookSource {
     private readonly resource: 'mutatingwebhookconfigurations' | 'validatingwebhookconfigurations',
   ) {}
 
+  /** The webhooks as the last call found them, when the configurations have not changed since (else undefined). */
+  webhooksNow(): Webhook[] | undefined {
+    const served = this.registry.lookup(ADMISSION_REGISTRATION_GROUP, 'v1', this.resource);
+    if (!served) return [];
+    const cacher = served.store.cacher;
+    const last = this.cached;
+    if (cacher.isLoaded && last && last.revision === cacher.revision && last.size === cacher.size) return last.hooks;
+    return undefined;
+  }
+
   async webhooks(): Promise<Webhook[]> {
+    const known = this.webhooksNow();
+    if (known) return known;
     const served = this.registry.lookup(ADMISSION_REGISTRATION_GROUP, 'v1', this.resource);
     if (!served) return [];
     const cacher = served.store.cacher;
     if (!cacher.isLoaded) await cacher.start();
-    const last = this.cached;
-    if (last && last.revision === cacher.revision && last.size === cacher.size) return last.hooks;
     const revision = cacher.revision;
     const size = cacher.size;
     const { items } = await cacher.list(`${served.def.storagePrefix}/`, () => true);
