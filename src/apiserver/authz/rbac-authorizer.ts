@@ -52,28 +52,38 @@ export function visitRulesFor(
   if (namespace) visitBindings(index.roleBindingsFor(user, namespace));
 }
 
-/** Stands, in the answers, for a question whose answer depends on the object's name: it is kept by name. */
-const BY_NAME = Symbol('by name');
 /** How many answers an RBACAuthorizer keeps before it starts again. */
 const ANSWERS_KEPT = 8192;
 
 /**
- * The question asked, but the object's name: who, which verb, on what, where. JSON keeps the parts apart whatever
- * characters a user, a group or a path holds, so two different questions never share a key.
+ * One step of the answers kept: a tree of maps, one level per part of the question (the user's name, the number of
+ * groups and each group, the verb, the group, resource, subresource and namespace or the path), so that finding an
+ * answer builds no key and two different questions never meet. At the end, the answer, or the answers by name.
  */
-function questionKey(attrs: AuthorizationAttributes): string {
+interface AnswerNode {
+  next?: Map<string, AnswerNode>;
+  answer?: Readonly<AuthorizationResult>;
+  byName?: Map<string, Readonly<AuthorizationResult>>;
+}
+
+function step(node: AnswerNode, part: string): AnswerNode {
+  node.next ??= new Map();
+  let child = node.next.get(part);
+  if (!child) {
+    child = {};
+    node.next.set(part, child);
+  }
+  return child;
+}
+
+/** The node of the question (but the object's name), made on the way when missing. */
+function questionNode(root: AnswerNode, attrs: AuthorizationAttributes): AnswerNode {
   const { user } = attrs;
-  return attrs.isResourceRequest
-    ? JSON.stringify([
-        user.name,
-        user.groups,
-        attrs.verb,
-        attrs.apiGroup,
-        attrs.resource,
-        attrs.subresource,
-        attrs.namespace,
-      ])
-    : JSON.stringify([user.name, user.groups, attrs.verb, attrs.path]);
+  let node = step(step(root, user.name), String(user.groups.length));
+  for (const group of user.groups) node = step(node, group);
+  if (!attrs.isResourceRequest) return step(step(step(node, 'non-resource'), attrs.verb), attrs.path);
+  node = step(step(step(node, 'resource'), attrs.verb), attrs.apiGroup);
+  return step(step(step(node, attrs.resource), attrs.subresource), attrs.namespace);
 }
 
 export class RBACAuthorizer implements ModeAuthorizer {
@@ -82,27 +92,27 @@ export class RBACAuthorizer implements ModeAuthorizer {
    * request, and an answer depends only on the user, the question and the roles and bindings indexed; an answer that
    * went through a rule naming resourceNames is kept per name.
    */
-  private readonly answers = new Map<string, Readonly<AuthorizationResult> | typeof BY_NAME>();
+  private answers: AnswerNode = {};
+  private answersKept = 0;
   private answersVersion = -1;
 
   constructor(readonly index: RBACIndex) {}
 
   authorize(attrs: AuthorizationAttributes): AuthorizationResult {
-    if (this.answersVersion !== this.index.version || this.answers.size >= ANSWERS_KEPT) {
-      this.answers.clear();
+    if (this.answersVersion !== this.index.version || this.answersKept >= ANSWERS_KEPT) {
+      this.answers = {};
+      this.answersKept = 0;
       this.answersVersion = this.index.version;
     }
-    const question = questionKey(attrs);
-    const known = this.answers.get(question);
-    if (known !== undefined && known !== BY_NAME) return known;
-    const named = JSON.stringify([question, attrs.name]);
-    const knownByName = known === BY_NAME ? this.answers.get(named) : undefined;
-    if (knownByName !== undefined && knownByName !== BY_NAME) return knownByName;
+    const node = questionNode(this.answers, attrs);
+    const known = node.answer ?? node.byName?.get(attrs.name);
+    if (known) return known;
     const { result, byName } = this.decide(attrs);
+    this.answersKept++;
     if (byName && attrs.isResourceRequest) {
-      this.answers.set(question, BY_NAME);
-      this.answers.set(named, result);
-    } else this.answers.set(question, result);
+      node.byName ??= new Map();
+      node.byName.set(attrs.name, result);
+    } else node.answer = result;
     return result;
   }
 
