@@ -1,6 +1,7 @@
 /**
  * A small protobuf writer, the mirror of wire.ts: each helper returns the bytes of one field (tag and value), and
- * `message` concatenates fields. Tests build bodies with it; the decoder does not use it.
+ * `message` concatenates fields. Tests build bodies with it, and /openapi/v2 is written in protobuf with it (once per
+ * set of served resources); the decoder does not use it.
  */
 import { KUBERNETES_PROTOBUF_PREFIX, WIRE_BYTES, WIRE_FIXED32, WIRE_FIXED64, WIRE_VARINT } from './wire.js';
 

@@ -1,8 +1,9 @@
 /**
  * The real kubectl against an in-process apiserver with the OpenAPI service (and, for creates and updates, the
  * field validation helpers) put in front of the server's routes — the way server.ts and rest.ts are meant to
- * wire them. kubectl must explain fields from /openapi/v3, find `fieldValidation` there and send it, compute
- * client-side apply patches from v3, and never need /openapi/v2.
+ * wire them. kubectl must explain fields from /openapi/v3, find `fieldValidation` there and send it, and compute
+ * client-side apply patches from v3; it reads /openapi/v2 (in protobuf) only for `explain
+ * --output=plaintext-openapiv2` and to check the items of a List.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -235,11 +236,46 @@ describe('kubectl and /openapi', { skip }, () => {
     );
   });
 
-  test('only explain --output=plaintext-openapiv2 needs /openapi/v2, which kubectl asks for as protobuf', async () => {
-    const res = await kubectl('explain', 'configmap', '--output=plaintext-openapiv2');
-    assert.notEqual(res.code, 0);
+  test('explain --output=plaintext-openapiv2 reads /openapi/v2, which kubectl asks for as protobuf', async () => {
+    const res = await kubectl('explain', 'pod.spec.containers.ports', '--output=plaintext-openapiv2');
+    assert.equal(res.code, 0, res.stderr);
+    assert.match(res.stdout, /^RESOURCE: ports <\[\]Object>$/m);
+    assert.match(res.stdout, /^ {3}containerPort\t<integer> -required-$/m);
     const v2 = seen.filter((s) => s.path === '/openapi/v2');
     assert.ok(v2.length > 0);
     assert.equal(v2[0]?.accept, 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf');
+  });
+
+  test('a List is checked on the client against /openapi/v2 (kubectl has no v3 document for it)', async () => {
+    const list = (items: object[]) => manifest('list.json', { apiVersion: 'v1', kind: 'List', items });
+    const bad = await kubectl(
+      'create',
+      '-n',
+      'default',
+      '-f',
+      await list([
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'in-list' }, data: { a: 'b' }, foo: 1 },
+        { apiVersion: 'v1', kind: 'Service', metadata: { name: 'in-list' }, spec: { ports: [{ port: 'eighty' }] } },
+      ]),
+    );
+    assert.notEqual(bad.code, 0);
+    assert.match(
+      bad.stderr,
+      /error validating data: \[ValidationError\(ConfigMap\): unknown field "foo" in io\.k8s\.api\.core\.v1\.ConfigMap, ValidationError\(Service\.spec\.ports\[0\]\.port\): invalid type for io\.k8s\.api\.core\.v1\.ServicePort\.port: got "string", expected "integer"\]/,
+    );
+    assert.equal((await kubectl('get', 'configmap', 'in-list', '-n', 'default')).code, 1, 'nothing was created');
+    // What `kubectl get … -o json | kubectl replace -f -` sends: a List of the objects as served.
+    const good = await kubectl(
+      'create',
+      '-n',
+      'default',
+      '-f',
+      await list([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'in-list' }, data: { a: 'b' } }]),
+    );
+    assert.equal(good.code, 0, good.stderr);
+    const served = (await kubectl('get', 'configmaps', '-n', 'default', '-o', 'json')).stdout;
+    const replaced = await kubectl('replace', '-f', await manifest('served.json', JSON.parse(served)));
+    assert.equal(replaced.code, 0, replaced.stderr);
+    assert.match(replaced.stdout, /^configmap\/in-list replaced$/m);
   });
 });

@@ -112,12 +112,18 @@ describe('/openapi/v3', () => {
 });
 
 describe('/openapi/v2', () => {
-  test('serves JSON, gzip-compressed when accepted, and 406 to the protobuf-only Accept kubectl sends', async () => {
-    const kubectlAccept = { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' };
-    const refused = await get('/openapi/v2', kubectlAccept);
+  test('serves JSON or protobuf (what kubectl asks for), gzip-compressed when accepted; 406 for anything else', async () => {
+    const refused = await get('/openapi/v2', { accept: 'text/html' });
     assert.equal(refused.status, 406);
     assert.equal(refused.body.length, 0);
+    const kubectlAccept = { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' };
+    const pb = await get('/openapi/v2', { ...kubectlAccept, 'accept-encoding': 'identity' });
+    assert.equal(pb.status, 200);
+    assert.equal(pb.headers.get('content-type'), 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
+    assert.equal(pb.body[0], 0x0a, 'Document.swagger (field 1) first');
+    assert.equal(pb.body.subarray(2, 5).toString(), '2.0');
     const plain = await get('/openapi/v2', { accept: 'application/json', 'accept-encoding': 'identity' });
+    assert.equal(pb.headers.get('etag'), plain.headers.get('etag'), "the ETag is the JSON document's, as upstream's");
     assert.equal(plain.status, 200);
     assert.equal(plain.headers.get('content-encoding'), null);
     const doc = JSON.parse(plain.body.toString());

@@ -7,17 +7,19 @@
  *   it is served with `Cache-Control: public, immutable` and an Expires a year ahead; a stale `hash` is
  *   redirected (301) to the current URL; without `hash` it is served uncached. A path that names no served
  *   group/version gets an empty 200, as kube-openapi's handler answers.
- * - /openapi/v2: the Swagger 2.0 document of everything, gzip-compressed for clients that accept it.
+ * - /openapi/v2: the Swagger 2.0 document of everything, as JSON or in kube-openapi's protobuf form (the only form
+ *   kubectl asks for, to check the items of a List), gzip-compressed for clients that accept it.
  *
- * Documents are built on first request and kept until the set of served resources changes. Only JSON is served;
- * see accept.ts for clients that ask for protobuf.
+ * Documents are built on first request and kept until the set of served resources changes. The v3 documents are
+ * served as JSON only; see accept.ts.
  */
 import type { APIRegistry } from '../api-registry.js';
 import type { RequestContext } from '../context.js';
 import { versionInfo } from '../handlers/version.js';
-import { acceptsJson } from './accept.js';
+import { acceptsJson, negotiateForm, V2_PROTOBUF_SUBTYPE } from './accept.js';
 import { buildV2Document } from './document-v2.js';
 import { buildV3Document } from './document-v3.js';
+import { encodeV2Document } from './protobuf-v2.js';
 import { type Document, serveDocument, serveEmpty, toDocument } from './serve-document.js';
 import { openAPIV3Key, type ServedGroupVersion, servedByGroupVersion, servedSignature } from './served.js';
 
@@ -37,6 +39,7 @@ interface Generation {
   readonly v3: Map<string, Document>;
   discovery?: Document;
   v2?: Document;
+  v2Protobuf?: Document;
 }
 
 export function serverRelativeURL(key: string, hash: string): string {
@@ -139,12 +142,25 @@ export class OpenAPIService {
     serveDocument(ctx, doc, { contentType: 'application/json', headers: { ...vary, ...cached } });
   }
 
+  /** The v2 document in kube-openapi's protobuf form; its ETag and Last-Modified are the JSON document's. */
+  v2ProtobufDocument(): Document {
+    const gen = this.current();
+    const json = this.v2Document();
+    gen.v2Protobuf ??= { ...json, body: encodeV2Document(JSON.parse(json.body.toString('utf8'))), gzipped: undefined };
+    return gen.v2Protobuf;
+  }
+
   private serveV2(ctx: RequestContext): void {
-    if (!acceptsJson(header(ctx, 'accept'))) {
+    const form = negotiateForm(header(ctx, 'accept'), ['json', 'protobuf']);
+    if (form === undefined) {
       serveEmpty(ctx, 406, { vary: 'Accept' });
       return;
     }
-    serveDocument(ctx, this.v2Document(), { contentType: 'application/json', headers: { vary: 'Accept' }, gzip: true });
+    const [doc, contentType] =
+      form === 'protobuf'
+        ? [this.v2ProtobufDocument(), `application/${V2_PROTOBUF_SUBTYPE}`]
+        : [this.v2Document(), 'application/json'];
+    serveDocument(ctx, doc, { contentType, headers: { vary: 'Accept' }, gzip: true });
   }
 }
 
