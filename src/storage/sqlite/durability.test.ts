@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import fs, { mkdtempSync, rmSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { after, describe, it, mock } from 'node:test';
 import Database from 'better-sqlite3';
 import assert from '../../testing/assert.js';
 import { describeEvents, expectStorageError, WatchRecorder } from '../../testing/storage-conformance.js';
@@ -43,6 +44,51 @@ describe('sqlite store: durability and group commit', () => {
     );
     assert.equal(syncs, 1, '64 writes issued together share one commit');
     await store.close();
+  });
+
+  it('batches committed while a sync runs wait for the next fdatasync, which they share', async () => {
+    // Every fdatasync is held until the test lets it run.
+    const held: Array<() => void> = [];
+    const real = fs.fdatasync;
+    mock.method(fs, 'fdatasync', (fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
+      held.push(() => real(fd, cb));
+    });
+    syncBuiltinESMExports();
+    const tick = () => new Promise((r) => setImmediate(r));
+    try {
+      const store = new SqliteStore({ path: newPath() });
+      let firstAcked = false;
+      const first = store.create('/registry/configmaps/default/a', 'a').then(() => (firstAcked = true));
+      for (let i = 0; i < 100 && held.length === 0; i++) await tick();
+      assert.equal(held.length, 1, "the first batch's sync began");
+      // Three more batches, one per turn of the loop, all committed while that sync runs.
+      let laterAcked = 0;
+      const later: Promise<unknown>[] = [];
+      for (const name of ['b', 'c', 'd']) {
+        later.push(store.create(`/registry/configmaps/default/${name}`, name).then(() => laterAcked++));
+        await tick();
+        await tick();
+      }
+      assert.equal(held.length, 1, 'no other fdatasync starts while one runs');
+      held[0]?.();
+      await first;
+      assert.equal(firstAcked, true);
+      for (let i = 0; i < 100 && held.length === 1; i++) await tick();
+      assert.equal(held.length, 2, 'when it returned, one more sync started');
+      assert.equal(
+        laterAcked,
+        0,
+        'the later batches wait for it: the first sync may have begun before they were written',
+      );
+      held[1]?.();
+      await Promise.all(later);
+      assert.equal(laterAcked, 3);
+      assert.equal(held.length, 2, 'the three batches shared one fdatasync');
+      await store.close();
+    } finally {
+      mock.restoreAll();
+      syncBuiltinESMExports();
+    }
   });
 
   it('shows no reader a batch whose sync is still running, and acknowledges later batches only after it', async () => {
