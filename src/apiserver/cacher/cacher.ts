@@ -356,7 +356,8 @@ export class Cacher {
    */
   async listShared(prefix: string): Promise<Readonly<KubeObject>[]> {
     if (!this.loaded) await this.start();
-    return this.listSharedNow(prefix) as Readonly<KubeObject>[];
+    // Still not loaded only when the cache was stopped meanwhile: it holds nothing then.
+    return this.listSharedNow(prefix) ?? [];
   }
 
   /** listShared without waiting; undefined while the cache has not loaded yet. */
