@@ -2,6 +2,7 @@ import { StatusError } from '../api/status-error.js';
 import type { Store } from '../storage/types.js';
 import type { Logger } from '../util/logger.js';
 import { type AdmissionOptions, buildAdmissionChain } from './admission/options.js';
+import { ClusterReader } from './admission/plugins/cluster-reader.js';
 import type { StorageClassSource } from './admission/plugins/default-storage-class.js';
 import type { PriorityClassSource } from './admission/plugins/priority.js';
 import { APIRegistry, type WatchCacheBounds } from './api-registry.js';
@@ -20,49 +21,26 @@ import { GenericStore } from './registry/store.js';
 /** The namespaces every cluster has from the start. */
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
+const PRIORITY_CLASSES = { group: 'scheduling.k8s.io', version: 'v1', resource: 'priorityclasses' };
+const STORAGE_CLASSES = { group: 'storage.k8s.io', version: 'v1', resource: 'storageclasses' };
+
 /**
  * Where the Priority admission plugin reads PriorityClasses: the watch cache (as upstream's plugin reads an
  * informer), with a lookup by name falling back to storage, so that a class created a moment ago is never
  * reported missing.
  */
-function priorityClassSource(registry: APIRegistry): PriorityClassSource {
-  const store = () => registry.lookup('scheduling.k8s.io', 'v1', 'priorityclasses')?.store;
+function priorityClassSource(reader: ClusterReader): PriorityClassSource {
   return {
-    async get(name) {
-      const s = store();
-      if (!s) return undefined;
-      const cached = await s.cacher.getShared(s.key('', name));
-      if (cached) return cached;
-      try {
-        return await s.get('', name);
-      } catch (err) {
-        if (err instanceof StatusError && err.code === 404) return undefined;
-        throw err;
-      }
-    },
-    async list() {
-      const s = store();
-      return s ? s.cacher.listShared(`${s.def.storagePrefix}/`) : [];
-    },
-    getNow(name) {
-      const s = store();
-      return s ? (s.cacher.getSharedNow(s.key('', name)) ?? undefined) : undefined;
-    },
-    listNow() {
-      const s = store();
-      return s ? s.cacher.listSharedNow(`${s.def.storagePrefix}/`) : [];
-    },
+    get: (name) => reader.shared(PRIORITY_CLASSES, '', name),
+    list: () => reader.listShared(PRIORITY_CLASSES),
+    getNow: (name) => reader.sharedNow(PRIORITY_CLASSES, '', name),
+    listNow: () => reader.listSharedNow(PRIORITY_CLASSES),
   };
 }
 
 /** The StorageClasses DefaultStorageClass reads: the watch cache's current list. */
-function storageClassSource(registry: APIRegistry): StorageClassSource {
-  return {
-    async list() {
-      const s = registry.lookup('storage.k8s.io', 'v1', 'storageclasses')?.store;
-      return s ? s.cacher.listShared(`${s.def.storagePrefix}/`) : [];
-    },
-  };
+function storageClassSource(reader: ClusterReader): StorageClassSource {
+  return { list: () => reader.listShared(STORAGE_CLASSES) };
 }
 
 export interface RegistryOptions extends ServiceAllocationOptions {
@@ -82,9 +60,14 @@ export type WatchCacheOptions = WatchCacheBounds;
 export function buildRegistry(storage: Store, log: Logger, options: RegistryOptions = {}): APIRegistry {
   const registry = new APIRegistry();
   registry.watchCache = options.watchCache;
+  const reader = new ClusterReader(registry);
   const admission = buildAdmissionChain(
     options.admission ?? {},
-    { registry, priorityClasses: priorityClassSource(registry), storageClasses: storageClassSource(registry) },
+    {
+      registry,
+      priorityClasses: priorityClassSource(reader),
+      storageClasses: storageClassSource(reader),
+    },
     log.child('admission'),
   );
   // Versions of one resource share its storage prefix, and so one watch cache (holding the stored form).
