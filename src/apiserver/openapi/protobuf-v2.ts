@@ -184,25 +184,33 @@ function nonBodyParameter(v: Json): Fields {
   return [messageField(which, ...fields)];
 }
 
-/** ParametersItem: a Parameter (1: body 1 or non-body 2) or a JsonReference (2). */
+/** Parameter: a body parameter (1) or a non-body one (2). */
+function parameter(v: unknown): Fields {
+  if (!isJson(v)) return [];
+  if (v.in !== 'body') return [messageField(2, ...nonBodyParameter(v))];
+  return [
+    messageField(
+      1,
+      ...str(1, v.description),
+      ...str(2, v.name),
+      ...str(3, v.in),
+      ...bool(4, v.required),
+      ...(isJson(v.schema) ? [messageField(5, ...schema(v.schema))] : []),
+      ...extensions(6, v),
+    ),
+  ];
+}
+
+/** JsonReference: a `$ref`, for parameters and responses defined once in the document. */
+function jsonReference(v: Json): Fields {
+  return [...str(1, v.$ref), ...str(2, v.description)];
+}
+
+/** ParametersItem: a Parameter (1) or a JsonReference (2). */
 function parametersItem(number: number, v: unknown): Fields {
   if (!isJson(v)) return [];
-  if (typeof v.$ref === 'string') {
-    return [messageField(number, messageField(2, ...str(1, v.$ref), ...str(2, v.description)))];
-  }
-  const parameter =
-    v.in === 'body'
-      ? messageField(
-          1,
-          ...str(1, v.description),
-          ...str(2, v.name),
-          ...str(3, v.in),
-          ...bool(4, v.required),
-          ...(isJson(v.schema) ? [messageField(5, ...schema(v.schema))] : []),
-          ...extensions(6, v),
-        )
-      : messageField(2, ...nonBodyParameter(v));
-  return [messageField(number, messageField(1, parameter))];
+  if (typeof v.$ref === 'string') return [messageField(number, messageField(2, ...jsonReference(v)))];
+  return [messageField(number, messageField(1, ...parameter(v)))];
 }
 
 function parameters(number: number, v: unknown): Fields {
@@ -212,7 +220,29 @@ function parameters(number: number, v: unknown): Fields {
 /** ResponseValue: a Response (1) or a JsonReference (2). */
 function responseValue(v: unknown): Fields {
   if (!isJson(v)) return [];
-  if (typeof v.$ref === 'string') return [messageField(2, ...str(1, v.$ref), ...str(2, v.description))];
+  if (typeof v.$ref === 'string') return [messageField(2, ...jsonReference(v))];
+  return [messageField(1, ...response(v))];
+}
+
+/** FileSchema: a response's schema of `type: file`, numbered apart from Schema. */
+function fileSchema(v: Json): Fields {
+  return [
+    ...str(1, v.format),
+    ...str(2, v.title),
+    ...str(3, v.description),
+    ...any(4, v.default),
+    ...strs(5, v.required),
+    ...str(6, v.type),
+    ...bool(7, v.readOnly),
+    ...externalDocs(8, v.externalDocs),
+    ...any(9, v.example),
+    ...extensions(10, v),
+  ];
+}
+
+/** Response. */
+function response(v: unknown): Fields {
+  if (!isJson(v)) return [];
   const headers = named(1, v.headers, (h) =>
     isJson(h)
       ? [
@@ -226,23 +256,21 @@ function responseValue(v: unknown): Fields {
         ]
       : [],
   );
+  // SchemaItem: a Schema (1), or a FileSchema (2) for `type: file`.
+  const schemaItem = isJson(v.schema)
+    ? [
+        messageField(
+          2,
+          v.schema.type === 'file' ? messageField(2, ...fileSchema(v.schema)) : messageField(1, ...schema(v.schema)),
+        ),
+      ]
+    : [];
   return [
-    messageField(
-      1,
-      ...str(1, v.description),
-      // SchemaItem: a Schema (1); a file schema (2) only for `type: file`.
-      ...(isJson(v.schema)
-        ? [
-            messageField(
-              2,
-              v.schema.type === 'file' ? messageField(2, ...schema(v.schema)) : messageField(1, ...schema(v.schema)),
-            ),
-          ]
-        : []),
-      ...(headers.length > 0 ? [messageField(3, ...headers)] : []),
-      ...(isJson(v.examples) ? [messageField(4, ...named(1, v.examples, (e) => [anyMessage(e)]))] : []),
-      ...extensions(5, v),
-    ),
+    ...str(1, v.description),
+    ...schemaItem,
+    ...(headers.length > 0 ? [messageField(3, ...headers)] : []),
+    ...(isJson(v.examples) ? [messageField(4, ...named(1, v.examples, (e) => [anyMessage(e)]))] : []),
+    ...extensions(5, v),
   ];
 }
 
@@ -354,37 +382,12 @@ export function encodeV2Document(doc: Json): Buffer {
   ];
   if (isJson(doc.paths)) fields.push(messageField(8, ...extensions(1, doc.paths), ...named(2, doc.paths, pathItem)));
   if (isJson(doc.definitions)) fields.push(messageField(9, ...named(1, doc.definitions, schema)));
-  if (isJson(doc.parameters)) {
-    fields.push(messageField(10, ...named(1, doc.parameters, (p) => parametersItem(0, p).map(unwrapParameter))));
-  }
-  if (isJson(doc.responses)) {
-    fields.push(messageField(11, ...named(1, doc.responses, (r) => responseValue(r).map(unwrapResponse))));
-  }
+  // The document's own parameter and response definitions are Parameter and Response messages, not items.
+  if (isJson(doc.parameters)) fields.push(messageField(10, ...named(1, doc.parameters, parameter)));
+  if (isJson(doc.responses)) fields.push(messageField(11, ...named(1, doc.responses, response)));
   fields.push(...security(12, doc.security));
   if (isJson(doc.securityDefinitions))
     fields.push(messageField(13, ...named(1, doc.securityDefinitions, securityScheme)));
   fields.push(...extensions(16, doc));
   return Buffer.from(message(...fields));
-}
-
-/**
- * The document's parameter and response definitions are Parameter and Response messages themselves, not the
- * ParametersItem and ResponseValue wrappers paths use: these take the wrapped message's own fields back out.
- */
-function unwrapParameter(item: Uint8Array): Uint8Array {
-  return innerOf(innerOf(item));
-}
-
-function unwrapResponse(item: Uint8Array): Uint8Array {
-  return innerOf(item);
-}
-
-/** The content of a length-delimited field written by messageField (tag, length, content). */
-function innerOf(field: Uint8Array): Uint8Array {
-  let pos = 0;
-  while ((field[pos] as number) & 0x80) pos++; // the tag's varint
-  pos++;
-  while ((field[pos] as number) & 0x80) pos++; // the length's varint
-  pos++;
-  return field.subarray(pos);
 }
