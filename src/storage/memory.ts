@@ -68,6 +68,7 @@ export class MemoryStore implements Store {
     const limit = opts.limit && opts.limit > 0 ? opts.limit : Number.POSITIVE_INFINITY;
     const items: KeyValue[] = [];
     let more = false;
+    let remaining = 0;
     const keys = this.keys();
     for (let i = lowerBound(keys, start); i < keys.length; i++) {
       const key = keys[i] as string;
@@ -76,11 +77,13 @@ export class MemoryStore implements Store {
       if (!kv) continue;
       if (items.length >= limit) {
         more = true;
-        break;
+        if (!opts.countRemaining) break;
+        remaining++;
+        continue;
       }
       items.push(kv);
     }
-    return { items, revision: at, more };
+    return { items, revision: at, more, ...(more && opts.countRemaining ? { remaining } : {}) };
   }
 
   async count(prefix: string): Promise<number> {

@@ -36,6 +36,8 @@ export interface ListOptions extends ReadOptions {
   limit?: number;
   /** Start at this key (inclusive) instead of the start of the prefix. */
   startKey?: string;
+  /** When the limit cuts the list short, also count the keys left after the returned ones (ListResult.remaining). */
+  countRemaining?: boolean;
 }
 
 export interface ListResult {
@@ -44,6 +46,8 @@ export interface ListResult {
   revision: number;
   /** True when the limit cut the list short. */
   more: boolean;
+  /** With countRemaining, when the limit cut the list short: how many keys of the range follow the returned ones. */
+  remaining?: number;
 }
 
 export interface WriteResult {

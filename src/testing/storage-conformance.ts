@@ -217,6 +217,35 @@ export function runStorageConformance(target: ConformanceTarget): void {
       assert.equal(whole.items.length, 25);
     });
 
+    it('counts the keys left after a page when asked, at the page revision', async () => {
+      const p = prefix();
+      for (let i = 0; i < 12; i++) await store.create(`${p}k${String(i).padStart(2, '0')}`, 'v');
+      const first = await store.list(p, { limit: 5, countRemaining: true });
+      assert.equal(first.remaining, 7);
+      assert.equal((await store.list(p, { limit: 5 })).remaining, undefined, 'only when asked');
+      // A key deleted and one added after the first page do not change what the page's revision holds.
+      const k09 = await store.get(`${p}k09`);
+      await store.delete(`${p}k09`, k09?.modRevision ?? 0);
+      await store.create(`${p}k99`, 'late');
+      const last = first.items[first.items.length - 1]?.key as string;
+      const second = await store.list(p, {
+        limit: 5,
+        revision: first.revision,
+        startKey: `${last}\u0000`,
+        countRemaining: true,
+      });
+      assert.deepEqual(
+        second.items.map((i) => i.key.slice(p.length)),
+        ['k05', 'k06', 'k07', 'k08', 'k09'],
+      );
+      assert.equal(second.remaining, 2);
+      // The last page is not cut short: nothing is left to count.
+      const rest = await store.list(p, { limit: 5, startKey: `${p}k10`, countRemaining: true });
+      assert.equal(rest.more, false);
+      assert.equal(rest.remaining, undefined);
+      assert.equal((await store.list(p, { limit: 5, countRemaining: true })).remaining, 7, 'now: 12 keys');
+    });
+
     it('replays exactly the missed events in order to a watch from a past revision, then live ones', async () => {
       const p = prefix();
       const base = await store.create(`${p}zero`, 'z');

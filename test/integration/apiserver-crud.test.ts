@@ -251,11 +251,13 @@ describe('apiserver: the generic registry on ConfigMaps, Secrets and Namespaces'
     assert.equal(badLabel.status, 400);
 
     const names: string[] = [];
+    const remaining: (number | undefined)[] = [];
     let page = await apiRequest(cp, 'GET', '/api/v1/namespaces/kube-public/configmaps?limit=3');
     const rv = page.body.metadata.resourceVersion;
     await apiRequest(cp, 'POST', '/api/v1/namespaces/kube-public/configmaps', { body: cm('page-late') });
     for (;;) {
       names.push(...page.body.items.map((i: { metadata: { name: string } }) => i.metadata.name));
+      remaining.push(page.body.metadata.remainingItemCount);
       assert.equal(page.body.metadata.resourceVersion, rv, 'every page is read at the first page revision');
       const token = page.body.metadata.continue;
       if (!token) break;
@@ -270,6 +272,20 @@ describe('apiserver: the generic registry on ConfigMaps, Secrets and Namespaces'
       names,
       Array.from({ length: 7 }, (_, i) => `page-${i}`),
     );
+    // What follows each page at its revision; the last page has nothing left and leaves the field out.
+    assert.deepEqual(remaining, [4, 1, undefined]);
+    // With a selector the server cannot tell how many of the rest would match, so it says nothing.
+    const selected = await apiRequest(
+      cp,
+      'GET',
+      '/api/v1/namespaces/kube-public/configmaps?limit=3&labelSelector=nothing%21%3Dthere',
+    );
+    assert.ok(selected.body.metadata.continue, 'a selected list is paginated too');
+    assert.equal(selected.body.metadata.remainingItemCount, undefined);
+    const table = await apiRequest(cp, 'GET', '/api/v1/namespaces/kube-public/configmaps?limit=3', {
+      headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' },
+    });
+    assert.equal(table.body.metadata.remainingItemCount, 5, 'a Table carries it as the list does (page-late too)');
     const bogus = await apiRequest(cp, 'GET', '/api/v1/namespaces/kube-public/configmaps?limit=3&continue=garbage');
     assert.equal(bogus.status, 400);
   });

@@ -575,8 +575,12 @@ async function serveList(ctx: RequestContext, served: ServedResource, ns: string
   );
 }
 
-function listMetaOf(result: { resourceVersion: string; continue?: string }) {
-  return { resourceVersion: result.resourceVersion, ...(result.continue ? { continue: result.continue } : {}) };
+function listMetaOf(result: { resourceVersion: string; continue?: string; remainingItemCount?: number }) {
+  return {
+    resourceVersion: result.resourceVersion,
+    ...(result.continue ? { continue: result.continue } : {}),
+    ...(result.remainingItemCount !== undefined ? { remainingItemCount: result.remainingItemCount } : {}),
+  };
 }
 
 async function serveWatch(ctx: RequestContext, served: ServedResource, ns: string): Promise<void> {

@@ -35,6 +35,8 @@ export interface ListResult<T = KubeObject> {
   items: T[];
   resourceVersion: string;
   continue?: string;
+  /** How many objects follow this page, when the list is paginated and unfiltered (as upstream counts them). */
+  remainingItemCount?: number;
 }
 
 function parseRV(rv: string): number {
@@ -107,6 +109,7 @@ export async function listObjects(
   }
   const items: KubeObject[] = [];
   let next: string | undefined;
+  let remaining: number | undefined;
   try {
     for (;;) {
       const want = limit === undefined ? undefined : Math.max(limit - items.length, req.selection.everything ? 0 : 100);
@@ -114,6 +117,8 @@ export async function listObjects(
         ...(revision === undefined ? {} : { revision }),
         ...(startKey === undefined ? {} : { startKey }),
         ...(want === undefined ? {} : { limit: want }),
+        // Upstream counts what follows a page only when nothing is filtered out (a selector would make it a guess).
+        ...(req.selection.everything ? { countRemaining: true } : {}),
       });
       revision = page.revision;
       let i = 0;
@@ -126,6 +131,7 @@ export async function listObjects(
       const last = page.items[Math.min(i, page.items.length - 1)];
       if (limit !== undefined && items.length >= limit) {
         if (i < page.items.length - 1 || page.more) next = `${last?.key}\u0000`;
+        if (req.selection.everything) remaining = page.remaining;
         break;
       }
       if (!page.more || !last) break;
@@ -144,7 +150,10 @@ export async function listObjects(
     throw storageToStatus(err, store.def, '');
   }
   const result: ListResult<KubeObject | RawJson> = { items, resourceVersion: String(revision ?? 0) };
-  if (next !== undefined && revision !== undefined) result.continue = encodeContinue(revision, next, prefix);
+  if (next !== undefined && revision !== undefined) {
+    result.continue = encodeContinue(revision, next, prefix);
+    if (remaining !== undefined) result.remainingItemCount = remaining;
+  }
   return result;
 }
 

@@ -90,6 +90,8 @@ export class EtcdStore implements Store {
       items: res.kvs.map(toKeyValue),
       revision: opts.revision ? opts.revision : Number(res.header.revision),
       more: res.more,
+      // etcd counts every key of the range from its start, whatever the limit.
+      ...(res.more && opts.countRemaining ? { remaining: Number(res.count) - res.kvs.length } : {}),
     };
   }
 

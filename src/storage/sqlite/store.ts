@@ -214,7 +214,12 @@ export class SqliteStore implements Store {
     const rows = this.stmt.list.all(start, prefixEnd(prefix) || NO_END, at, limit < 0 ? -1 : limit + 1) as Row[];
     const more = limit > 0 && rows.length > limit;
     if (more) rows.length = limit;
-    return { items: rows.map(toKeyValue), revision: at, more };
+    const result: ListResult = { items: rows.map(toKeyValue), revision: at, more };
+    if (more && opts.countRemaining) {
+      const all = (this.stmt.count.get(start, prefixEnd(prefix) || NO_END, at) as { n: number }).n;
+      result.remaining = all - limit;
+    }
+    return result;
   }
 
   async count(prefix: string): Promise<number> {
