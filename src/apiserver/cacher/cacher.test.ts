@@ -70,6 +70,8 @@ describe('Cacher', () => {
       'the same objects for the next reader',
     );
     assert.equal(decodes() - before, 3, 'nothing decoded again');
+    assert.equal(again, first, 'the same list, kept until the cache changes');
+    assert.ok(Object.isFrozen(again), 'which no reader can change');
     const current = await store.get('/registry/things/b');
     await store.update('/registry/things/b', obj('b', { v: '2' }), current?.modRevision ?? 0);
     await store.delete('/registry/things/c', (await store.get('/registry/things/c'))?.modRevision ?? 0);
@@ -81,7 +83,19 @@ describe('Cacher', () => {
     );
     assert.equal(after[0], first[0], 'an unchanged object is the same one');
     assert.equal(decodes() - before, 4, 'only the changed object decoded again');
+    // A new object is seen by the next list, as is one added to a prefix that was empty when last asked.
     assert.deepEqual(await cacher.listShared('/registry/none/'), []);
+    assert.deepEqual(await cacher.listShared('/registry/things/z'), []);
+    await store.create('/registry/things/zed', obj('zed', { v: '1' }));
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(
+      (await cacher.listShared('/registry/things/')).map((o) => o.metadata.name),
+      ['a', 'b', 'zed'],
+    );
+    assert.deepEqual(
+      (await cacher.listShared('/registry/things/z')).map((o) => o.metadata.name),
+      ['zed'],
+    );
     cacher.stop();
   });
 

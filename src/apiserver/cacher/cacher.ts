@@ -199,6 +199,8 @@ export interface CacherOptions {
 const RECENT_DECODED = 512;
 const RECENT_DECODED_BYTES = 4 * 1024 * 1024;
 const RECENT_DECODED_MAX_OBJECT_BYTES = 64 * 1024;
+/** How many prefixes' lists listSharedNow keeps at most between changes. */
+const MAX_KEPT_LISTS = 1024;
 
 /** Thrown when a watch asks for history the cache no longer holds. */
 export class TooOldError extends Error {
@@ -227,6 +229,9 @@ export class Cacher {
   private recentDecodedBytes = 0;
   /** The keys of items in order; undefined after a key was added or removed. */
   private sortedKeys: string[] | undefined;
+  /** listSharedNow's answers by prefix, for the state at listsRevision. */
+  private readonly lists = new Map<string, readonly Readonly<KubeObject>[]>();
+  private listsRevision = -1;
   private window: CachedEvent[] = [];
   private windowHead = 0;
   /** The window holds every event after this revision. */
@@ -354,16 +359,28 @@ export class Cacher {
    * The objects under prefix, in key order, each decoded once and frozen as getShared gives them: for readers that
    * only look, at every request, at a resource with few objects (PriorityClasses, LimitRanges, ResourceQuotas).
    */
-  async listShared(prefix: string): Promise<Readonly<KubeObject>[]> {
+  async listShared(prefix: string): Promise<readonly Readonly<KubeObject>[]> {
     if (!this.loaded) await this.start();
     // Still not loaded only when the cache was stopped meanwhile: it holds nothing then.
     return this.listSharedNow(prefix) ?? [];
   }
 
-  /** listShared without waiting; undefined while the cache has not loaded yet. */
-  listSharedNow(prefix: string): Readonly<KubeObject>[] | undefined {
+  /**
+   * listShared without waiting; undefined while the cache has not loaded yet. Each prefix's answer is kept until
+   * the cache changes: admission asks for the same namespace's few objects on every request.
+   */
+  listSharedNow(prefix: string): readonly Readonly<KubeObject>[] | undefined {
     if (!this.loaded) return undefined;
-    return this.keysUnder(prefix).map((k) => this.shared(this.items.get(k) as Stored));
+    if (this.listsRevision !== this.rev || this.lists.size >= MAX_KEPT_LISTS) {
+      this.lists.clear();
+      this.listsRevision = this.rev;
+    }
+    let list = this.lists.get(prefix);
+    if (!list) {
+      list = Object.freeze(this.keysUnder(prefix).map((k) => this.shared(this.items.get(k) as Stored)));
+      this.lists.set(prefix, list);
+    }
+    return list;
   }
 
   private shared(stored: Stored): Readonly<KubeObject> {
@@ -446,6 +463,7 @@ export class Cacher {
     this.recentDecoded.clear();
     this.recentDecodedBytes = 0;
     this.sortedKeys = undefined;
+    this.lists.clear();
     let startKey: string | undefined;
     let revision: number | undefined;
     for (;;) {

@@ -76,24 +76,41 @@ function enforcesMountableSecrets(sa: KubeObject): boolean {
   return value !== undefined && ['1', 't', 'T', 'true', 'TRUE', 'True'].includes(value);
 }
 
-/** Adds the token volume and its mounts (mountServiceAccountToken). */
+/** Adds the token volume and its mounts (mountServiceAccountToken). Runs on every pod create, so written plainly. */
 function mountToken(spec: Rec): void {
   const volumes = recs(spec.volumes);
-  const existing = volumes.find((v) => str(v.name).startsWith(SERVICE_ACCOUNT_VOLUME_PREFIX));
-  const volumeName = existing ? str(existing.name) : generateNameFrom(SERVICE_ACCOUNT_VOLUME_PREFIX);
-  let needsVolume = false;
-  for (const field of ['initContainers', 'containers']) {
-    for (const container of recs(spec[field])) {
-      const mounts = recs(container.volumeMounts);
-      if (mounts.some((m) => m.mountPath === DEFAULT_API_TOKEN_MOUNT_PATH)) continue;
-      container.volumeMounts = [
-        ...mounts,
-        { name: volumeName, readOnly: true, mountPath: DEFAULT_API_TOKEN_MOUNT_PATH },
-      ];
-      needsVolume = true;
+  let volumeName = '';
+  for (const v of volumes) {
+    const name = str(v.name);
+    if (name.startsWith(SERVICE_ACCOUNT_VOLUME_PREFIX)) {
+      volumeName = name;
+      break;
     }
   }
-  if (!existing && needsVolume) spec.volumes = [...volumes, { name: volumeName, projected: tokenVolumeSource() }];
+  const existing = volumeName !== '';
+  if (!existing) volumeName = generateNameFrom(SERVICE_ACCOUNT_VOLUME_PREFIX);
+  const needsVolume = mountIn(spec.initContainers, volumeName) + mountIn(spec.containers, volumeName) > 0;
+  if (!existing && needsVolume) {
+    volumes.push({ name: volumeName, projected: tokenVolumeSource() });
+    spec.volumes = volumes;
+  }
+}
+
+/** Mounts the token volume in each container that has nothing at its path yet; answers how many it mounted in. */
+function mountIn(containers: unknown, volumeName: string): number {
+  if (!Array.isArray(containers)) return 0;
+  let mounted = 0;
+  for (const container of containers) {
+    if (!isObject(container)) continue;
+    const mounts = recs(container.volumeMounts);
+    let has = false;
+    for (const m of mounts) if (m.mountPath === DEFAULT_API_TOKEN_MOUNT_PATH) has = true;
+    if (has) continue;
+    mounts.push({ name: volumeName, readOnly: true, mountPath: DEFAULT_API_TOKEN_MOUNT_PATH });
+    container.volumeMounts = mounts;
+    mounted++;
+  }
+  return mounted;
 }
 
 /** Secret names a container refers to through env and envFrom. */

@@ -43,11 +43,23 @@ function versionLabel(policy: LevelVersion): string {
 
 export class PodSecurityMetrics implements PodSecurityRecorder {
   readonly registry = new Registry();
+  /**
+   * Evaluations counted by label set until the next scrape adds them to the counter: there is one for nearly every
+   * pod write, and prom-client would build and hash a label object for each.
+   */
+  private readonly evaluated = new Map<string, { labels: Record<string, string>; n: number }>();
   private readonly evaluations = new Counter({
     name: 'pod_security_evaluations_total',
     help: 'Number of policy evaluations that occurred, not counting ignored or exempt requests.',
     labelNames: ['decision', 'policy_level', 'policy_version', 'mode', 'request_operation', 'resource', 'subresource'],
     registers: [this.registry],
+    collect: () => {
+      for (const e of this.evaluated.values()) {
+        if (e.n === 0) continue;
+        this.evaluations.inc(e.labels, e.n);
+        e.n = 0;
+      }
+    },
   });
   private readonly exemptions = new Counter({
     name: 'pod_security_exemptions_total',
@@ -63,13 +75,14 @@ export class PodSecurityMetrics implements PodSecurityRecorder {
   });
 
   evaluation(decision: 'allow' | 'deny', policy: LevelVersion, mode: Mode, attrs: AdmissionAttributes): void {
-    this.evaluations.inc({
-      decision,
-      policy_level: policy.level,
-      policy_version: versionLabel(policy),
-      mode,
-      ...requestLabels(attrs),
-    });
+    const version = versionLabel(policy);
+    const key = `${decision} ${policy.level} ${version} ${mode} ${attrs.operation} ${attrs.resource.group}/${attrs.resource.resource}/${attrs.subresource}`;
+    const seen = this.evaluated.get(key);
+    if (seen) seen.n++;
+    else {
+      const labels = { decision, policy_level: policy.level, policy_version: version, mode, ...requestLabels(attrs) };
+      this.evaluated.set(key, { labels, n: 1 });
+    }
   }
 
   exemption(attrs: AdmissionAttributes): void {
