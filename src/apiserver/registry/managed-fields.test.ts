@@ -224,6 +224,22 @@ describe('managed fields: the paired walk of a write', () => {
     (o) => {
       o.status.containerStatuses[0].state = { running: { startedAt: '2026-12-04T00:00:00Z' } };
     },
+    // Keyed lists reordered, shrunk, given a second element with the same key, or an element that is no object.
+    (o) => {
+      o.status.conditions.reverse();
+    },
+    (o) => {
+      o.status.conditions.shift();
+    },
+    (o) => {
+      o.status.conditions.push({ ...o.status.conditions[0], reason: 'Again' });
+    },
+    (o) => {
+      o.status.containerStatuses.push('not-an-object');
+    },
+    (o) => {
+      o.spec.containers[0].ports.push({ containerPort: 81, protocol: 'TCP' });
+    },
     (o) => {
       delete o.status;
     },

@@ -106,13 +106,7 @@ function walk(value: unknown, schema: SchemaNode | undefined, parent: Collector,
     const keys = listKeysOf(schema);
     if (keys && value.every(isObject)) {
       const list = parent.under(seg);
-      for (const item of value as Record<string, unknown>[]) {
-        const id: Record<string, unknown> = {};
-        for (const k of keys) if (item[k] !== undefined) id[k] = item[k];
-        const element = list.under(`k:${JSON.stringify(id)}`);
-        element.leaf('.', undefined);
-        walkFields(item, schema?.items, element);
-      }
+      for (const item of value as Record<string, unknown>[]) walkElement(item, elementSeg(item, keys), schema, list);
       return value.length > 0;
     }
     if (schema?.listType === 'set') {
@@ -133,6 +127,25 @@ function walk(value: unknown, schema: SchemaNode | undefined, parent: Collector,
   }
   parent.leaf(seg, value);
   return true;
+}
+
+/** The segment of a keyed list's element: its key fields, as `k:{…}`. */
+function elementSeg(item: Record<string, unknown>, keys: readonly string[]): string {
+  const id: Record<string, unknown> = {};
+  for (const k of keys) if (item[k] !== undefined) id[k] = item[k];
+  return `k:${JSON.stringify(id)}`;
+}
+
+/** Walks an element of a keyed list (schema is the list's) under its segment of list: itself, then its fields. */
+function walkElement(
+  item: Record<string, unknown>,
+  seg: string,
+  schema: SchemaNode | undefined,
+  list: Collector,
+): void {
+  const element = list.under(seg);
+  element.leaf('.', undefined);
+  walkFields(item, schema?.items, element);
 }
 
 /** Walks the fields of an object into c; returns whether anything was recorded. */
@@ -227,11 +240,53 @@ function walkPair(
       );
       return;
     }
-  } else if (Array.isArray(o) && Array.isArray(n) && jsonEqual(o, n)) {
-    return;
+  } else if (Array.isArray(o) && Array.isArray(n)) {
+    const keys = listKeysOf(schema);
+    if (jsonEqual(o, n)) return;
+    if (keys && walkKeyedPair(o, n, keys, schema, before.under(seg), after.under(seg))) return;
   }
   walk(o, schema, before, seg);
   walk(n, schema, after, seg);
+}
+
+/**
+ * walkPair over two keyed lists (a pod's conditions, its containers' statuses): elements are paired by key and only
+ * the pairs that differ are followed, so a write that changes one condition does not walk every other one. Answers
+ * false, having recorded nothing, when the lists are not plain keyed lists (an element that is not an object, a key
+ * that appears twice); the caller then walks both whole.
+ */
+function walkKeyedPair(
+  o: unknown[],
+  n: unknown[],
+  keys: readonly string[],
+  schema: SchemaNode | undefined,
+  before: Collector,
+  after: Collector,
+): boolean {
+  const olds = byElementSeg(o, keys);
+  const nexts = olds && byElementSeg(n, keys);
+  if (!olds || !nexts) return false;
+  const items = schema?.items;
+  const schemaOf = (k: string) => items?.property(k) ?? items?.additionalProperties;
+  for (const [seg, item] of olds) {
+    const paired = nexts.get(seg);
+    if (paired === undefined) walkElement(item, seg, schema, before);
+    else if (paired !== item) walkPairFields(item, paired, schemaOf, before.under(seg), after.under(seg));
+  }
+  for (const [seg, item] of nexts) if (!olds.has(seg)) walkElement(item, seg, schema, after);
+  return true;
+}
+
+/** A keyed list's elements by segment; undefined when one is not an object or two share a key. */
+function byElementSeg(list: unknown[], keys: readonly string[]): Map<string, Record<string, unknown>> | undefined {
+  const out = new Map<string, Record<string, unknown>>();
+  for (const item of list) {
+    if (!isObject(item)) return undefined;
+    const seg = elementSeg(item, keys);
+    if (out.has(seg)) return undefined;
+    out.set(seg, item);
+  }
+  return out;
 }
 
 /** walkPair over the fields of two objects, each field once (those of either side); skip leaves some out. */
