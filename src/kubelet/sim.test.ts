@@ -264,6 +264,27 @@ describe('simulated kubelets', () => {
     assert.equal(condition(pod, 'ContainersReady').reason, 'ContainersNotReady');
   });
 
+  it('reports each failed readiness probe of a never-ready pod as one Unhealthy event, counted', async () => {
+    await boundPod(
+      'probed',
+      'node-3',
+      { containers: [{ name: 'c', image: 'nginx:1.27', readinessProbe: { httpGet: { port: 80 }, periodSeconds: 5 } }] },
+      { 'sim.wheelhouse.dev/lifecycle': 'never-ready' },
+    );
+    // Started at 1 s; probes fail at once and then every 5 s: at 1, 6 and 11 s.
+    for (let i = 0; i < 12; i++) await step(1000);
+    await eventually(async () => {
+      const events = await cp.client.events(NS).list({ fieldSelector: 'involvedObject.name=probed' });
+      const unhealthy = events.items.filter((e) => e.reason === 'Unhealthy');
+      assert.equal(unhealthy.length, 1, 'the repeats are counted on one event');
+      const e = unhealthy[0] as (typeof unhealthy)[number];
+      assert.equal(e.type, 'Warning');
+      assert.equal(e.message, 'Readiness probe failed: HTTP probe failed with statuscode: 503');
+      assert.equal(e.involvedObject.fieldPath, 'spec.containers{c}');
+      assert.equal(e.count, 3);
+    });
+  });
+
   it('runs init containers to completion first', async () => {
     await boundPod('with-init', 'node-3', {
       initContainers: [

@@ -153,6 +153,69 @@ describe('simulated pod timelines', () => {
     );
   });
 
+  it('never-ready: its readiness probe fails every period from the initial delay, with an Unhealthy event', () => {
+    const never = { 'sim.wheelhouse.dev/lifecycle': 'never-ready' };
+    const unhealthy = (h: Harness) => h.events.filter((e) => e.includes(' Unhealthy '));
+    const http = run(
+      pod(
+        { containers: [{ name: 'c', image: 'x', readinessProbe: { httpGet: { port: 80 }, initialDelaySeconds: 5 } }] },
+        never,
+      ),
+    );
+    http.clock.step(5000);
+    assert.deepEqual(unhealthy(http), [], 'nothing before the initial delay (the container started at 1 s)');
+    http.clock.step(1000);
+    assert.deepEqual(unhealthy(http), [
+      'Warning Unhealthy spec.containers{c}: Readiness probe failed: HTTP probe failed with statuscode: 503',
+    ]);
+    http.clock.step(20_000);
+    assert.equal(unhealthy(http).length, 3, 'then every 10 s, upstream default period');
+    assert.match(http.summary(), /Running ready=False/);
+    // Deleted: the probe stops with the container.
+    http.sim.update({
+      ...http.sim.pod,
+      metadata: { ...http.sim.pod.metadata, deletionTimestamp: 'x', deletionGracePeriodSeconds: 30 },
+    });
+    http.clock.step(60_000);
+    assert.equal(unhealthy(http).length, 3);
+
+    const tcp = run(
+      pod(
+        {
+          containers: [
+            {
+              name: 'c',
+              image: 'x',
+              ports: [{ name: 'web', containerPort: 8080 }],
+              readinessProbe: { tcpSocket: { port: 'web' }, periodSeconds: 2 },
+            },
+          ],
+        },
+        never,
+      ),
+    );
+    tcp.clock.step(5000);
+    assert.deepEqual(unhealthy(tcp), [
+      'Warning Unhealthy spec.containers{c}: Readiness probe failed: dial tcp 10.244.1.2:8080: connect: connection refused',
+      'Warning Unhealthy spec.containers{c}: Readiness probe failed: dial tcp 10.244.1.2:8080: connect: connection refused',
+      'Warning Unhealthy spec.containers{c}: Readiness probe failed: dial tcp 10.244.1.2:8080: connect: connection refused',
+    ]);
+    const grpc = run(pod({ containers: [{ name: 'c', image: 'x', readinessProbe: { grpc: { port: 9 } } }] }, never));
+    grpc.clock.step(2000);
+    assert.deepEqual(unhealthy(grpc), [
+      'Warning Unhealthy spec.containers{c}: Readiness probe failed: service unhealthy (responded with "NOT_SERVING")',
+    ]);
+    const exec = run(
+      pod({ containers: [{ name: 'c', image: 'x', readinessProbe: { exec: { command: ['f'] } } }] }, never),
+    );
+    exec.clock.step(2000);
+    assert.deepEqual(unhealthy(exec), ['Warning Unhealthy spec.containers{c}: Readiness probe failed: ']);
+    // No probe, nothing to fail: not ready, and no events about it.
+    const bare = run(pod({}, never));
+    bare.clock.step(30_000);
+    assert.deepEqual(unhealthy(bare), []);
+  });
+
   it('a readiness probe delays readiness by its initial delay', () => {
     const spec = { containers: [{ name: 'c', image: 'x', readinessProbe: { initialDelaySeconds: 2 } }] };
     assert.deepEqual(run(pod(spec)).timeline(3).slice(1), [

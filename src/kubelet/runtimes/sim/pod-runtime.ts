@@ -38,12 +38,41 @@ export interface PodHost {
   imagePulled(image: string): void;
 }
 
+interface ProbeSpec {
+  initialDelaySeconds?: number;
+  periodSeconds?: number;
+  httpGet?: { port?: number | string };
+  tcpSocket?: { port?: number | string };
+  grpc?: { port?: number };
+  exec?: unknown;
+}
+
 interface ContainerSpec {
   name: string;
   image?: string;
   imagePullPolicy?: string;
   restartPolicy?: string;
-  readinessProbe?: { initialDelaySeconds?: number };
+  ports?: { name?: string; containerPort?: number }[];
+  readinessProbe?: ProbeSpec;
+}
+
+/** Upstream's default probe period. */
+const PROBE_PERIOD_SECONDS = 10;
+
+/**
+ * What a failed probe of this kind reports, as upstream's probers word it: an HTTP answer that is no success, a
+ * refused TCP connection, a gRPC health service that is not serving, or a command's (here empty) output.
+ */
+export function probeFailureOutput(probe: ProbeSpec, podIP: string | undefined, container: ContainerSpec): string {
+  if (probe.httpGet) return 'HTTP probe failed with statuscode: 503';
+  if (probe.grpc) return 'service unhealthy (responded with "NOT_SERVING")';
+  if (probe.tcpSocket) {
+    const port = probe.tcpSocket.port;
+    const number =
+      typeof port === 'string' ? (container.ports?.find((p) => p.name === port)?.containerPort ?? port) : port;
+    return `dial tcp ${podIP ?? ''}:${number ?? ''}: connect: connection refused`;
+  }
+  return '';
 }
 
 class SimContainer implements RuntimeContainerStatus {
@@ -59,6 +88,8 @@ class SimContainer implements RuntimeContainerStatus {
   backoffMs = 0;
   backoffUpdatedAt = 0;
   timers: TimerHandle[] = [];
+  /** The next failing readiness probe of a never-ready container. */
+  probeTimer: TimerHandle | undefined;
   log = new ContainerLog();
   previousLog: ContainerLog | undefined;
 
@@ -86,6 +117,8 @@ class SimContainer implements RuntimeContainerStatus {
   cancelTimers(): void {
     for (const t of this.timers) t.cancel();
     this.timers = [];
+    this.probeTimer?.cancel();
+    this.probeTimer = undefined;
   }
 }
 
@@ -202,6 +235,7 @@ export class SimPod {
       c.state = { kind: 'running', startedAt: Number.isNaN(startedAt) ? this.now : startedAt };
       c.started = true;
       c.ready = this.lifecycle.lifecycle !== 'never-ready';
+      if (!c.ready) this.failReadiness(c);
       this.scheduleLifecycle(c);
     }
     this.host.changed(this);
@@ -392,8 +426,10 @@ export class SimPod {
     c.started = true;
     for (const line of this.lifecycle.logs) c.log.write(now, line);
     if (c.init && !c.sidecar) c.ready = false;
-    else if (this.lifecycle.lifecycle === 'never-ready' && !c.sidecar) c.ready = false;
-    else {
+    else if (this.lifecycle.lifecycle === 'never-ready' && !c.sidecar) {
+      c.ready = false;
+      this.failReadiness(c);
+    } else {
       const delay = (c.spec.readinessProbe?.initialDelaySeconds ?? 0) * 1000;
       if (delay > 0) {
         c.ready = false;
@@ -406,6 +442,24 @@ export class SimPod {
         );
       } else c.ready = true;
     }
+  }
+
+  /**
+   * A never-ready container's readiness probe fails every period from its initial delay (the first one at once when
+   * there is none), each failure a Warning Unhealthy event as upstream's prober records it. Without a probe there is
+   * nothing to fail: the container is just not ready.
+   */
+  private failReadiness(c: SimContainer): void {
+    const probe = c.spec.readinessProbe;
+    if (!probe) return;
+    const period = Math.max(1, probe.periodSeconds ?? PROBE_PERIOD_SECONDS) * 1000;
+    const fail = () => {
+      if (c.state.kind !== 'running' || this.terminating) return;
+      const output = probeFailureOutput(probe, this.podIP, c.spec);
+      this.host.event(this.pod, c.fieldPath, 'Warning', 'Unhealthy', `Readiness probe failed: ${output}`);
+      c.probeTimer = this.host.wheel.after(period, fail);
+    };
+    c.probeTimer = this.host.wheel.after(Math.max(0, probe.initialDelaySeconds ?? 0) * 1000, fail);
   }
 
   private exit(c: SimContainer, exitCode: number, reason?: string): void {
