@@ -1,4 +1,4 @@
-import { forbidden, invalid, path } from '../../../api/field-errors.js';
+import { type FieldError, forbidden, invalid, path, required, tooLong } from '../../../api/field-errors.js';
 import { nameIsDNSLabel } from '../../../api/validation/name-validators.js';
 import { age } from '../../printers/duration.js';
 import { ageColumn, nameColumn } from '../../printers/table.js';
@@ -82,15 +82,7 @@ export const configmaps: Builtin = builtin({
     tracksGeneration: false,
     validate: (obj) => validateDataKeys(obj, ['data', 'binaryData']),
     validateUpdate(obj, old) {
-      const errs = validateDataKeys(obj, ['data', 'binaryData']);
-      if (
-        old.immutable === true &&
-        (JSON.stringify(obj.data) !== JSON.stringify(old.data) ||
-          JSON.stringify(obj.binaryData) !== JSON.stringify(old.binaryData))
-      ) {
-        errs.push(forbidden(path('data'), 'field is immutable when `immutable` is set'));
-      }
-      return errs;
+      return [...immutableErrors(obj, old, ['data', 'binaryData']), ...validateDataKeys(obj, ['data', 'binaryData'])];
     },
   },
   printer: {
@@ -102,6 +94,202 @@ export const configmaps: Builtin = builtin({
     ],
   },
 });
+
+const IMMUTABLE_SET = 'field is immutable when `immutable` is set';
+
+/**
+ * Upstream's checks of an update to a ConfigMap or Secret made immutable: it stays immutable, and each of its data
+ * fields stays as it was (stringData is data by then).
+ */
+function immutableErrors(obj: KubeObject, old: KubeObject, fields: string[]): FieldError[] {
+  if (old.immutable !== true) return [];
+  const errs: FieldError[] = [];
+  if (obj.immutable !== true) errs.push(forbidden(path('immutable'), IMMUTABLE_SET));
+  for (const field of fields) {
+    if (!sameMap(obj[field], old[field])) errs.push(forbidden(path(field), IMMUTABLE_SET));
+  }
+  return errs;
+}
+
+/** Whether two data maps hold the same keys and values (an empty map and none are the same, as Go compares nil). */
+function sameMap(a: unknown, b: unknown): boolean {
+  const x = isObject(a) ? a : {};
+  const y = isObject(b) ? b : {};
+  const keys = Object.keys(x);
+  if (keys.length !== Object.keys(y).length) return false;
+  return keys.every((k) => Object.hasOwn(y, k) && x[k] === y[k]);
+}
+
+/** Upstream's core.MaxSecretSize: the most bytes a Secret's data may hold in all. */
+const MAX_SECRET_BYTES = 1024 * 1024;
+
+/** The bytes a base64 data value decodes to (its length, for the size limit; the value is checked elsewhere). */
+function decodedLength(value: unknown): number {
+  return typeof value === 'string' ? Buffer.from(value, 'base64').length : 0;
+}
+
+/** A data value's bytes, when present. */
+function dataBytes(data: Record<string, unknown>, key: string): Buffer | undefined {
+  const value = data[key];
+  return typeof value === 'string' ? Buffer.from(value, 'base64') : undefined;
+}
+
+/**
+ * Upstream's ValidateSecret beyond the keys: the total size, and what each well-known type must carry — a service
+ * account token names its account, a dockercfg or dockerconfigjson holds a JSON object, basic-auth a username or a
+ * password, ssh-auth a private key, tls a certificate and a key.
+ */
+function secretTypeErrors(obj: KubeObject): FieldError[] {
+  const errs: FieldError[] = [];
+  const data = isObject(obj.data) ? obj.data : {};
+  let total = 0;
+  for (const value of Object.values(data)) total += decodedLength(value);
+  if (total > MAX_SECRET_BYTES) errs.push(tooLong(path('data'), MAX_SECRET_BYTES));
+  const key = (k: string) => path('data').key(k);
+  const has = (k: string) => Object.hasOwn(data, k);
+  switch (obj.type) {
+    case 'kubernetes.io/service-account-token':
+      if (!obj.metadata.annotations?.['kubernetes.io/service-account.name']) {
+        errs.push(required(path('metadata', 'annotations').key('kubernetes.io/service-account.name')));
+      }
+      break;
+    case 'kubernetes.io/dockercfg':
+    case 'kubernetes.io/dockerconfigjson': {
+      const k = obj.type === 'kubernetes.io/dockercfg' ? '.dockercfg' : '.dockerconfigjson';
+      const bytes = dataBytes(data, k);
+      if (!has(k) || bytes === undefined) {
+        errs.push(required(key(k)));
+        break;
+      }
+      const problem = goJsonObjectError(bytes.toString('utf8'));
+      if (problem) errs.push(invalid(key(k), '<secret contents redacted>', problem));
+      break;
+    }
+    case 'kubernetes.io/basic-auth':
+      if (!has('username') && !has('password')) errs.push(required(key('username')), required(key('password')));
+      break;
+    case 'kubernetes.io/ssh-auth':
+      if (!dataBytes(data, 'ssh-privatekey')?.length) errs.push(required(key('ssh-privatekey')));
+      break;
+    case 'kubernetes.io/tls':
+      if (!has('tls.crt')) errs.push(required(key('tls.crt')));
+      if (!has('tls.key')) errs.push(required(key('tls.key')));
+      break;
+  }
+  return errs;
+}
+
+/**
+ * What Go's json.Unmarshal into a map[string]interface{} says of text, or undefined when it takes it: the common
+ * syntax errors in its words, and a value that is not an object.
+ */
+export function goJsonObjectError(text: string): string | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return goJsonSyntaxError(text);
+  }
+  if (value === null || isObject(value)) return undefined;
+  const kind = Array.isArray(value) ? 'array' : typeof value === 'boolean' ? 'bool' : typeof value;
+  return `json: cannot unmarshal ${kind} into Go value of type map[string]interface {}`;
+}
+
+/** Go's scanner error for text that is not JSON, for the first place it goes wrong (a subset of its states). */
+function goJsonSyntaxError(text: string): string {
+  // Go's quoteChar: strconv.Quote's escapes between single quotes.
+  const named: Record<string, string> = { "'": "\\'", '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+  const quote = (c: string) =>
+    `'${named[c] ?? (c < ' ' || c === '\x7f' ? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}` : c)}'`;
+  let i = 0;
+  const ws = () => {
+    while (i < text.length && ' \t\r\n'.includes(text[i] as string)) i++;
+  };
+  const fail = (context: string) =>
+    i >= text.length ? 'unexpected end of JSON input' : `invalid character ${quote(text[i] as string)} ${context}`;
+  const value = (): string | undefined => {
+    ws();
+    const c = text[i];
+    if (c === '{') {
+      i++;
+      ws();
+      if (text[i] === '}') {
+        i++;
+        return undefined;
+      }
+      for (;;) {
+        ws();
+        if (text[i] !== '"') return fail('looking for beginning of object key string');
+        const s = string();
+        if (s) return s;
+        ws();
+        if (text[i] !== ':') return fail('after object key');
+        i++;
+        const v = value();
+        if (v) return v;
+        ws();
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
+        if (text[i] === '}') {
+          i++;
+          return undefined;
+        }
+        return fail('after object key:value pair');
+      }
+    }
+    if (c === '[') {
+      i++;
+      ws();
+      if (text[i] === ']') {
+        i++;
+        return undefined;
+      }
+      for (;;) {
+        const v = value();
+        if (v) return v;
+        ws();
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
+        if (text[i] === ']') {
+          i++;
+          return undefined;
+        }
+        return fail('after array element');
+      }
+    }
+    if (c === '"') return string();
+    const literal = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(text.slice(i));
+    if (literal) {
+      i += literal[0].length;
+      return undefined;
+    }
+    return fail('looking for beginning of value');
+  };
+  const string = (): string | undefined => {
+    i++;
+    while (i < text.length) {
+      const c = text[i] as string;
+      if (c === '"') {
+        i++;
+        return undefined;
+      }
+      if (c === '\\') {
+        i++;
+        if (i < text.length && !'"\\/bfnrtu'.includes(text[i] as string)) return fail('in string escape code');
+      } else if (c < ' ') return fail('in string literal');
+      i++;
+    }
+    return 'unexpected end of JSON input';
+  };
+  const problem = value();
+  if (problem) return problem;
+  ws();
+  return i < text.length ? fail('after top-level value') : 'unexpected end of JSON input';
+}
 
 /** Secrets take stringData on write and keep it as base64 data, as upstream's secret strategy does. */
 function mergeStringData(obj: KubeObject): void {
@@ -123,10 +311,11 @@ export const secrets: Builtin = builtin({
       if (!obj.type) obj.type = 'Opaque';
       mergeStringData(obj);
     },
-    validate: (obj) => validateDataKeys(obj, ['data']),
+    validate: (obj) => [...validateDataKeys(obj, ['data']), ...secretTypeErrors(obj)],
     validateUpdate(obj, old) {
-      const errs = validateDataKeys(obj, ['data']);
+      const errs: FieldError[] = [];
       if (obj.type !== old.type) errs.push(invalid(path('type'), obj.type, 'field is immutable'));
+      errs.push(...immutableErrors(obj, old, ['data']), ...validateDataKeys(obj, ['data']), ...secretTypeErrors(obj));
       return errs;
     },
   },
