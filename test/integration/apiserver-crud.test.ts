@@ -102,6 +102,64 @@ describe('apiserver: the generic registry on ConfigMaps, Secrets and Namespaces'
     assert.match(res.body.metadata.name, /^gen-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
   });
 
+  it("refuses values of the wrong type with Go's decoding error, before any validation", async () => {
+    const refused = async (path: string, body: unknown, message: string) => {
+      const res = await apiRequest(cp, 'POST', path, { body });
+      assert.equal(res.status, 400, JSON.stringify(res.body));
+      assert.equal(res.body.reason, 'BadRequest');
+      assert.equal(res.body.message, message);
+    };
+    await refused(
+      CMS,
+      { metadata: { name: 'typed' }, data: { port: 8080 } },
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number into Go struct field ConfigMap.data of type string',
+    );
+    // This one used to fail inside the server (500).
+    await refused(
+      CMS,
+      { metadata: { name: 'typed', labels: { a: true } } },
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal bool into Go struct field ObjectMeta.metadata.labels of type string',
+    );
+    await refused(
+      '/api/v1/namespaces/default/secrets',
+      { metadata: { name: 'typed' }, data: { pw: 'hunter2!' } },
+      'Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte 7',
+    );
+    await refused(
+      '/apis/apps/v1/namespaces/default/deployments',
+      { metadata: { name: 'typed' }, spec: { replicas: '2' } },
+      'Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32',
+    );
+    await refused(
+      '/api/v1/namespaces/default/pods',
+      {
+        metadata: { name: 'typed' },
+        spec: { containers: [{ name: 'c', image: 'i', ports: [{ containerPort: '80' }] }] },
+      },
+      'Pod in version "v1" cannot be handled as a Pod: json: cannot unmarshal string into Go struct field ContainerPort.spec.containers.ports.containerPort of type int32',
+    );
+    // Quantities and int-or-string fields take numbers and strings; null leaves a field unset.
+    const pod = await apiRequest(cp, 'POST', '/api/v1/namespaces/default/pods', {
+      body: {
+        metadata: { name: 'typed', labels: null },
+        spec: {
+          containers: [
+            {
+              name: 'c',
+              image: 'i',
+              resources: { limits: { cpu: 1, memory: '1Gi' } },
+              readinessProbe: { httpGet: { port: 8080 } },
+              livenessProbe: { tcpSocket: { port: 'http' } },
+              ports: [{ name: 'http', containerPort: 80 }],
+            },
+          ],
+        },
+      },
+    });
+    assert.equal(pod.status, 201, JSON.stringify(pod.body));
+    assert.equal((await apiRequest(cp, 'GET', `${CMS}/typed`)).status, 404, 'nothing refused was stored');
+  });
+
   it('validates names with upstream messages', async () => {
     const res = await apiRequest(cp, 'POST', CMS, { body: cm('Bad_Name') });
     assert.equal(res.status, 422);

@@ -15,6 +15,7 @@ import { invalidError, storedJsonWithRevision } from '../registry/codec.js';
 import {
   addWarnings,
   cleanJsonBody,
+  decodeTypeError,
   dropUnknownFields,
   fieldValidationDirective,
   patchMayAddUnknownFields,
@@ -419,6 +420,15 @@ async function readObject(
   if (def.custom)
     pruneCustomResource(def.custom, body as KubeObject, directive, ctx.res, (e) => strictDecodingError(body, def, e));
   const schema = schemaForKind({ group: def.group, version: def.version, kind: def.kind });
+  if (schema && !def.custom) {
+    // Decoding into the kind's Go type stops at a value of the wrong type, before any field validation.
+    const typeError = decodeTypeError(body, schema);
+    if (typeError) {
+      throw statusErrors.badRequest(
+        `${def.kind} in version ${JSON.stringify(def.version)} cannot be handled as a ${def.kind}: ${typeError}`,
+      );
+    }
+  }
   // Most bodies have nothing to report or drop, which a count of their keys shows without scanning the text.
   const text = schema ? raw.toString('utf8') : '';
   if (schema && !(type === 'application/json' && cleanJsonBody(text, body, schema))) {

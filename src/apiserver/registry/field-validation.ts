@@ -81,6 +81,137 @@ function walk(value: unknown, node: SchemaNode, at: string, style: WalkStyle, ou
   }
 }
 
+// ---- type errors of decoding into Go types ---------------------------------------------------------------------
+
+/** Types whose own JSON decoding takes more than one JSON type, or any JSON at all. */
+const LENIENT_TYPES = new Set([
+  'io.k8s.apimachinery.pkg.api.resource.Quantity',
+  'io.k8s.apimachinery.pkg.util.intstr.IntOrString',
+  'io.k8s.apimachinery.pkg.runtime.RawExtension',
+  'io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1',
+]);
+/** Types that decode a JSON string themselves (so their error is not about a struct field). */
+const TIME_TYPES = new Set([
+  'io.k8s.apimachinery.pkg.apis.meta.v1.Time',
+  'io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime',
+]);
+
+/** A definition's Go type as encoding/json prints it: package and name (`v1.Container`, `resource.Quantity`). */
+function goDefinitionName(definition: string): string {
+  const parts = definition.split('.');
+  return parts.slice(-2).join('.');
+}
+
+/** The Go type a schema node decodes into, as encoding/json prints it in a type error. */
+function goTypeOf(node: SchemaNode): string {
+  if (node.definition) return goDefinitionName(node.definition);
+  switch (node.type) {
+    case 'array':
+      return `[]${node.items ? goTypeOf(node.items) : 'interface {}'}`;
+    case 'object':
+      return `map[string]${node.additionalProperties ? goTypeOf(node.additionalProperties) : 'interface {}'}`;
+    case 'string':
+      return node.format === 'byte' ? '[]uint8' : 'string';
+    case 'integer':
+      return node.format === 'int32' ? 'int32' : 'int64';
+    case 'number':
+      return 'float64';
+    case 'boolean':
+      return 'bool';
+    default:
+      return 'interface {}';
+  }
+}
+
+const JSON_KIND: Record<string, string> = { string: 'string', number: 'number', boolean: 'bool' };
+const jsonKind = (v: unknown) =>
+  Array.isArray(v) ? 'array' : isRecord(v) ? 'object' : (JSON_KIND[typeof v] ?? 'null');
+
+/** Go's base64.StdEncoding error for text that is not standard base64 (undefined when it is). */
+export function base64Error(text: string): string | undefined {
+  const data = text.replace(/[\r\n]/g, '');
+  const at = (i: number) => `illegal base64 data at input byte ${i}`;
+  for (let i = 0; i < data.length; i++) {
+    const c = data[i] as string;
+    if (/[A-Za-z0-9+/]/.test(c)) continue;
+    // Padding only ends the last quantum: one or two '=' and nothing after them.
+    const rest = data.slice(i);
+    if (c === '=' && (rest === '=' || rest === '==') && data.length % 4 === 0 && i % 4 >= 2) return undefined;
+    return at(i);
+  }
+  return data.length % 4 === 0 ? undefined : at(data.length - (data.length % 4));
+}
+
+/**
+ * The error Go's decoding of a request body into the kind's type would stop at, or undefined when the body's values
+ * all fit their fields: a value of the wrong JSON type (`json: cannot unmarshal number into Go struct field
+ * ConfigMap.data of type string`, the struct named being the one holding the field and the path that of the field
+ * from the top, without list indexes or map keys), a number that does not fit an integer field, bytes that are not
+ * base64. null fits anything (it leaves the zero value). Fields the type does not have are not looked at.
+ */
+export function decodeTypeError(body: unknown, schema: SchemaNode): string | undefined {
+  const root = schema.definition ? goDefinitionName(schema.definition).split('.')[1] : '';
+  return typeErrorAt(body, schema, root ?? '', '');
+}
+
+function typeErrorAt(value: unknown, node: SchemaNode, struct: string, at: string): string | undefined {
+  if (value === null || value === undefined || opaque(node)) return undefined;
+  const definition = node.definition;
+  if (definition && LENIENT_TYPES.has(definition)) return undefined;
+  const mismatch = (kind: string) =>
+    `json: cannot unmarshal ${kind} into Go struct field ${struct}.${at} of type ${goTypeOf(node)}`;
+  if (definition && TIME_TYPES.has(definition)) {
+    return typeof value === 'string'
+      ? undefined
+      : `json: cannot unmarshal ${jsonKind(value)} into Go value of type string`;
+  }
+  switch (node.type) {
+    case 'object': {
+      if (!isRecord(value)) return mismatch(jsonKind(value));
+      const values = node.additionalProperties;
+      if (isMap(node) && values !== undefined) {
+        for (const key of Object.keys(value)) {
+          const e = typeErrorAt(value[key], values, struct, at);
+          if (e) return e;
+        }
+        return undefined;
+      }
+      const inner = definition ? definition.slice(definition.lastIndexOf('.') + 1) : struct;
+      for (const key of Object.keys(value)) {
+        const field = node.property(key);
+        const e = field && typeErrorAt(value[key], field, inner, child(at, key));
+        if (e) return e;
+      }
+      return undefined;
+    }
+    case 'array': {
+      if (!Array.isArray(value)) return mismatch(jsonKind(value));
+      const items = node.items;
+      if (items === undefined) return undefined;
+      for (const item of value) {
+        const e = typeErrorAt(item, items, struct, at);
+        if (e) return e;
+      }
+      return undefined;
+    }
+    case 'string':
+      if (typeof value !== 'string') return mismatch(jsonKind(value));
+      return node.format === 'byte' ? base64Error(value) : undefined;
+    case 'integer': {
+      if (typeof value !== 'number') return mismatch(jsonKind(value));
+      const fits =
+        Number.isInteger(value) && (node.format !== 'int32' || (value >= -(2 ** 31) && value <= 2 ** 31 - 1));
+      return fits ? undefined : mismatch(`number ${value}`);
+    }
+    case 'number':
+      return typeof value === 'number' ? undefined : mismatch(jsonKind(value));
+    case 'boolean':
+      return typeof value === 'boolean' ? undefined : mismatch(jsonKind(value));
+    default:
+      return undefined;
+  }
+}
+
 /**
  * The paths of the fields of a decoded object that its schema does not know, in the object's key order, as
  * sigs.k8s.io/json names them (`spec.replica`, `spec.template.spec.containers[0].imagePullPolice`).
