@@ -160,6 +160,20 @@ describe('apiserver: the generic registry on ConfigMaps, Secrets and Namespaces'
     assert.equal((await apiRequest(cp, 'GET', `${CMS}/typed`)).status, 404, 'nothing refused was stored');
   });
 
+  it('refuses a body of a media type no serializer reads with 415, and reads one without a type as JSON', async () => {
+    for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
+      const res = await apiRequest(cp, 'POST', CMS, { body: cm('typeless'), contentType });
+      assert.equal(res.status, 415, contentType);
+      assert.equal(res.body.reason, 'UnsupportedMediaType');
+      assert.equal(
+        res.body.message,
+        'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf',
+      );
+    }
+    const untyped = await apiRequest(cp, 'POST', CMS, { body: cm('typeless'), contentType: '' });
+    assert.equal(untyped.status, 201, JSON.stringify(untyped.body));
+  });
+
   it('validates names with upstream messages', async () => {
     const res = await apiRequest(cp, 'POST', CMS, { body: cm('Bad_Name') });
     assert.equal(res.status, 422);

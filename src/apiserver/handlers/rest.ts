@@ -33,7 +33,7 @@ import { applyScale, type Scale, scaleOf } from '../registry/scale.js';
 import { selectionFromQuery } from '../registry/selection.js';
 import type { DeleteOptions } from '../registry/store.js';
 import { writeEncodedJson, writeJson } from '../respond.js';
-import { contentTypeOf, decodeBody, readBody } from './body.js';
+import { contentTypeOf, decodeBody, PROTOBUF, readBody } from './body.js';
 import { applyPatchBody, PATCH_TYPES } from './patch.js';
 import { WatchStream } from './watch.js';
 import { writeJsonList } from './write-list.js';
@@ -401,6 +401,10 @@ async function serveEviction(
   writeJson(ctx, status.code, status);
 }
 
+/** The media types a create or update body may have: the serializers of built-in kinds, and of custom ones. */
+const BODY_TYPES: readonly string[] = ['application/json', 'application/yaml', PROTOBUF];
+const CUSTOM_BODY_TYPES: readonly string[] = ['application/json', 'application/yaml'];
+
 /**
  * Reads and decodes a create/update body, with server-side field validation as upstream does it
  * (fieldValidation=Strict refuses unknown and duplicate fields, Warn — the default — answers with Warning headers,
@@ -412,7 +416,10 @@ async function readObject(
   options: 'CreateOptions' | 'UpdateOptions' = 'UpdateOptions',
 ): Promise<KubeObject> {
   const raw = await readBody(ctx);
-  const type = contentTypeOf(ctx);
+  // No Content-Type reads as JSON; anything but the kind's serializers is refused, as upstream's negotiation does.
+  const type = contentTypeOf(ctx) || 'application/json';
+  const accepted = served.def.custom ? CUSTOM_BODY_TYPES : BODY_TYPES;
+  if (!accepted.includes(type)) throw statusErrors.unsupportedMediaType([...accepted]);
   const directive = fieldValidationDirective(ctx.url.searchParams, options);
   const body = decodeBody(raw, type);
   if (!isObject(body)) throw statusErrors.badRequest('the body of the request must be a JSON or YAML object');
