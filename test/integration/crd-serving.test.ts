@@ -156,10 +156,15 @@ describe('CustomResourceDefinitions: serving custom resources', () => {
       { group: 'example.com', kind: 'Widget', version: 'v1' },
     ]);
     assert.equal(widget.properties.spec.properties.size.type, 'integer');
+    // v3 carries the CEL rules, as upstream's structural schema writes them; v2 does not.
+    assert.deepEqual(widget.properties.spec['x-kubernetes-validations'], [
+      { rule: 'self.size <= 10', message: 'size must be at most 10' },
+    ]);
     assert.ok(doc.body.components.schemas['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta']);
     assert.ok(doc.body.paths['/apis/example.com/v1/namespaces/{namespace}/widgets/{name}/scale']);
     const v2 = await apiRequest(cp, 'GET', '/openapi/v2');
     assert.ok(v2.body.definitions['com.example.v1.WidgetList']);
+    assert.equal(v2.body.definitions['com.example.v1.Widget'].properties.spec['x-kubernetes-validations'], undefined);
     assert.ok(v2.body.paths['/apis/example.com/v1/namespaces/{namespace}/widgets']);
   });
 

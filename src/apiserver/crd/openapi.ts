@@ -28,13 +28,19 @@ export function customDefinitionNames(def: { group: string; version: string; kin
 /** The built-in definitions the custom definitions refer to. */
 export const CUSTOM_DEFINITION_REFERENCES = [OBJECT_META, LIST_META];
 
-/** A schema as the given dialect publishes it: v2 has no `nullable`, and neither carries CEL rules. */
+/**
+ * A schema as the given dialect publishes it: v3 keeps the CEL rules (x-kubernetes-validations), as upstream's
+ * structural schema writes them out; v2 has neither them nor `nullable`.
+ */
 function forDialect(schema: unknown, dialect: Dialect): unknown {
   if (Array.isArray(schema)) return schema.map((s) => forDialect(s, dialect));
   if (schema === null || typeof schema !== 'object') return schema;
   const out: SchemaObject = {};
   for (const [key, value] of Object.entries(schema)) {
-    if (key === 'x-kubernetes-validations') continue;
+    if (key === 'x-kubernetes-validations') {
+      if (dialect !== 'v2') out[key] = value;
+      continue;
+    }
     if (dialect === 'v2' && key === 'nullable') continue;
     const nested = key === 'properties' || key === 'patternProperties' || key === 'definitions';
     out[key] = nested
