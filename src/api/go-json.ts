@@ -10,3 +10,126 @@ export function goJsonMarshal(value: unknown): string {
     (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`,
   );
 }
+
+/**
+ * What Go's json.Unmarshal into a map[string]interface{} says of text, or undefined when it takes it: the common
+ * syntax errors in its words, and a value that is not an object.
+ */
+export function goJsonObjectError(text: string): string | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return goJsonSyntaxError(text);
+  }
+  if (value === null || (typeof value === 'object' && !Array.isArray(value))) return undefined;
+  const kind = Array.isArray(value) ? 'array' : typeof value === 'boolean' ? 'bool' : typeof value;
+  return `json: cannot unmarshal ${kind} into Go value of type map[string]interface {}`;
+}
+
+/** Go's scanner error for text that is not JSON, for the first place it goes wrong (a subset of its states). */
+export function goJsonSyntaxError(text: string): string {
+  // Go's quoteChar: strconv.Quote's escapes between single quotes.
+  const named: Record<string, string> = { "'": "\\'", '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+  const quote = (c: string) =>
+    `'${named[c] ?? (c < ' ' || c === '\x7f' ? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}` : c)}'`;
+  let i = 0;
+  const ws = () => {
+    while (i < text.length && ' \t\r\n'.includes(text[i] as string)) i++;
+  };
+  const fail = (context: string) =>
+    i >= text.length ? 'unexpected end of JSON input' : `invalid character ${quote(text[i] as string)} ${context}`;
+  const value = (): string | undefined => {
+    ws();
+    const c = text[i];
+    if (c === '{') {
+      i++;
+      ws();
+      if (text[i] === '}') {
+        i++;
+        return undefined;
+      }
+      for (;;) {
+        ws();
+        if (text[i] !== '"') return fail('looking for beginning of object key string');
+        const s = string();
+        if (s) return s;
+        ws();
+        if (text[i] !== ':') return fail('after object key');
+        i++;
+        const v = value();
+        if (v) return v;
+        ws();
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
+        if (text[i] === '}') {
+          i++;
+          return undefined;
+        }
+        return fail('after object key:value pair');
+      }
+    }
+    if (c === '[') {
+      i++;
+      ws();
+      if (text[i] === ']') {
+        i++;
+        return undefined;
+      }
+      for (;;) {
+        const v = value();
+        if (v) return v;
+        ws();
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
+        if (text[i] === ']') {
+          i++;
+          return undefined;
+        }
+        return fail('after array element');
+      }
+    }
+    if (c === '"') return string();
+    const word = c === 't' ? 'true' : c === 'f' ? 'false' : c === 'n' ? 'null' : undefined;
+    if (word) {
+      for (let j = 0; j < word.length; j++, i++) {
+        if (text[i] !== word[j]) return fail(`in literal ${word} (expecting '${word[j]}')`);
+      }
+      return undefined;
+    }
+    const number = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/.exec(text.slice(i));
+    if (number) {
+      i += number[0].length;
+      return undefined;
+    }
+    if (c === '-') {
+      i++;
+      return fail('in numeric literal');
+    }
+    return fail('looking for beginning of value');
+  };
+  const string = (): string | undefined => {
+    i++;
+    while (i < text.length) {
+      const c = text[i] as string;
+      if (c === '"') {
+        i++;
+        return undefined;
+      }
+      if (c === '\\') {
+        i++;
+        if (i < text.length && !'"\\/bfnrtu'.includes(text[i] as string)) return fail('in string escape code');
+      } else if (c < ' ') return fail('in string literal');
+      i++;
+    }
+    return 'unexpected end of JSON input';
+  };
+  const problem = value();
+  if (problem) return problem;
+  ws();
+  return i < text.length ? fail('after top-level value') : 'unexpected end of JSON input';
+}

@@ -170,6 +170,19 @@ describe('apiserver: the generic registry on ConfigMaps, Secrets and Namespaces'
         'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf',
       );
     }
+    const broken = await apiRequest(cp, 'POST', CMS, {
+      body: '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"',
+    });
+    assert.equal(broken.status, 400);
+    assert.equal(
+      broken.body.message,
+      `the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: unexpected end of JSON input ({"apiVersion":"v1","kind":"Con ...)`,
+    );
+    const notJson = await apiRequest(cp, 'POST', CMS, { body: 'name: x' });
+    assert.equal(
+      notJson.body.message,
+      "the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: invalid character 'a' in literal null (expecting 'u') (6e616d653a2078)",
+    );
     const untyped = await apiRequest(cp, 'POST', CMS, { body: cm('typeless'), contentType: '' });
     assert.equal(untyped.status, 201, JSON.stringify(untyped.body));
   });

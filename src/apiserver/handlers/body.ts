@@ -1,4 +1,5 @@
 import { parse as parseYaml } from 'yaml';
+import { goJsonSyntaxError } from '../../api/go-json.js';
 import { decodeKubernetesProtobuf } from '../../api/protobuf/decode.js';
 import { ProtobufError } from '../../api/protobuf/protobuf-error.js';
 import { statusErrors } from '../../api/status-error.js';
@@ -61,9 +62,10 @@ export function contentTypeOf(ctx: RequestContext): string {
 
 /**
  * Decodes a JSON or YAML body into a value. YAML is read as YAML 1.1, as Kubernetes reads it. Malformed input is
- * a 400 BadRequest with the parser's complaint.
+ * a 400 BadRequest with the parser's complaint; for an object of a known kind (a create or update), malformed JSON
+ * gets upstream's words for a body whose kind could not be read.
  */
-export function decodeBody(body: Buffer, contentType: string): unknown {
+export function decodeBody(body: Buffer, contentType: string, kind?: string): unknown {
   if (contentType === PROTOBUF) {
     // kubectl's typed clients (create configmap|secret|deployment|…) send Kubernetes protobuf.
     try {
@@ -84,6 +86,21 @@ export function decodeBody(body: Buffer, contentType: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
+    if (kind !== undefined) {
+      // Upstream's decoder could not even find the body's kind: its words, with the start of what was sent.
+      throw statusErrors.badRequest(
+        `the object provided is unrecognized (must be of type ${kind}): couldn't get version/kind; json parse error: ${goJsonSyntaxError(text)} (${summarizeBody(body)})`,
+      );
+    }
     throw statusErrors.badRequest(`the body of the request could not be decoded: ${(err as Error).message}`);
   }
+}
+
+/** Upstream's summarizeData: the first 30 bytes of a body that starts as an object, else their hex. */
+function summarizeBody(body: Buffer): string {
+  const max = 30;
+  if (body.length === 0) return '<empty>';
+  const head = body.subarray(0, max);
+  const text = body[0] === 0x7b ? head.toString('utf8') : head.toString('hex');
+  return body.length > max ? `${text} ...` : text;
 }

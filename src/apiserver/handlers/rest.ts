@@ -421,7 +421,7 @@ async function readObject(
   const accepted = served.def.custom ? CUSTOM_BODY_TYPES : BODY_TYPES;
   if (!accepted.includes(type)) throw statusErrors.unsupportedMediaType([...accepted]);
   const directive = fieldValidationDirective(ctx.url.searchParams, options);
-  const body = decodeBody(raw, type);
+  const body = decodeBody(raw, type, served.def.kind);
   if (!isObject(body)) throw statusErrors.badRequest('the body of the request must be a JSON or YAML object');
   const { def } = served;
   if (def.custom)

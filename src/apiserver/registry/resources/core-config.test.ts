@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from '../../../testing/assert.js';
 import type { KubeObject } from '../object.js';
-import { configmaps, goJsonObjectError, secrets } from './core-config.js';
+import { configmaps, secrets } from './core-config.js';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const messages = (errs: { message: string }[] | undefined) => (errs ?? []).map((e) => e.message);
@@ -84,23 +84,5 @@ describe('core/v1 ConfigMaps and Secrets', () => {
       'data: Too long: may not be more than 1048576 bytes',
     ]);
     assert.deepEqual(check(secret('example.com/anything', { x: b64('y') })), []);
-  });
-
-  it("words JSON syntax errors as Go's decoder does", () => {
-    const cases: [string, string | undefined][] = [
-      ['a', "invalid character 'a' looking for beginning of value"],
-      ['', 'unexpected end of JSON input'],
-      ['{"a":1', 'unexpected end of JSON input'],
-      ['{"a" 1}', "invalid character '1' after object key"],
-      ['{"a":1 "b":2}', "invalid character '\"' after object key:value pair"],
-      ["{'a':1}", "invalid character '\\'' looking for beginning of object key string"],
-      ['[1 2]', "invalid character '2' after array element"],
-      ['{"a":1}x', "invalid character 'x' after top-level value"],
-      ['{"a":"\u0001"}', "invalid character '\\x01' in string literal"],
-      ['{"a":"\\x"}', "invalid character 'x' in string escape code"],
-      ['null', undefined],
-      [' {"auths":{}} ', undefined],
-    ];
-    for (const [text, want] of cases) assert.equal(goJsonObjectError(text), want, JSON.stringify(text));
   });
 });
