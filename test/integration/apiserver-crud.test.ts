@@ -158,6 +158,40 @@ describe('apiserver: the generic registry on ConfigMaps, Secrets and Namespaces'
     });
     assert.equal(pod.status, 201, JSON.stringify(pod.body));
     assert.equal((await apiRequest(cp, 'GET', `${CMS}/typed`)).status, 404, 'nothing refused was stored');
+
+    // A patch that brings a value of the wrong type is refused as upstream's decoder or converter refuses it.
+    const DEPLOYS = '/apis/apps/v1/namespaces/default/deployments';
+    const deploy = {
+      metadata: { name: 'typed' },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: 'typed' } },
+        template: { metadata: { labels: { app: 'typed' } }, spec: { containers: [{ name: 'c', image: 'i' }] } },
+      },
+    };
+    assert.equal((await apiRequest(cp, 'POST', DEPLOYS, { body: deploy })).status, 201);
+    const patch = async (contentType: string, body: unknown) =>
+      apiRequest(cp, 'PATCH', `${DEPLOYS}/typed`, { body, contentType });
+    const smp = await patch('application/strategic-merge-patch+json', { spec: { replicas: '4' } });
+    assert.equal(smp.status, 422);
+    assert.equal(
+      smp.body.message,
+      ' "" is invalid: patch: Invalid value: "map[spec:map[replicas:4]]": unrecognized type: int32',
+    );
+    const half = await patch('application/strategic-merge-patch+json', { spec: { replicas: 2.5 } });
+    assert.match(half.body.message, /: cannot convert float64 to int32$/);
+    const merge = await patch('application/merge-patch+json', { spec: { paused: 'yes' } });
+    assert.equal(merge.status, 422);
+    assert.match(
+      merge.body.message,
+      /^ "" is invalid: patch: Invalid value: "\{.*\}": json: cannot unmarshal string into Go struct field DeploymentSpec\.spec\.paused of type bool$/,
+    );
+    const stored = await apiRequest(cp, 'GET', `${DEPLOYS}/typed`);
+    assert.deepEqual(
+      [stored.body.spec.replicas, stored.body.spec.paused],
+      [1, undefined],
+      'nothing patched was stored',
+    );
   });
 
   it('refuses a body of a media type no serializer reads with 415, and reads one without a type as JSON', async () => {

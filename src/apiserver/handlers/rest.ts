@@ -15,12 +15,14 @@ import { invalidError, storedJsonWithRevision } from '../registry/codec.js';
 import {
   addWarnings,
   cleanJsonBody,
+  convertTypeError,
   decodeTypeError,
   dropUnknownFields,
   fieldValidationDirective,
   patchMayAddUnknownFields,
   patchStrictDecodingError,
   patchStrictErrors,
+  patchTypeError,
   requestBodyStrictErrors,
   strictDecodingError,
 } from '../registry/field-validation.js';
@@ -117,6 +119,13 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
             pruneCustomResource(def.custom, next, directive, ctx.res, (errors) =>
               patchStrictDecodingError(type, body, next, errors),
             );
+          }
+          if (schema && !def.custom) {
+            // The patched object is decoded (JSON and merge patches) or converted (strategic merge) into the
+            // kind's Go type, which refuses values of the wrong type before anything else.
+            const smp = type === 'application/strategic-merge-patch+json';
+            const typeError = smp ? convertTypeError(next, schema) : decodeTypeError(next, schema);
+            if (typeError) throw patchTypeError(type, body, next, typeError);
           }
           if (schema) {
             if (directive !== 'Ignore') {

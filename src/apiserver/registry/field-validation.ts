@@ -151,15 +151,67 @@ export function base64Error(text: string): string | undefined {
  */
 export function decodeTypeError(body: unknown, schema: SchemaNode): string | undefined {
   const root = schema.definition ? goDefinitionName(schema.definition).split('.')[1] : '';
-  return typeErrorAt(body, schema, root ?? '', '');
+  return typeErrorAt(body, schema, root ?? '', '', false);
 }
 
-function typeErrorAt(value: unknown, node: SchemaNode, struct: string, at: string): string | undefined {
+/**
+ * decodeTypeError as upstream's unstructured converter words it, which turns a strategic-merge-patched object into
+ * the Go type: `unrecognized type: int32` for a value it has no conversion for, `cannot convert float64 to int32`,
+ * `cannot restore slice from string`.
+ */
+export function convertTypeError(body: unknown, schema: SchemaNode): string | undefined {
+  return typeErrorAt(body, schema, '', '', true);
+}
+
+/** reflect's Kind of a decoded unstructured value, as the converter prints it. */
+function unstructuredKind(v: unknown): string {
+  if (Array.isArray(v)) return 'slice';
+  if (isRecord(v)) return 'map';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'int64' : 'float64';
+  return typeof v === 'boolean' ? 'bool' : 'string';
+}
+
+/** The converter's error for a value of the wrong kind for a simple (string, number, bool) field, if any. */
+function convertScalarError(value: unknown, node: SchemaNode): string | undefined {
+  const target = goTypeOf(node);
+  const kind = unstructuredKind(value);
+  const numeric = kind === 'int64' || kind === 'float64';
+  switch (node.type) {
+    case 'string':
+      if (kind === 'string') return undefined;
+      return kind === 'int64' ? `cannot convert int64 to ${target}` : `unrecognized type: ${target}`;
+    case 'integer':
+      if (kind === 'int64') return undefined;
+      if (kind === 'float64') return `cannot convert float64 to ${target}`;
+      return `unrecognized type: ${target}`;
+    case 'number':
+      return numeric ? undefined : `unrecognized type: ${target}`;
+    case 'boolean':
+      return kind === 'bool' ? undefined : `unrecognized type: ${target}`;
+    default:
+      return undefined;
+  }
+}
+
+function typeErrorAt(
+  value: unknown,
+  node: SchemaNode,
+  struct: string,
+  at: string,
+  converter: boolean,
+): string | undefined {
   if (value === null || value === undefined || opaque(node)) return undefined;
   const definition = node.definition;
   if (definition && LENIENT_TYPES.has(definition)) return undefined;
-  const mismatch = (kind: string) =>
-    `json: cannot unmarshal ${kind} into Go struct field ${struct}.${at} of type ${goTypeOf(node)}`;
+  const mismatch = (kind: string) => {
+    if (!converter)
+      return `json: cannot unmarshal ${kind} into Go struct field ${struct}.${at} of type ${goTypeOf(node)}`;
+    const from = unstructuredKind(value);
+    if (node.type === 'array' || node.format === 'byte') return `cannot restore slice from ${from}`;
+    if (node.type === 'object')
+      return isMap(node) ? `cannot restore map from ${from}` : `cannot restore struct from: ${from}`;
+    return convertScalarError(value, node);
+  };
   if (definition && TIME_TYPES.has(definition)) {
     return typeof value === 'string'
       ? undefined
@@ -171,7 +223,7 @@ function typeErrorAt(value: unknown, node: SchemaNode, struct: string, at: strin
       const values = node.additionalProperties;
       if (isMap(node) && values !== undefined) {
         for (const key of Object.keys(value)) {
-          const e = typeErrorAt(value[key], values, struct, at);
+          const e = typeErrorAt(value[key], values, struct, at, converter);
           if (e) return e;
         }
         return undefined;
@@ -179,7 +231,7 @@ function typeErrorAt(value: unknown, node: SchemaNode, struct: string, at: strin
       const inner = definition ? definition.slice(definition.lastIndexOf('.') + 1) : struct;
       for (const key of Object.keys(value)) {
         const field = node.property(key);
-        const e = field && typeErrorAt(value[key], field, inner, child(at, key));
+        const e = field && typeErrorAt(value[key], field, inner, child(at, key), converter);
         if (e) return e;
       }
       return undefined;
@@ -189,7 +241,7 @@ function typeErrorAt(value: unknown, node: SchemaNode, struct: string, at: strin
       const items = node.items;
       if (items === undefined) return undefined;
       for (const item of value) {
-        const e = typeErrorAt(item, items, struct, at);
+        const e = typeErrorAt(item, items, struct, at, converter);
         if (e) return e;
       }
       return undefined;
@@ -199,8 +251,11 @@ function typeErrorAt(value: unknown, node: SchemaNode, struct: string, at: strin
       return node.format === 'byte' ? base64Error(value) : undefined;
     case 'integer': {
       if (typeof value !== 'number') return mismatch(jsonKind(value));
+      // The converter narrows a whole number to the field's size as Go's conversion does; the decoder refuses one
+      // that does not fit.
       const fits =
-        Number.isInteger(value) && (node.format !== 'int32' || (value >= -(2 ** 31) && value <= 2 ** 31 - 1));
+        Number.isInteger(value) &&
+        (converter || node.format !== 'int32' || (value >= -(2 ** 31) && value <= 2 ** 31 - 1));
       return fits ? undefined : mismatch(`number ${value}`);
     }
     case 'number':
@@ -593,6 +648,17 @@ function goJson(value: unknown): string {
  * Strict refusal of a patch: 422 Invalid with no kind or name, one cause on field `patch` whose value is the
  * patched object as JSON (JSON and merge patches) or the patch as Go prints a map (strategic merge patches).
  */
+/**
+ * A patched object that does not fit the kind's Go type, as upstream refuses it (422, what the patch made quoted as
+ * for strict decoding errors): `message` is the decoder's error (JSON and merge patches) or the converter's
+ * (strategic merge patches).
+ */
+export function patchTypeError(patchType: string, patch: unknown, patched: unknown, message: string): StatusError {
+  const value = patchType === 'application/strategic-merge-patch+json' ? formatGoValue(patch) : goJson(patched);
+  const err = invalid(path('patch'), value, message);
+  return new StatusError(422, 'Invalid', ` "" is invalid: ${err.message}`, { causes: [err.toCause()] });
+}
+
 export function patchStrictDecodingError(
   patchType: string,
   patch: unknown,
