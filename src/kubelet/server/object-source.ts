@@ -1,5 +1,5 @@
 /**
- * ConfigMaps, Secrets and service account tokens read through the API, for exec's environment and mounted files:
+ * ConfigMaps, Secrets, Services and service account tokens read through the API, for exec's environment and mounted files:
  * with one client, or as the kubelet of the pod's node (a client per node, e.g. its system:node:<name> identity).
  */
 import type { KubeClient } from '../../client/rest.js';
@@ -55,6 +55,7 @@ export function apiObjectSource(
   return {
     configMap: (namespace, name, node) => get(() => clientOf(node).configMaps(namespace).get(name)),
     secret: (namespace, name, node) => get(() => clientOf(node).secrets(namespace).get(name)),
+    services: async (namespace, node) => (await clientOf(node).services(namespace).list()).items,
     serviceAccountToken: (pod, source, node) => requestToken(pod, source, node),
   };
 }

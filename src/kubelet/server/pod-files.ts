@@ -5,6 +5,7 @@
  * account tokens included), plus /etc/hostname.
  */
 import type { KubeObject } from '../../client/types.js';
+import { serviceEnvironment } from './service-env.js';
 import type { ObjectSource, ServiceAccountTokenSource } from './types.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: pod specs are read as plain JSON
@@ -41,6 +42,19 @@ class ObjectCache {
 
   secret(name: string): Promise<KubeObject | undefined> {
     return this.get('secret', name, (s) => s.secret(this.namespace, name, this.node));
+  }
+
+  /** The Services of the pod's namespace and of the default namespace; none when they cannot be read. */
+  async services(): Promise<KubeObject[]> {
+    const list = async (namespace: string) => {
+      try {
+        return (await this.source?.services?.(namespace, this.node)) ?? [];
+      } catch {
+        return [];
+      }
+    };
+    const own = await list(this.namespace);
+    return this.namespace === 'default' ? own : [...own, ...(await list('default'))];
   }
 
   /** A token for a projected serviceAccountToken source (expirationSeconds defaults to an hour, as upstream). */
@@ -156,7 +170,8 @@ export function expandVars(value: string, env: Map<string, string>): string {
 
 /**
  * The environment of a command run in the container: PATH and HOSTNAME as a container image and the runtime set
- * them, then envFrom and env in order (later ones win), then HOME.
+ * them, then envFrom and env in order (later ones win; `$(VAR)` may name one of them or a Service variable), then
+ * the Service variables the container does not set itself (see service-env.ts), then HOME.
  */
 export async function containerEnvironment(
   pod: KubeObject,
@@ -168,22 +183,29 @@ export async function containerEnvironment(
   const env = new Map<string, string>();
   env.set('PATH', DEFAULT_PATH);
   env.set('HOSTNAME', pod.spec?.hostname ?? pod.metadata.name ?? '');
+  const services = serviceEnvironment(pod, await objects.services());
   const own = new Map<string, string>();
+  // What `$(VAR)` may name: the container's variables so far, else a Service variable.
+  const known = new Map(services);
+  const define = (name: string, value: string) => {
+    own.set(name, value);
+    known.set(name, value);
+  };
   for (const from of (container.envFrom ?? []) as Json[]) {
     const prefix = String(from.prefix ?? '');
     if (from.configMapRef?.name) {
       for (const [k, v] of configMapData(await objects.configMap(from.configMapRef.name))) {
-        own.set(prefix + k, v.toString('utf8'));
+        define(prefix + k, v.toString('utf8'));
       }
     } else if (from.secretRef?.name) {
       for (const [k, v] of secretData(await objects.secret(from.secretRef.name)))
-        own.set(prefix + k, v.toString('utf8'));
+        define(prefix + k, v.toString('utf8'));
     }
   }
   for (const e of (container.env ?? []) as Json[]) {
     if (typeof e?.name !== 'string') continue;
     if (e.valueFrom === undefined) {
-      own.set(e.name, expandVars(String(e.value ?? ''), own));
+      define(e.name, expandVars(String(e.value ?? ''), known));
       continue;
     }
     const from = e.valueFrom;
@@ -199,9 +221,10 @@ export async function containerEnvironment(
         .get(from.secretKeyRef.key)
         ?.toString('utf8');
     }
-    if (value !== undefined) own.set(e.name, value);
+    if (value !== undefined) define(e.name, value);
   }
   for (const [k, v] of own) env.set(k, v);
+  for (const [k, v] of services) if (!own.has(k)) env.set(k, v);
   if (!env.has('HOME')) env.set('HOME', '/root');
   return env;
 }

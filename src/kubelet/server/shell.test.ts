@@ -57,6 +57,20 @@ const objects: ObjectSource = {
     name === 'creds' ? { metadata: { name }, data: { password: Buffer.from('s3cret').toString('base64') } } : undefined,
   serviceAccountToken: async (p, source, node) =>
     `token for ${p.metadata.name} on ${node}, audience '${source.audience}', ${source.expirationSeconds} s`,
+  services: async (namespace) => {
+    const service = (name: string, clusterIP: string, ports: unknown[]): KubeObject => ({
+      metadata: { name, namespace },
+      spec: { clusterIP, ports },
+    });
+    if (namespace === 'default') return [service('kubernetes', '10.96.0.1', [{ name: 'https', port: 443 }])];
+    return [
+      service('my-db', '10.96.50.3', [
+        { name: 'postgres', port: 5432 },
+        { port: 9187, protocol: 'UDP' },
+      ]),
+      service('headless', 'None', [{ port: 80 }]),
+    ];
+  },
 };
 
 interface Captured {
@@ -118,6 +132,26 @@ describe('the built-in command set', () => {
     assert.ok(lines.includes('LEVEL=debug'));
     assert.ok(lines.includes('PASSWORD=s3cret'));
     assert.ok(lines.includes('CFG_level=debug'), 'envFrom with a prefix');
+    // Services: the namespace's with a cluster IP, and kubernetes from default, as upstream's kubelet sets them.
+    for (const line of [
+      'KUBERNETES_SERVICE_HOST=10.96.0.1',
+      'KUBERNETES_SERVICE_PORT=443',
+      'KUBERNETES_SERVICE_PORT_HTTPS=443',
+      'KUBERNETES_PORT=tcp://10.96.0.1:443',
+      'KUBERNETES_PORT_443_TCP=tcp://10.96.0.1:443',
+      'KUBERNETES_PORT_443_TCP_PROTO=tcp',
+      'KUBERNETES_PORT_443_TCP_PORT=443',
+      'KUBERNETES_PORT_443_TCP_ADDR=10.96.0.1',
+      'MY_DB_SERVICE_HOST=10.96.50.3',
+      'MY_DB_SERVICE_PORT=5432',
+      'MY_DB_SERVICE_PORT_POSTGRES=5432',
+      'MY_DB_PORT=tcp://10.96.50.3:5432',
+      'MY_DB_PORT_9187_UDP=udp://10.96.50.3:9187',
+      'MY_DB_PORT_9187_UDP_PROTO=udp',
+    ]) {
+      assert.ok(lines.includes(line), line);
+    }
+    assert.ok(!lines.some((l) => l.startsWith('HEADLESS_')), 'a headless Service has no variables');
     assert.equal(lines.at(-1), 'HOME=/root');
     assert.deepEqual(await exec(['printenv', 'LEVEL']), { code: 0, out: 'debug\n', err: '' });
     assert.equal((await exec(['printenv', 'NOPE'])).code, 1);

@@ -60,6 +60,8 @@ export interface PodRuntime {
 export interface ObjectSource {
   configMap(namespace: string, name: string, node?: string): Promise<KubeObject | undefined>;
   secret(namespace: string, name: string, node?: string): Promise<KubeObject | undefined>;
+  /** The Services of a namespace (for the containers' Service environment variables). */
+  services?(namespace: string, node?: string): Promise<KubeObject[]>;
   /**
    * A token of the pod's service account for a projected `serviceAccountToken` source (a TokenRequest bound to the
    * pod, as the kubelet's token manager asks for it), or undefined when none can be had.
