@@ -571,6 +571,14 @@ export class Cacher {
     return kept?.obj;
   }
 
+  /**
+   * The object's latest state in the cache, decoded from its stored bytes for the caller to own (undefined before
+   * the cache has loaded, or when it holds no such key). Like takeRecent's, it may be older than storage.
+   */
+  latestNow(key: string): KubeObject | undefined {
+    return this.loaded ? this.objectAt(key) : undefined;
+  }
+
   /** Offers a change to the watchers that may want it. */
   private fanOut(view: EventView, prev: Stored | undefined, current: Stored | undefined): void {
     const event = view.event;

@@ -167,6 +167,28 @@ describe('GenericStore updates from the watch cache', () => {
     assert.equal(cacher.takeRecent(key), undefined);
   });
 
+  it("starts from the cache's stored bytes when it no longer holds the decoded state, still without reading storage", async () => {
+    const { store, storage, cacher, settle } = await decodingPodStore();
+    await store.create('default', { ...pod, metadata: { name: 'a' } });
+    await settle();
+    const key = store.key('default', 'a');
+    cacher.takeRecent(key);
+    assert.equal(cacher.takeRecent(key), undefined, 'no decoded state left');
+    let reads = 0;
+    const get = storage.get.bind(storage);
+    storage.get = (k, ...rest) => {
+      reads++;
+      return get(k, ...rest);
+    };
+    const labelled = await store.guaranteedUpdate('default', 'a', (p) => {
+      p.metadata.labels = { step: '2' };
+      return p;
+    });
+    assert.equal(reads, 0, 'storage was not read');
+    assert.deepEqual(labelled.metadata.labels, { step: '2' });
+    assert.equal((await store.get('default', 'a')).metadata.resourceVersion, labelled.metadata.resourceVersion);
+  });
+
   it('gives the watch cache the object a shared write answered, instead of decoding the stored bytes', async () => {
     const { store, cacher, settle, decodes } = await decodingPodStore();
     const before = decodes();

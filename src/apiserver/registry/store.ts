@@ -366,11 +366,13 @@ export class GenericStore {
     opts: UpdateOptions = {},
   ): Promise<KubeObject> {
     const key = this.key(namespace, name);
-    // The first attempt may start from the state the watch cache decoded for the object's latest change, as
-    // upstream's cacher hands GuaranteedUpdate its cached object: it may be stale, so the write is conditional on its
-    // revision, and a refusal or a no-op reached from it is checked against storage before it stands.
+    // The first attempt starts from the watch cache's state of the object, as upstream's cacher hands
+    // GuaranteedUpdate its cached object: the one it decoded for the latest change when it still has it, else one
+    // decoded from its bytes (not read from storage). It may be stale, so the write is conditional on its revision,
+    // and a refusal or a no-op reached from it is checked against storage before it stands.
     // A dry run answers what storage holds now, as upstream's dry-run storage reads it.
-    let cached = this.def.conversion || opts.dryRun ? undefined : this.cacher.takeRecent(key);
+    let cached =
+      this.def.conversion || opts.dryRun ? undefined : (this.cacher.takeRecent(key) ?? this.cacher.latestNow(key));
     for (let attempt = 0; ; attempt++) {
       const current = cached ?? (await this.get(namespace, name));
       const mayBeStale = cached !== undefined;
