@@ -150,8 +150,7 @@ export function base64Error(text: string): string | undefined {
  * base64. null fits anything (it leaves the zero value). Fields the type does not have are not looked at.
  */
 export function decodeTypeError(body: unknown, schema: SchemaNode): string | undefined {
-  const root = schema.definition ? goDefinitionName(schema.definition).split('.')[1] : '';
-  return typeErrorAt(body, schema, root ?? '', '', false);
+  return typeErrorAt(body, schema, { converter: false, path: [], structs: [] });
 }
 
 /**
@@ -160,7 +159,7 @@ export function decodeTypeError(body: unknown, schema: SchemaNode): string | und
  * `cannot restore slice from string`.
  */
 export function convertTypeError(body: unknown, schema: SchemaNode): string | undefined {
-  return typeErrorAt(body, schema, '', '', true);
+  return typeErrorAt(body, schema, { converter: true, path: [], structs: [] });
 }
 
 /** reflect's Kind of a decoded unstructured value, as the converter prints it. */
@@ -193,78 +192,99 @@ function convertScalarError(value: unknown, node: SchemaNode): string | undefine
   }
 }
 
-function typeErrorAt(
-  value: unknown,
-  node: SchemaNode,
-  struct: string,
-  at: string,
-  converter: boolean,
-): string | undefined {
-  if (value === null || value === undefined || opaque(node)) return undefined;
-  const definition = node.definition;
-  if (definition && LENIENT_TYPES.has(definition)) return undefined;
-  const mismatch = (kind: string) => {
-    if (!converter)
-      return `json: cannot unmarshal ${kind} into Go struct field ${struct}.${at} of type ${goTypeOf(node)}`;
-    const from = unstructuredKind(value);
-    if (node.type === 'array' || node.format === 'byte') return `cannot restore slice from ${from}`;
-    if (node.type === 'object')
-      return isMap(node) ? `cannot restore map from ${from}` : `cannot restore struct from: ${from}`;
-    return convertScalarError(value, node);
-  };
-  if (definition && TIME_TYPES.has(definition)) {
-    return typeof value === 'string'
-      ? undefined
-      : `json: cannot unmarshal ${jsonKind(value)} into Go value of type string`;
-  }
+/** Where a type walk is: the fields from the top, and the definitions of the structs it is inside. */
+interface TypeWalk {
+  readonly converter: boolean;
+  readonly path: string[];
+  readonly structs: string[];
+}
+
+/**
+ * The first value that does not fit its schema node, as an error (see decodeTypeError). Values that fit cost a
+ * type test each: the error's words are only put together when one does not.
+ */
+function typeErrorAt(value: unknown, node: SchemaNode, w: TypeWalk): string | undefined {
+  if (value === null || value === undefined) return undefined;
   switch (node.type) {
+    case 'string':
+      if (typeof value === 'string') return node.format === 'byte' ? base64Error(value) : undefined;
+      break;
+    case 'integer':
+      // The converter narrows a whole number to the field's size as Go's conversion does; the decoder refuses one
+      // that does not fit.
+      if (
+        typeof value === 'number' &&
+        Number.isInteger(value) &&
+        (w.converter || node.format !== 'int32' || (value >= -(2 ** 31) && value <= 2 ** 31 - 1))
+      ) {
+        return undefined;
+      }
+      break;
+    case 'number':
+      if (typeof value === 'number') return undefined;
+      break;
+    case 'boolean':
+      if (typeof value === 'boolean') return undefined;
+      break;
+    case 'array': {
+      if (!Array.isArray(value)) break;
+      const items = node.items;
+      if (items === undefined) return undefined;
+      for (const item of value) {
+        const e = typeErrorAt(item, items, w);
+        if (e) return e;
+      }
+      return undefined;
+    }
     case 'object': {
-      if (!isRecord(value)) return mismatch(jsonKind(value));
+      if (!isRecord(value)) break;
+      if (opaque(node)) return undefined;
       const values = node.additionalProperties;
       if (isMap(node) && values !== undefined) {
-        for (const key of Object.keys(value)) {
-          const e = typeErrorAt(value[key], values, struct, at, converter);
+        for (const key in value) {
+          const e = typeErrorAt(value[key], values, w);
           if (e) return e;
         }
         return undefined;
       }
-      const inner = definition ? definition.slice(definition.lastIndexOf('.') + 1) : struct;
-      for (const key of Object.keys(value)) {
+      const definition = node.definition;
+      if (definition) w.structs.push(definition);
+      for (const key in value) {
         const field = node.property(key);
-        const e = field && typeErrorAt(value[key], field, inner, child(at, key), converter);
+        if (field === undefined) continue;
+        w.path.push(key);
+        const e = typeErrorAt(value[key], field, w);
         if (e) return e;
+        w.path.pop();
       }
+      if (definition) w.structs.pop();
       return undefined;
     }
-    case 'array': {
-      if (!Array.isArray(value)) return mismatch(jsonKind(value));
-      const items = node.items;
-      if (items === undefined) return undefined;
-      for (const item of value) {
-        const e = typeErrorAt(item, items, struct, at, converter);
-        if (e) return e;
-      }
-      return undefined;
-    }
-    case 'string':
-      if (typeof value !== 'string') return mismatch(jsonKind(value));
-      return node.format === 'byte' ? base64Error(value) : undefined;
-    case 'integer': {
-      if (typeof value !== 'number') return mismatch(jsonKind(value));
-      // The converter narrows a whole number to the field's size as Go's conversion does; the decoder refuses one
-      // that does not fit.
-      const fits =
-        Number.isInteger(value) &&
-        (converter || node.format !== 'int32' || (value >= -(2 ** 31) && value <= 2 ** 31 - 1));
-      return fits ? undefined : mismatch(`number ${value}`);
-    }
-    case 'number':
-      return typeof value === 'number' ? undefined : mismatch(jsonKind(value));
-    case 'boolean':
-      return typeof value === 'boolean' ? undefined : mismatch(jsonKind(value));
     default:
       return undefined;
   }
+  return mismatchError(value, node, w);
+}
+
+/** The error for a value whose JSON type its node does not take (undefined for the types that take any). */
+function mismatchError(value: unknown, node: SchemaNode, w: TypeWalk): string | undefined {
+  const definition = node.definition;
+  if (opaque(node) || (definition && LENIENT_TYPES.has(definition))) return undefined;
+  if (definition && TIME_TYPES.has(definition)) {
+    return `json: cannot unmarshal ${jsonKind(value)} into Go value of type string`;
+  }
+  if (!w.converter) {
+    const struct = w.structs.at(-1) ?? '';
+    const name = struct.slice(struct.lastIndexOf('.') + 1);
+    const kind = node.type === 'integer' && typeof value === 'number' ? `number ${value}` : jsonKind(value);
+    return `json: cannot unmarshal ${kind} into Go struct field ${name}.${w.path.join('.')} of type ${goTypeOf(node)}`;
+  }
+  const from = unstructuredKind(value);
+  if (node.type === 'array' || node.format === 'byte') return `cannot restore slice from ${from}`;
+  if (node.type === 'object') {
+    return isMap(node) ? `cannot restore map from ${from}` : `cannot restore struct from: ${from}`;
+  }
+  return convertScalarError(value, node);
 }
 
 /**
