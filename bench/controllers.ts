@@ -9,7 +9,7 @@
 // Prints one JSON object as its last line. `--quick` uses 2,000 of each and runs in under a minute;
 // `--only=deployment,namespace,daemonset,jobs` runs only the parts named; `--cpu-prof=DIR` writes a CPU profile of
 // each child process there; `--request-counts` logs the apiserver's request counts after the Jobs;
-// `--job-syncs=N` sets the controller manager's --concurrent-job-syncs (default here 100; upstream's default is 5).
+// `--job-syncs=N` sets the controller manager's --concurrent-job-syncs (default here 50; upstream's default is 5).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
@@ -51,7 +51,7 @@ const QPS = 5000;
  * Job controller waiting on API round trips, not on CPU; a user running thousands of Jobs raises it, as this
  * benchmark raises the client QPS. The JSON line says which value ran.
  */
-const JOB_SYNCS = Number(process.argv.find((a) => a.startsWith('--job-syncs='))?.slice('--job-syncs='.length) ?? 100);
+const JOB_SYNCS = Number(process.argv.find((a) => a.startsWith('--job-syncs='))?.slice('--job-syncs='.length) ?? 50);
 const root = join(import.meta.dirname, '..');
 const log = (msg: string) => process.stderr.write(`${msg}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
