@@ -39,58 +39,44 @@ export function goJsonSyntaxError(text: string): string {
   };
   const fail = (context: string) =>
     i >= text.length ? 'unexpected end of JSON input' : `invalid character ${quote(text[i] as string)} ${context}`;
+  /** Past an opening bracket: whether the container closes at once. */
+  const closesAt = (close: string): boolean => {
+    i++;
+    ws();
+    if (text[i] !== close) return false;
+    i++;
+    return true;
+  };
+  /** After a member: true to go on (a comma), false at the closing bracket, else Go's error in that context. */
+  const after = (close: string, context: string): boolean | string => {
+    ws();
+    const c = text[i];
+    if (c !== ',' && c !== close) return fail(context);
+    i++;
+    return c === ',';
+  };
   const value = (): string | undefined => {
     ws();
     const c = text[i];
     if (c === '{') {
-      i++;
-      ws();
-      if (text[i] === '}') {
-        i++;
-        return undefined;
-      }
+      if (closesAt('}')) return undefined;
       for (;;) {
         ws();
         if (text[i] !== '"') return fail('looking for beginning of object key string');
-        const s = string();
-        if (s) return s;
+        const key = string();
+        if (key) return key;
         ws();
         if (text[i] !== ':') return fail('after object key');
         i++;
-        const v = value();
-        if (v) return v;
-        ws();
-        if (text[i] === ',') {
-          i++;
-          continue;
-        }
-        if (text[i] === '}') {
-          i++;
-          return undefined;
-        }
-        return fail('after object key:value pair');
+        const member = value() ?? after('}', 'after object key:value pair');
+        if (member !== true) return member || undefined;
       }
     }
     if (c === '[') {
-      i++;
-      ws();
-      if (text[i] === ']') {
-        i++;
-        return undefined;
-      }
+      if (closesAt(']')) return undefined;
       for (;;) {
-        const v = value();
-        if (v) return v;
-        ws();
-        if (text[i] === ',') {
-          i++;
-          continue;
-        }
-        if (text[i] === ']') {
-          i++;
-          return undefined;
-        }
-        return fail('after array element');
+        const member = value() ?? after(']', 'after array element');
+        if (member !== true) return member || undefined;
       }
     }
     if (c === '"') return string();
