@@ -1,3 +1,5 @@
+import { jsonKindWord } from './patch/go-format.js';
+
 /**
  * JSON as Go's encoding/json Marshal writes it for values whose field order the caller already set: the same text
  * as JSON.stringify, except that <, >, & and the line and paragraph separators U+2028, U+2029 are escaped as \u00XX
@@ -23,8 +25,7 @@ export function goJsonObjectError(text: string): string | undefined {
     return goJsonSyntaxError(text);
   }
   if (value === null || (typeof value === 'object' && !Array.isArray(value))) return undefined;
-  const kind = Array.isArray(value) ? 'array' : typeof value === 'boolean' ? 'bool' : typeof value;
-  return `json: cannot unmarshal ${kind} into Go value of type map[string]interface {}`;
+  return `json: cannot unmarshal ${jsonKindWord(value)} into Go value of type map[string]interface {}`;
 }
 
 /** Go's scanner error for text that is not JSON, for the first place it goes wrong (a subset of its states). */

@@ -15,7 +15,7 @@
  * sorted. Values that preserve unknown fields (RawExtension, FieldsV1, JSON) are not looked into.
  */
 import { invalid, notSupported, path } from '../../api/field-errors.js';
-import { formatGoValue } from '../../api/patch/go-format.js';
+import { formatGoValue, jsonKindWord } from '../../api/patch/go-format.js';
 import type { SchemaNode } from '../../api/schema-node.js';
 import { StatusError, statusErrors } from '../../api/status-error.js';
 import { goQuote } from '../../api/validation/go-format.js';
@@ -122,10 +122,6 @@ function goTypeOf(node: SchemaNode): string {
       return 'interface {}';
   }
 }
-
-const JSON_KIND: Record<string, string> = { string: 'string', number: 'number', boolean: 'bool' };
-const jsonKind = (v: unknown) =>
-  Array.isArray(v) ? 'array' : isRecord(v) ? 'object' : (JSON_KIND[typeof v] ?? 'null');
 
 /** Go's base64.StdEncoding error for text that is not standard base64 (undefined when it is). */
 export function base64Error(text: string): string | undefined {
@@ -271,12 +267,12 @@ function mismatchError(value: unknown, node: SchemaNode, w: TypeWalk): string | 
   const definition = node.definition;
   if (opaque(node) || (definition && LENIENT_TYPES.has(definition))) return undefined;
   if (definition && TIME_TYPES.has(definition)) {
-    return `json: cannot unmarshal ${jsonKind(value)} into Go value of type string`;
+    return `json: cannot unmarshal ${jsonKindWord(value)} into Go value of type string`;
   }
   if (!w.converter) {
     const struct = w.structs.at(-1) ?? '';
     const name = struct.slice(struct.lastIndexOf('.') + 1);
-    const kind = node.type === 'integer' && typeof value === 'number' ? `number ${value}` : jsonKind(value);
+    const kind = node.type === 'integer' && typeof value === 'number' ? `number ${value}` : jsonKindWord(value);
     return `json: cannot unmarshal ${kind} into Go struct field ${name}.${w.path.join('.')} of type ${goTypeOf(node)}`;
   }
   const from = unstructuredKind(value);

@@ -112,7 +112,7 @@ function immutableErrors(obj: KubeObject, old: KubeObject, fields: string[]): Fi
   return errs;
 }
 
-/** Whether two data maps hold the same keys and values (an empty map and none are the same, as Go compares nil). */
+/** Whether two data maps hold the same keys and values (an empty map counts as none). */
 function sameMap(a: unknown, b: unknown): boolean {
   const x = isObject(a) ? a : {};
   const y = isObject(b) ? b : {};
@@ -124,9 +124,9 @@ function sameMap(a: unknown, b: unknown): boolean {
 /** Upstream's core.MaxSecretSize: the most bytes a Secret's data may hold in all. */
 const MAX_SECRET_BYTES = 1024 * 1024;
 
-/** The bytes a base64 data value decodes to (its length, for the size limit; the value is checked elsewhere). */
+/** How many bytes a base64 data value holds, counted without decoding it (the value is checked elsewhere). */
 function decodedLength(value: unknown): number {
-  return typeof value === 'string' ? Buffer.from(value, 'base64').length : 0;
+  return typeof value === 'string' ? Buffer.byteLength(value, 'base64') : 0;
 }
 
 /** A data value's bytes, when present. */
