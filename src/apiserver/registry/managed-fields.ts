@@ -37,6 +37,7 @@ const UNMANAGED_METADATA = new Set([
  * point, it also makes a sort of whole paths a sort segment by segment, "." first.
  */
 const SEP = '\u0000';
+const SEP_CODE = 0;
 
 /** Where the walk of an object puts the fields it finds: as leaf paths, or straight into a FieldsV1 tree. */
 interface Collector {
@@ -350,22 +351,49 @@ export function managedFullLeaves(
   return { before: managedLeaves(old, schema, subresource), after: managedLeaves(next, schema, subresource) };
 }
 
-/** FieldsV1 from a set of leaf paths. */
+/**
+ * FieldsV1 from a set of leaf paths. Sorted paths share most of their segments with the one before, so only the
+ * segments after the first that differs are looked up: the nodes along the previous path are kept, with where each
+ * of its segments ends.
+ */
 function toFieldsV1(paths: Iterable<string>): Record<string, unknown> {
-  const root: Record<string, unknown> = {};
+  const root: FieldsTree = {};
+  // nodes[d]: the node the previous path's first d segments lead to; ends[d]: where its segment d ends (0 for the
+  // root: a path starts with a separator).
+  // (The previous path has segments 1..last.)
+  const nodes: FieldsTree[] = [root];
+  const ends: number[] = [0];
+  let last = 0;
+  let prev = '';
   for (const p of paths) {
-    let node = root;
-    const parts = p.split(SEP);
-    // parts[0] is the empty string before the leading separator.
-    for (let i = 1; i < parts.length; i++) {
-      const part = parts[i] as string;
-      let child = node[part] as Record<string, unknown> | undefined;
+    const max = Math.min(p.length, prev.length);
+    let common = 0;
+    while (common < max && p.charCodeAt(common) === prev.charCodeAt(common)) common++;
+    // A segment of the previous path is shared when it ends inside the common prefix, or at its end where this
+    // path's segment ends too.
+    let depth = 0;
+    for (; depth < last; depth++) {
+      const end = ends[depth + 1] as number;
+      if (end > common || (end === common && common < p.length && p.charCodeAt(common) !== SEP_CODE)) break;
+    }
+    let node = nodes[depth] as FieldsTree;
+    for (let start = (ends[depth] as number) + 1; start <= p.length; ) {
+      let end = p.indexOf(SEP, start);
+      if (end < 0) end = p.length;
+      const part = p.slice(start, end);
+      let child = node[part] as FieldsTree | undefined;
       if (child === undefined) {
         child = {};
         node[part] = child;
       }
       node = child;
+      depth++;
+      nodes[depth] = node;
+      ends[depth] = end;
+      start = end + 1;
     }
+    last = depth;
+    prev = p;
   }
   return root;
 }
