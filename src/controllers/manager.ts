@@ -6,7 +6,7 @@
  * client of its own ServiceAccount (and records its events with that client, as upstream's controllers do).
  */
 import { Gauge, Registry } from 'prom-client';
-import { SharedInformerFactory } from '../client/cache/factory.js';
+import { dropManagedFields, SharedInformerFactory } from '../client/cache/factory.js';
 import { EventBroadcaster } from '../client/events/broadcaster.js';
 import { defaultIdentity, LeaderElector } from '../client/leader-election.js';
 import type { KubeClient } from '../client/rest.js';
@@ -167,6 +167,8 @@ export class ControllerManager {
       logger: this.log.child('informers'),
       // As upstream: informers resync at a random period between --min-resync-period and twice it.
       defaultResync: this.options.minResyncPeriodMs * (1 + Math.random()),
+      // As upstream's controller manager: cached objects carry no managedFields.
+      transform: dropManagedFields,
     });
     // One event broadcaster per identity, writing with that identity's client.
     const broadcasters = new Map<KubeClient, EventBroadcaster>();

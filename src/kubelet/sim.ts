@@ -13,6 +13,7 @@
  * the annotation's presence is the state, not an event).
  */
 
+import { dropManagedFields } from '../client/cache/factory.js';
 import { SharedIndexInformer } from '../client/cache/shared-informer.js';
 import { DeletedFinalStateUnknown } from '../client/cache/store.js';
 import { EventBroadcaster, type EventRecorder } from '../client/events/broadcaster.js';
@@ -152,10 +153,6 @@ export class SimKubelets {
       const client = opts.nodeClient?.(name) ?? this.client;
       this.nodes.set(name, new SimNode(this.ctx, nodeSpecFor(name, i + 1, opts.nodeConfig), client));
     });
-    const dropManagedFields = (obj: KubeObject): KubeObject => {
-      if (obj.metadata?.managedFields) delete obj.metadata.managedFields;
-      return obj;
-    };
     this.podInformer = new SharedIndexInformer(boundPods(this.client.pods()), {
       name: 'pods',
       logger: this.log,

@@ -3,7 +3,7 @@ import assert from '../../testing/assert.js';
 import { FakeListerWatcher } from '../../testing/fake-lister-watcher.js';
 import { FakeClock } from '../../util/clock.js';
 import type { GroupVersionResource, KubeObject, ListerWatcher } from '../types.js';
-import { gvrKey, SharedInformerFactory } from './factory.js';
+import { dropManagedFields, gvrKey, SharedInformerFactory } from './factory.js';
 import { Lister } from './listers.js';
 
 const cm = (namespace: string, name: string): KubeObject => ({
@@ -32,6 +32,27 @@ describe('SharedInformerFactory', () => {
     assert.deepEqual(new Lister(first.getIndexer()).namespaced('ns').list().length, 1);
     await factory.shutdown();
     assert.equal(first.isStopped(), true);
+  });
+
+  it("applies the factory's transform to the objects of informers that set none of their own", async () => {
+    const factory = new SharedInformerFactory({ clock: new FakeClock(), transform: dropManagedFields });
+    const withFields = (name: string): KubeObject => ({
+      ...cm('ns', name),
+      metadata: { namespace: 'ns', name, managedFields: [{ manager: 'kubectl', operation: 'Update' }] },
+    });
+    const trimmed = factory.forResource('configmaps.v1', new FakeListerWatcher([withFields('a')]));
+    const own = factory.forResource('secrets.v1', new FakeListerWatcher([withFields('b')]), {
+      transform: (o) => ({ ...o, metadata: { ...o.metadata, labels: { seen: 'yes' } } }),
+    });
+    factory.start();
+    await factory.waitForCacheSync();
+    const [a] = trimmed.getIndexer().list();
+    assert.equal(a?.metadata.name, 'a');
+    assert.equal(a?.metadata.managedFields, undefined, 'managedFields dropped');
+    const [b] = own.getIndexer().list();
+    assert.deepEqual(b?.metadata.labels, { seen: 'yes' }, "the informer's own transform");
+    assert.equal(b?.metadata.managedFields?.length, 1, "the factory's transform is not applied on top");
+    await factory.shutdown();
   });
 
   it('starts informers asked for after a start on the next start, and none after shutdown', async () => {

@@ -27,6 +27,8 @@ export interface SharedInformerFactoryOptions {
   namespace?: string;
   /** Edits the options of every list and watch, e.g. to add a label or field selector. */
   tweakListOptions?: (opts: ListOptions) => ListOptions | undefined;
+  /** Applied to every object of informers that set no transform of their own (client-go's WithTransform). */
+  transform?: <T extends KubeObject>(obj: T) => T;
   /** Reflector settings for every informer (mainly for tests). */
   reflector?: SharedIndexInformerOptions<KubeObject>['reflector'];
 }
@@ -127,7 +129,11 @@ export class SharedInformerFactory {
       ...(this.opts.reflector ? { reflector: this.opts.reflector } : {}),
       resyncPeriod: opts.resyncPeriod ?? this.opts.defaultResync ?? 0,
       ...(opts.indexers ? { indexers: opts.indexers } : {}),
-      ...(opts.transform ? { transform: opts.transform } : {}),
+      ...(opts.transform
+        ? { transform: opts.transform }
+        : this.opts.transform
+          ? { transform: this.opts.transform }
+          : {}),
     });
     this.informers.set(key, informer as unknown as SharedIndexInformer<KubeObject>);
     return informer;
@@ -142,4 +148,13 @@ export class SharedInformerFactory {
     };
     return { list: (opts) => lw.list(apply(opts)), watch: (opts) => lw.watch(apply(opts)) };
   }
+}
+
+/**
+ * Drops metadata.managedFields from an object before it is cached, as upstream's kube-controller-manager and kubelet
+ * trim their informers' objects: no controller reads them, and they are a large part of every object kept.
+ */
+export function dropManagedFields<T extends KubeObject>(obj: T): T {
+  if (obj.metadata?.managedFields) delete obj.metadata.managedFields;
+  return obj;
 }
