@@ -277,6 +277,30 @@ describe('managed fields: the paired walk of a write', () => {
     }
   });
 
+  test("a create's tree, built in FieldsV1 order as the walk goes, is the sorted paths' tree, for random objects", () => {
+    // With another manager's (empty) entry present, the fields come from sorted leaf paths instead.
+    const other: ManagedFieldsEntry = { ...opts('other'), operation: 'Update', fieldsType: 'FieldsV1', fieldsV1: {} };
+    for (let round = 0; round < 200; round++) {
+      const obj = base();
+      for (let i = 1 + random(4); i > 0; i--) mutate(obj);
+      // Keyed and set lists out of order, and fields out of order.
+      const spec = (obj as { spec?: Record<string, unknown> }).spec;
+      for (const list of Object.values(spec ?? {})) if (Array.isArray(list)) list.reverse();
+      const shuffled = Object.fromEntries(Object.entries(obj).reverse());
+      for (const subresource of [undefined, 'status']) {
+        const [direct] = updateManagedFields([], undefined, shuffled as never, opts('writer', subresource));
+        const viaPaths = updateManagedFields([other], undefined, shuffled as never, opts('writer', subresource)).find(
+          (e) => e.manager === 'writer',
+        );
+        assert.equal(
+          JSON.stringify(direct?.fieldsV1),
+          JSON.stringify(viaPaths?.fieldsV1),
+          `round ${round}, ${subresource ?? 'main'}: ${JSON.stringify(shuffled)}`,
+        );
+      }
+    }
+  });
+
   test('gives every manager the same fields as the reference algorithm, over chains of random writes', () => {
     const SEP = '\u0000';
     const flatten = (fields: unknown, prefix = '', out: string[] = []): string[] => {

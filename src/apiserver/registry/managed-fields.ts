@@ -41,6 +41,8 @@ const SEP_CODE = 0;
 
 /** Where the walk of an object puts the fields it finds: as leaf paths, or straight into a FieldsV1 tree. */
 interface Collector {
+  /** Whether the walk must record each node's children in FieldsV1 order (a tree built as it goes). */
+  readonly ordered: boolean;
   /** The collector for what lies under segment seg (a field, a list element). */
   under(seg: string): Collector;
   /** Records seg as a leaf; value is what is there (undefined for the "." of a map or list element). */
@@ -49,6 +51,8 @@ interface Collector {
 
 /** Leaf paths, each with the JSON of its value ("" for "." markers, and throughout when values is false). */
 class PathCollector implements Collector {
+  readonly ordered = false;
+
   constructor(
     private readonly prefix: string,
     readonly out: Map<string, string>,
@@ -66,8 +70,13 @@ class PathCollector implements Collector {
 
 type FieldsTree = Record<string, unknown>;
 
-/** A FieldsV1 tree built as the walk goes; a node is made when something is recorded in it. */
+/**
+ * A FieldsV1 tree built as the walk goes; a node is made when something is recorded in it. The walk goes through
+ * fields and list elements in FieldsV1 order, so each node's children come in that order as they are added.
+ */
 class TreeCollector implements Collector {
+  readonly ordered = true;
+
   constructor(
     private readonly parent: TreeCollector | undefined,
     private readonly seg: string,
@@ -94,11 +103,10 @@ class TreeCollector implements Collector {
   }
 }
 
-/** The tree with every node's children in FieldsV1 order (as sorted paths give them). */
-function sortedTree(node: FieldsTree): FieldsTree {
-  const out: FieldsTree = {};
-  for (const k of Object.keys(node).sort()) out[k] = sortedTree(node[k] as FieldsTree);
-  return out;
+/** The keys of obj, sorted when the collector wants FieldsV1 order ("f:" + key sorts as key does). */
+function keysFor(obj: Record<string, unknown>, c: Collector): string[] {
+  const keys = Object.keys(obj);
+  return c.ordered && keys.length > 1 ? keys.sort() : keys;
 }
 
 /** Walks the value at segment seg of its parent, recording its fields; returns whether anything was recorded. */
@@ -107,12 +115,16 @@ function walk(value: unknown, schema: SchemaNode | undefined, parent: Collector,
     const keys = listKeysOf(schema);
     if (keys && value.every(isObject)) {
       const list = parent.under(seg);
-      for (const item of value as Record<string, unknown>[]) walkElement(item, elementSeg(item, keys), schema, list);
+      const elements = (value as Record<string, unknown>[]).map((item) => [elementSeg(item, keys), item] as const);
+      if (list.ordered && elements.length > 1) elements.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      for (const [elementSegment, item] of elements) walkElement(item, elementSegment, schema, list);
       return value.length > 0;
     }
     if (schema?.listType === 'set') {
       const set = parent.under(seg);
-      for (const item of value) set.leaf(`v:${JSON.stringify(item)}`, undefined);
+      const members = value.map((item) => `v:${JSON.stringify(item)}`);
+      if (set.ordered && members.length > 1) members.sort();
+      for (const member of members) set.leaf(member, undefined);
       return value.length > 0;
     }
     parent.leaf(seg, value);
@@ -152,7 +164,7 @@ function walkElement(
 /** Walks the fields of an object into c; returns whether anything was recorded. */
 function walkFields(obj: Record<string, unknown>, schema: SchemaNode | undefined, c: Collector): boolean {
   let any = false;
-  for (const k in obj) {
+  for (const k of keysFor(obj, c)) {
     const v = obj[k];
     if (v === undefined) continue;
     if (walk(v, schema?.property(k) ?? schema?.additionalProperties, c, `f:${k}`)) any = true;
@@ -166,13 +178,13 @@ function walkManaged(obj: KubeObject, schema: SchemaNode | undefined, subresourc
     if (obj.status !== undefined) walk(obj.status, schema?.property('status'), c, 'f:status');
     return;
   }
-  for (const k in obj) {
+  for (const k of keysFor(obj, c)) {
     const v = obj[k];
     if (v === undefined || k === 'apiVersion' || k === 'kind' || k === 'status') continue;
     if (k === 'metadata' && isObject(v)) {
       const metaSchema = schema?.property('metadata');
       const meta = c.under('f:metadata');
-      for (const mk in v) {
+      for (const mk of keysFor(v, c)) {
         const mv = v[mk];
         if (mv === undefined || UNMANAGED_METADATA.has(mk)) continue;
         walk(mv, metaSchema?.property(mk), meta, `f:${mk}`);
@@ -481,7 +493,7 @@ export function updateManagedFields(
     // A create: the writer owns every field, and there is nothing to compare; the tree is built directly.
     const root = new TreeCollector(undefined, '', {});
     walkManaged(next, opts.schema, opts.subresource, root);
-    const fieldsV1 = sortedTree(root.node());
+    const fieldsV1 = root.node();
     if (Object.keys(fieldsV1).length === 0) return [];
     return [ownEntry(fieldsV1, opts)];
   }
