@@ -5,6 +5,7 @@
  * stays the same.
  */
 import type { KubeClient } from '../client/rest.js';
+import { formatTime } from '../util/time.js';
 import type { Pod } from './framework/types.js';
 import type { NominatingInfo } from './queue/nominator.js';
 
@@ -15,11 +16,6 @@ export interface PodCondition {
   message?: string;
   lastProbeTime?: string | null;
   lastTransitionTime?: string;
-}
-
-/** meta/v1 Time: RFC 3339, whole seconds. */
-export function formatTime(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 /**

@@ -1,4 +1,5 @@
 import { randomFillSync, randomUUID } from 'node:crypto';
+import { formatTime } from '../../util/time.js';
 
 /** Object metadata as the registry reads and writes it (metav1.ObjectMeta). */
 export interface ObjectMeta {
@@ -32,18 +33,9 @@ export function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** The last second nowTimestamp formatted, and its text: every write asks for the current second, often many times. */
-let lastSecond = Number.NaN;
-let lastText = '';
-
 /** RFC 3339 with second precision, as metav1.Time is written. */
 export function nowTimestamp(now = Date.now()): string {
-  const second = Math.floor(now / 1000);
-  if (second !== lastSecond) {
-    lastText = new Date(second * 1000).toISOString().replace('.000Z', 'Z');
-    lastSecond = second;
-  }
-  return lastText;
+  return formatTime(now);
 }
 
 export function newUid(): string {

@@ -4,6 +4,7 @@
  * for cluster-scoped objects) and its timestamps (meta/v1 Time, whole seconds).
  */
 import { randomUUID } from 'node:crypto';
+import { formatTime } from '../../util/time.js';
 import type { KubeObject } from '../types.js';
 
 export const EVENT_TYPE_NORMAL = 'Normal';
@@ -44,10 +45,7 @@ export interface CoreEvent extends KubeObject {
 /** What the recorder can report about: an object with metadata, or a reference to one. */
 export type EventSubject = KubeObject | ObjectReference;
 
-/** meta/v1 Time on the wire: RFC 3339 in UTC, whole seconds. */
-export function formatTime(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
+export { formatTime };
 
 /** meta/v1 MicroTime on the wire: RFC 3339 in UTC with six fractional digits. */
 export function formatMicroTime(ms: number): string {

@@ -1,7 +1,8 @@
 import { describe, it } from 'node:test';
 import type { KubeObject } from '../../client/types.js';
 import assert from '../../testing/assert.js';
-import { calculateStatus, formatTime, nextAvailableAfter } from './status.js';
+import { formatTime } from '../../util/time.js';
+import { calculateStatus, nextAvailableAfter } from './status.js';
 
 const NOW = Date.parse('2025-06-01T12:00:00Z');
 

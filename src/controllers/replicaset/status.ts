@@ -5,6 +5,7 @@
  */
 import { LabelSelector } from '../../api/labels.js';
 import type { KubeObject, ResourceClient } from '../../client/types.js';
+import { formatTime } from '../../util/time.js';
 import { isPodAvailable, isPodReady, podAvailableAt } from '../common/pods.js';
 
 export const REPLICA_FAILURE = 'ReplicaFailure';
@@ -25,11 +26,6 @@ export interface ReplicaSetStatus {
   observedGeneration?: number;
   conditions?: ReplicaSetCondition[];
   [field: string]: unknown;
-}
-
-/** metav1.Time's wire form: RFC 3339 with seconds. */
-export function formatTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 /** spec.replicas (1 when unset, as the apiserver defaults it). */
