@@ -33,6 +33,12 @@ function describe(requests: ImpersonationRequest[]): string {
   return `[${requests.map(one).join(' ')}]`;
 }
 
+/** Whether the request has any Impersonate-* header (most have none: they go on without the rest of the filter). */
+function asksToImpersonate(ctx: RequestContext): boolean {
+  for (const header in ctx.req.headers) if (header.startsWith('impersonate-')) return true;
+  return false;
+}
+
 /** What the request's Impersonate-* headers ask for, in upstream's order: user, groups, extras, uid. */
 function impersonationRequests(ctx: RequestContext): ImpersonationRequest[] {
   const requests: ImpersonationRequest[] = [];
@@ -104,6 +110,7 @@ function attributesOf(
  */
 export function withImpersonation(authorizers: Authorizer[]): Filter {
   return (next) => async (ctx) => {
+    if (!asksToImpersonate(ctx)) return next(ctx);
     const requests = impersonationRequests(ctx);
     if (requests.length === 0) return next(ctx);
     const groupsSpecified = requests.some((r) => r.kind === 'Group');
