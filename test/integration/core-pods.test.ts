@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
-import { apiRequest, kubectl } from '../../src/testing/api-client.js';
+import { apiRequest, kubectl, openWatch } from '../../src/testing/api-client.js';
 import assert from '../../src/testing/assert.js';
 
 const PODS = '/api/v1/namespaces/default/pods';
@@ -146,6 +146,35 @@ describe('core/v1 pods through the API', () => {
     const forced = await apiRequest(cp, 'DELETE', `${PODS}/bound?gracePeriodSeconds=0`);
     assert.equal(forced.status, 200);
     assert.equal((await apiRequest(cp, 'GET', `${PODS}/bound`)).status, 404);
+  });
+
+  it('marks a pod deleted with no grace period before it goes, so a watch sees it terminating, then deleted', async () => {
+    await apiRequest(cp, 'POST', PODS, { body: pod('forced', { nodeName: 'node-a' }) });
+    await apiRequest(cp, 'POST', PODS, { body: pod('unplaced') });
+    const listed = await apiRequest(cp, 'GET', PODS);
+    const watch = openWatch(cp, `${PODS}?watch=1&resourceVersion=${listed.body.metadata.resourceVersion}`);
+    try {
+      const forced = await apiRequest(cp, 'DELETE', `${PODS}/forced?gracePeriodSeconds=0`);
+      assert.equal(forced.status, 200, forced.text);
+      assert.equal(forced.body.metadata.deletionGracePeriodSeconds, 0, 'the answer is the pod as it went');
+      const unplaced = await apiRequest(cp, 'DELETE', `${PODS}/unplaced`);
+      assert.equal(unplaced.status, 200, unplaced.text);
+      const events = await watch.waitFor(4);
+      assert.deepEqual(
+        events.map((e) => [e.type, e.object.metadata.name, e.object.metadata.deletionGracePeriodSeconds]),
+        [
+          ['MODIFIED', 'forced', 0],
+          ['DELETED', 'forced', 0],
+          ['MODIFIED', 'unplaced', 0],
+          ['DELETED', 'unplaced', 0],
+        ],
+      );
+      for (const e of events) assert.ok(e.object.metadata.deletionTimestamp, `${e.type} carries deletionTimestamp`);
+      assert.equal((await apiRequest(cp, 'GET', `${PODS}/forced`)).status, 404);
+      assert.equal((await apiRequest(cp, 'GET', `${PODS}/unplaced`)).status, 404);
+    } finally {
+      watch.stop();
+    }
   });
 
   it('prints pods for kubectl get -o wide', async () => {

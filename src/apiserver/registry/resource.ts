@@ -65,9 +65,10 @@ export interface Strategy {
   watchIndexField?: string;
   /**
    * Graceful deletion: may mark obj for deletion (deletionTimestamp, grace period, status) and return true to keep
-   * it, instead of deleting it at once (pods on a node, namespaces with spec.finalizers).
+   * it, instead of deleting it at once (pods on a node, namespaces with spec.finalizers), or 'now' to have it deleted
+   * once that mark is written (a pod's zero grace period: watchers see it marked, then gone).
    */
-  prepareForDelete?(obj: KubeObject, opts: DeleteOptions, now: number): boolean;
+  prepareForDelete?(obj: KubeObject, opts: DeleteOptions, now: number): boolean | 'now';
   /** Refuses a delete by throwing a StatusError (e.g. the system priority classes). */
   beforeDelete?(obj: KubeObject): void;
   /**

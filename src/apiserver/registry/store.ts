@@ -602,20 +602,31 @@ export class GenericStore {
         // Starting a deletion moves a generation the object tracks, as upstream's BeforeDelete and markAsDeleting do.
         const generation = current.metadata.generation ?? 0;
         if (!current.metadata.deletionTimestamp && generation > 0) next.metadata.generation = generation + 1;
+        // A zero grace period (a pod not on a node, or deleted with --grace-period=0): marked first, as upstream
+        // writes the deletionTimestamp before it deletes, so that watchers see the pod terminating, then gone.
+        const goesNow = graceful === 'now' && finalizers.size === 0;
         if (jsonEqual(next, current)) return { object: current, deleted: false };
-        if (opts.dryRun) return { object: next, deleted: false };
+        if (opts.dryRun) return { object: next, deleted: goesNow };
+        let revision: number;
         try {
-          const { revision } = await this.storage.update(
-            key,
-            this.encode(next),
-            Number(current.metadata.resourceVersion),
-          );
-          next.metadata.resourceVersion = String(revision);
-          return { object: next, deleted: false };
+          ({ revision } = await this.storage.update(key, this.encode(next), Number(current.metadata.resourceVersion)));
         } catch (err) {
           if (isStorageError(err, 'Conflict') && attempt < MAX_UPDATE_RETRIES) continue;
           throw storageToStatus(err, this.def, name);
         }
+        next.metadata.resourceVersion = String(revision);
+        if (!goesNow) return { object: next, deleted: false };
+        try {
+          next.metadata.resourceVersion = String((await this.storage.delete(key, revision)).revision);
+        } catch (err) {
+          // Another writer (a kubelet) finished the deletion first, as upstream tolerates.
+          if (isStorageError(err, 'NotFound')) return { object: next, deleted: true };
+          // Changed in between: the next attempt finds it marked with no grace left, and deletes it.
+          if (isStorageError(err, 'Conflict') && attempt < MAX_UPDATE_RETRIES) continue;
+          throw storageToStatus(err, this.def, name);
+        }
+        await this.afterDelete(next);
+        return { object: next, deleted: true };
       }
       if (opts.dryRun) return { object: current, deleted: true };
       try {

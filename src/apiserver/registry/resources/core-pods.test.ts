@@ -114,9 +114,13 @@ describe('pod create and delete', () => {
     });
   });
 
-  it('deletes unscheduled and finished pods at once, and gives bound pods their grace period', () => {
+  it('marks unscheduled and finished pods to go at once, and gives bound pods their grace period', () => {
     const now = Date.parse('2025-01-01T00:00:00Z');
     const unbound = withResources({});
+    assert.equal(preparePodForDelete(unbound, {}, now), 'now');
+    assert.equal(unbound.metadata.deletionTimestamp, '2025-01-01T00:00:00Z');
+    assert.equal(unbound.metadata.deletionGracePeriodSeconds, 0);
+    // Marked with no grace left, it is deleted as it is.
     assert.equal(preparePodForDelete(unbound, {}, now), false);
     const bound = withResources({});
     (bound.spec as Record<string, unknown>).nodeName = 'n1';
@@ -128,11 +132,13 @@ describe('pod create and delete', () => {
     assert.equal(bound.metadata.deletionGracePeriodSeconds, 30);
     assert.equal(preparePodForDelete(bound, { gracePeriodSeconds: 5 }, now), true);
     assert.equal(bound.metadata.deletionTimestamp, '2025-01-01T00:00:05Z');
-    assert.equal(preparePodForDelete(bound, { gracePeriodSeconds: 0 }, now), false);
+    assert.equal(preparePodForDelete(bound, { gracePeriodSeconds: 0 }, now), 'now');
+    assert.equal(bound.metadata.deletionTimestamp, '2025-01-01T00:00:00Z');
+    assert.equal(bound.metadata.deletionGracePeriodSeconds, 0);
     const done = withResources({});
     (done.spec as Record<string, unknown>).nodeName = 'n1';
     done.status = { phase: 'Succeeded' };
-    assert.equal(preparePodForDelete(done, {}, now), false);
+    assert.equal(preparePodForDelete(done, {}, now), 'now');
   });
 
   it('offers upstream field selectors', () => {

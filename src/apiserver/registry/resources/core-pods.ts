@@ -21,8 +21,12 @@ const podIPOf = (pod: KubeObject) => {
   return str(recs(status.podIPs)[0]?.ip) || str(status.podIP);
 };
 
-/** Upstream's CheckGracefulDelete and BeforeDelete for pods; true keeps the pod, marked, for its grace period. */
-export function preparePodForDelete(pod: KubeObject, opts: DeleteOptions, now: number): boolean {
+/**
+ * Upstream's CheckGracefulDelete and BeforeDelete for pods: true keeps the pod, marked, for its grace period; 'now'
+ * marks it with a zero grace period (not on a node, finished, or --grace-period=0) to be deleted once the mark is
+ * written; false deletes it as it is (already marked with no grace left).
+ */
+export function preparePodForDelete(pod: KubeObject, opts: DeleteOptions, now: number): boolean | 'now' {
   const meta = pod.metadata;
   if (meta.deletionTimestamp) {
     const current = meta.deletionGracePeriodSeconds;
@@ -31,7 +35,7 @@ export function preparePodForDelete(pod: KubeObject, opts: DeleteOptions, now: n
     const shortened = Date.parse(meta.deletionTimestamp) - current * 1000 + opts.gracePeriodSeconds * 1000;
     meta.deletionTimestamp = nowTimestamp(shortened);
     meta.deletionGracePeriodSeconds = opts.gracePeriodSeconds;
-    return opts.gracePeriodSeconds > 0;
+    return opts.gracePeriodSeconds > 0 ? true : 'now';
   }
   const spec = rec(pod.spec);
   const phase = str(rec(pod.status).phase);
@@ -40,10 +44,9 @@ export function preparePodForDelete(pod: KubeObject, opts: DeleteOptions, now: n
     (typeof spec.terminationGracePeriodSeconds === 'number' ? spec.terminationGracePeriodSeconds : 0);
   if (!str(spec.nodeName) || phase === 'Failed' || phase === 'Succeeded') period = 0;
   if (period < 0) period = 1;
-  if (period === 0) return false;
   meta.deletionTimestamp = nowTimestamp(now + period * 1000);
   meta.deletionGracePeriodSeconds = period;
-  return true;
+  return period > 0 ? true : 'now';
 }
 
 const SYSTEM_CONDITIONS = new Set(['PodScheduled', 'Ready', 'Initialized']);
