@@ -93,11 +93,16 @@ describe('apiserver: watch', () => {
     await apiRequest(cp, 'DELETE', `${PODS}/k1?gracePeriodSeconds=0`);
     const seen = (w: ReturnType<typeof openWatch>, n: number) =>
       w.waitFor(n).then((events) => events.map((e) => `${e.type} ${e.object.metadata.name}`));
-    assert.deepEqual(await seen(a, 3), ['ADDED k1', 'MODIFIED k1', 'DELETED k1']);
+    // A delete with no grace period marks the pod (MODIFIED) before it goes (DELETED), as upstream.
+    assert.deepEqual(await seen(a, 4), ['ADDED k1', 'MODIFIED k1', 'MODIFIED k1', 'DELETED k1']);
     assert.deepEqual(await seen(b, 1), ['ADDED k2']);
-    assert.deepEqual(await seen(aRunning, 2), ['ADDED k1', 'DELETED k1']);
+    assert.deepEqual(await seen(aRunning, 3), ['ADDED k1', 'MODIFIED k1', 'DELETED k1']);
     assert.deepEqual(await seen(unbound, 2), ['ADDED k1', 'DELETED k1'], 'unbound, then bound away');
-    assert.deepEqual(await seen(bound, 4), ['ADDED k1', 'MODIFIED k1', 'ADDED k2', 'DELETED k1'], 'bound anywhere');
+    assert.deepEqual(
+      await seen(bound, 5),
+      ['ADDED k1', 'MODIFIED k1', 'ADDED k2', 'MODIFIED k1', 'DELETED k1'],
+      'bound anywhere',
+    );
     // Nothing more arrives for node-b's watcher than its own pod.
     await new Promise((r) => setTimeout(r, 100));
     assert.equal(b.events.length, 1);
