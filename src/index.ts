@@ -26,7 +26,7 @@ import {
   resolveKubeconfig,
   writeKubeconfig,
 } from './client/kubeconfig.js';
-import { KubeClient } from './client/rest.js';
+import { KubeClient, userAgentFor } from './client/rest.js';
 import type { ControllerManager } from './controllers/manager.js';
 import { type ControllerManagerOptions, DEFAULT_CONTROLLER_MANAGER_OPTIONS } from './controllers/options.js';
 import { type SimNodeClients, SimNodeIdentities } from './kubelet/identities.js';
@@ -268,11 +268,17 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     const componentClient = async (
       pair: { certPem: string; keyPem: string },
       userName: string,
-      c: { file: string; qps: number; burst: number; logger: Logger },
+      c: { file: string; program: string; qps: number; burst: number; logger: Logger },
     ): Promise<KubeClient> => {
       const kc = buildKubeconfig({ server: url, caPem: pki.ca.certPem, ...pair, userName });
       await writeKubeconfig(join(dataDir, c.file), kc);
-      return new KubeClient({ ...(await resolveKubeconfig(kc)), qps: c.qps, burst: c.burst, logger: c.logger });
+      return new KubeClient({
+        ...(await resolveKubeconfig(kc)),
+        userAgent: userAgentFor(c.program),
+        qps: c.qps,
+        burst: c.burst,
+        logger: c.logger,
+      });
     };
     let controllerManager: ControllerManager | undefined;
     let controllerClient: KubeClient | undefined;
@@ -296,6 +302,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       }
       controllerClient = await componentClient(pki.controllerManager, 'system:kube-controller-manager', {
         file: 'controller-manager.kubeconfig',
+        program: 'kube-controller-manager',
         qps: options.kubeApiQps,
         burst: options.kubeApiBurst,
         logger: log.child('kube-controller-manager/client'),
@@ -324,6 +331,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       const config = opts.scheduler === true ? defaultConfiguration() : opts.scheduler;
       schedulerClient = await componentClient(pki.scheduler, 'system:kube-scheduler', {
         file: 'scheduler.kubeconfig',
+        program: 'kube-scheduler',
         qps: config.clientConnection.qps,
         burst: config.clientConnection.burst,
         logger: log.child('kube-scheduler/client'),

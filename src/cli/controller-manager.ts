@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { loadKubeconfig } from '../client/kubeconfig.js';
-import { KubeClient } from '../client/rest.js';
+import { KubeClient, userAgentFor } from '../client/rest.js';
 import { type ControllerManagerOptions, DEFAULT_CONTROLLER_MANAGER_OPTIONS } from '../controllers/options.js';
 import { startComponentServer } from '../util/component-server.js';
 import { parseDuration } from '../util/duration.js';
@@ -158,6 +158,7 @@ export async function controllerManagerCommand(args: string[], out: (line: strin
   await applyCertificatesFlags(values as Record<string, string | undefined>, options);
   const client = new KubeClient({
     ...connection,
+    userAgent: userAgentFor('kube-controller-manager'),
     qps: options.kubeApiQps,
     burst: options.kubeApiBurst,
     logger: log.child('client'),

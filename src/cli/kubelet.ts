@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { loadKubeconfig } from '../client/kubeconfig.js';
-import { KubeClient } from '../client/rest.js';
+import { KubeClient, userAgentFor } from '../client/rest.js';
 import { checkNodeConfig } from '../kubelet/nodestatus/node-config.js';
 import { Lifecycles } from '../kubelet/runtimes/sim/lifecycle-config.js';
 import {
@@ -151,6 +151,7 @@ export async function kubeletCommand(args: string[], out: (line: string) => void
   // sum of their limits.
   const client = new KubeClient({
     ...connection,
+    userAgent: userAgentFor('kubelet'),
     qps: qps * Math.max(1, nodes),
     burst: burst * Math.max(1, nodes),
     logger: log.child('client'),

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { loadKubeconfig } from '../client/kubeconfig.js';
-import { KubeClient } from '../client/rest.js';
+import { KubeClient, userAgentFor } from '../client/rest.js';
 import { defaultConfiguration } from '../scheduler/config/defaults.js';
 import { loadConfigurationFile } from '../scheduler/config/load.js';
 import type { KubeSchedulerConfiguration } from '../scheduler/config/types.js';
@@ -171,6 +171,7 @@ export async function schedulerCommand(args: string[], out: (line: string) => vo
   if (values.master) connection.server = values.master;
   const client = new KubeClient({
     ...connection,
+    userAgent: userAgentFor('kube-scheduler'),
     qps: flags.config.clientConnection.qps,
     burst: flags.config.clientConnection.burst,
     logger: log.child('client'),

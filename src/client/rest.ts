@@ -33,8 +33,16 @@ export const DEFAULT_MAX_RETRIES = 10;
 export const DEFAULT_TIMEOUT_MS = 60_000;
 
 const GO_ARCH: Record<string, string> = { x64: 'amd64', arm64: 'arm64', ia32: '386', arm: 'arm' };
-/** In client-go's form: `<program>/<version> (<os>/<arch>) kubernetes/<commit>`. */
-export const DEFAULT_USER_AGENT = `wheelhouse/v0.1.0 (${platform()}/${GO_ARCH[arch()] ?? arch()}) kubernetes/v1.33.0`;
+/**
+ * A program's User-Agent in client-go's form, `<program>/<version> (<os>/<arch>) kubernetes/<commit>`. The apiserver
+ * names a write's field manager after its first part, so a component's writes are recorded under its upstream
+ * program name (`kube-controller-manager`, `kube-scheduler`, `kubelet`).
+ */
+export function userAgentFor(program: string, version = 'v1.33.0'): string {
+  return `${program}/${version} (${platform()}/${GO_ARCH[arch()] ?? arch()}) kubernetes/v1.33.0`;
+}
+
+export const DEFAULT_USER_AGENT = userAgentFor('wheelhouse', 'v0.1.0');
 
 export interface RestConfig extends ConnectionConfig {
   /** Requests a second, sustained (default 5); <= 0 or Infinity: no limit. Watches are never limited. */

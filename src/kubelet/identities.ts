@@ -16,7 +16,7 @@
  * connection, with upstream's kubelet limits (50 qps, burst 100).
  */
 import { randomBytes } from 'node:crypto';
-import { type KubeClient, TokenClientPool } from '../client/rest.js';
+import { DEFAULT_USER_AGENT, type KubeClient, TokenClientPool, userAgentFor } from '../client/rest.js';
 import { ApiError } from '../client/types.js';
 import { type Logger, silentLogger } from '../util/logger.js';
 
@@ -103,7 +103,8 @@ export class SimNodeClients {
   ) {
     this.pool = new TokenClientPool(connection, logger);
     this.fleet = this.clientFor(identities.fleet);
-    this.provisioner = this.clientFor(identities.provisioner);
+    // The provisioner is wheelhouse's own add-on, not a kubelet: its writes keep wheelhouse's name.
+    this.provisioner = this.clientFor(identities.provisioner, DEFAULT_USER_AGENT);
   }
 
   /** The client of node `name`'s kubelet; throws for a node these identities do not include. */
@@ -150,9 +151,10 @@ export class SimNodeClients {
     this.pool.close();
   }
 
-  private clientFor(identity: SimIdentity): KubeClient {
+  private clientFor(identity: SimIdentity, userAgent = userAgentFor('kubelet')): KubeClient {
     return this.pool.client({
       token: identity.token,
+      userAgent,
       qps: KUBELET_API_QPS,
       burst: KUBELET_API_BURST,
       logger: this.logger,

@@ -76,6 +76,14 @@ describe('wheelhouse up runs kube-controller-manager: the real kubectl sees the 
       { timeoutMs: 30_000 },
     );
     assert.equal(pods[0]?.metadata.ownerReferences[0]?.kind, 'ReplicaSet');
+    // Each component's writes are recorded under its upstream program name (its User-Agent's first part).
+    const shown = JSON.parse(
+      await kubectl('get', 'pods', '-n', 'team', '-l', 'app=web', '-o', 'json', '--show-managed-fields'),
+    );
+    const managers = (shown.items[0].metadata.managedFields as { manager: string; subresource?: string }[]).map(
+      (e) => `${e.manager}${e.subresource ? `/${e.subresource}` : ''}`,
+    );
+    assert.deepEqual(managers.sort(), ['kube-controller-manager', 'kubelet/status']);
     await eventually(async () => {
       assert.match(await kubectl('get', 'replicasets', '-n', 'team'), /^web-[a-z0-9]+\s+2\s+2\s+2\s+/m);
       assert.match(await kubectl('get', 'deployment', 'web', '-n', 'team'), /^web\s+2\/2\s+2\s+2\s+/m);
