@@ -661,13 +661,10 @@ function goJson(value: unknown): string {
 }
 
 /**
- * Strict refusal of a patch: 422 Invalid with no kind or name, one cause on field `patch` whose value is the
- * patched object as JSON (JSON and merge patches) or the patch as Go prints a map (strategic merge patches).
- */
-/**
- * A patched object that does not fit the kind's Go type, as upstream refuses it (422, what the patch made quoted as
- * for strict decoding errors): `message` is the decoder's error (JSON and merge patches) or the converter's
- * (strategic merge patches).
+ * A patch refused for what it made: 422 Invalid with no kind or name, one cause on field `patch` whose value is the
+ * patched object as JSON (JSON and merge patches) or the patch as Go prints a map (strategic merge patches). For a
+ * patched object that does not fit the kind's Go type, `message` is the decoder's error (JSON and merge patches) or
+ * the converter's (strategic merge patches).
  */
 export function patchTypeError(patchType: string, patch: unknown, patched: unknown, message: string): StatusError {
   const value = patchType === 'application/strategic-merge-patch+json' ? formatGoValue(patch) : goJson(patched);
@@ -675,15 +672,14 @@ export function patchTypeError(patchType: string, patch: unknown, patched: unkno
   return new StatusError(422, 'Invalid', ` "" is invalid: ${err.message}`, { causes: [err.toCause()] });
 }
 
+/** Strict refusal of a patch (unknown or duplicate fields), worded as patchTypeError's. */
 export function patchStrictDecodingError(
   patchType: string,
   patch: unknown,
   patched: unknown,
   errors: readonly string[],
 ): StatusError {
-  const value = patchType === 'application/strategic-merge-patch+json' ? formatGoValue(patch) : goJson(patched);
-  const err = invalid(path('patch'), value, strictDecodingMessage(errors));
-  return new StatusError(422, 'Invalid', ` "" is invalid: ${err.message}`, { causes: [err.toCause()] });
+  return patchTypeError(patchType, patch, patched, strictDecodingMessage(errors));
 }
 
 // ---- warnings ----------------------------------------------------------------------------------------------------
