@@ -104,6 +104,12 @@ export class SimNode implements PodHost {
   private lease: KubeObject | undefined;
   private lastReport = Number.NEGATIVE_INFINITY;
   private readonly pods = new Map<string, PodRecord>();
+  /**
+   * The records of pods that were active when last looked at (see active()): a finished pod is dropped the next
+   * time the set is read, as a pod never runs again once it has finished. Admitting a pod so reads only the pods
+   * still running, not every finished pod a node keeps until it is deleted.
+   */
+  private readonly running = new Set<PodRecord>();
   private readonly usedIPs = new Set<number>();
   private nextIP = 2;
   private readonly images = new Set<string>();
@@ -443,6 +449,7 @@ export class SimNode implements PodHost {
       retry: undefined,
     };
     this.pods.set(uid, record);
+    this.running.add(record);
     this.ctx.indexPod(sim, this);
     if (pod.metadata.deletionTimestamp) {
       // Deleted before it ever ran here: nothing to stop.
@@ -451,7 +458,9 @@ export class SimNode implements PodHost {
     }
     if (sim.adopt((ip) => this.reserveIP(ip))) return;
     const node = this.ctx.nodeFromCache(this.name) ?? registrationNode(this.spec, this.runtime, this.ctx.clock.now());
-    const others = [...this.pods.values()].filter((r) => r.sim !== sim && r.sim.active).map((r) => r.sim.pod);
+    const others = this.active()
+      .filter((r) => r !== record)
+      .map((r) => r.sim.pod);
     const verdict = admitPod(pod, node, others);
     if (!verdict.admit) {
       this.event(pod, undefined, 'Warning', verdict.reason, verdict.message);
@@ -483,7 +492,18 @@ export class SimNode implements PodHost {
     rec.retry?.cancel();
     rec.sim.dispose();
     this.pods.delete(uid);
+    this.running.delete(rec);
     this.ctx.indexPod(rec.sim, undefined);
+  }
+
+  /** The records of the pods running here (not finished), dropping those that finished from running. */
+  private active(): PodRecord[] {
+    const out: PodRecord[] = [];
+    for (const r of this.running) {
+      if (r.sim.active) out.push(r);
+      else this.running.delete(r);
+    }
+    return out;
   }
 
   /** The log of a container of a pod on this node. */
@@ -493,9 +513,7 @@ export class SimNode implements PodHost {
 
   /** Pods this kubelet runs (not finished). */
   activePods(): number {
-    let n = 0;
-    for (const r of this.pods.values()) if (r.sim.active) n++;
-    return n;
+    return this.active().length;
   }
 
   // PodHost

@@ -330,6 +330,36 @@ describe('simulated kubelets', () => {
     });
   });
 
+  it('admits against the requests of the pods still running, not of those that finished', async () => {
+    const requesting = (cpu: string) => ({
+      containers: [{ name: 'c', image: 'nginx:1.27', resources: { requests: { cpu } } }],
+    });
+    await boundPod(
+      'done-big',
+      'node-1',
+      { ...requesting('1500m'), restartPolicy: 'Never' },
+      { 'sim.wheelhouse.dev/lifecycle': 'complete', 'sim.wheelhouse.dev/run-seconds': '1' },
+    );
+    await step(3000);
+    await eventually(async () => assert.equal((await getPod('done-big')).status.phase, 'Succeeded'));
+    // The finished pod's 1.5 CPU no longer counts: this one fits on the node's 2.
+    await boundPod('runs-big', 'node-1', requesting('1500m'));
+    await step(2000);
+    await eventually(async () => assert.equal((await getPod('runs-big')).status.phase, 'Running'));
+    // A running pod's does.
+    await boundPod('no-room', 'node-1', requesting('1'));
+    const refused = await eventually(async () => {
+      const p = await getPod('no-room');
+      assert.equal(p.status.phase, 'Failed');
+      return p;
+    });
+    assert.equal(
+      refused.status.message,
+      "Pod was rejected: Node didn't have enough resource: cpu, requested: 1000, used: 1500, capacity: 2000",
+    );
+    await cp.client.pods(NS).delete('runs-big', { gracePeriodSeconds: 0 });
+  });
+
   it('finishes a graceful deletion after the grace period', async () => {
     await boundPod('doomed', 'node-2', { terminationGracePeriodSeconds: 30 });
     await step(1000);
