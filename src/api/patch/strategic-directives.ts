@@ -106,8 +106,9 @@ export function removeDirectives(value: unknown): { value: unknown; keep: boolea
   }
   if (isJsonObject(value)) {
     if (hasKey(value, DIRECTIVE)) return { value: undefined, keep: false };
-    for (const [key, member] of Object.entries(value)) {
-      const cleaned = removeDirectives(member);
+    // for-in (no array of entries made); deleting the key being visited is allowed.
+    for (const key in value) {
+      const cleaned = removeDirectives(value[key]);
       if (cleaned.keep) setKey(value, key, cleaned.value);
       else deleteKey(value, key);
     }
@@ -120,7 +121,8 @@ export function discardNullMembers(value: unknown): void {
   if (Array.isArray(value)) {
     for (const element of value) discardNullMembers(element);
   } else if (isJsonObject(value)) {
-    for (const [key, member] of Object.entries(value)) {
+    for (const key in value) {
+      const member = value[key];
       if (member === null) deleteKey(value, key);
       else discardNullMembers(member);
     }

@@ -375,6 +375,8 @@ describe('cleanJsonBody', () => {
         true,
       ],
       ['{\n  "metadata" : { "name" : "p" },\n  "spec" : { "nodeName" : "n" }\n}', pod, true],
+      // A key ending in an escaped quote is one key.
+      ['{"metadata":{"labels":{"a\\"":"b"}}}', pod, true],
       // An untyped value (a CRD's schema) is counted key by key but never unknown.
       [
         '{"spec":{"versions":[{"name":"v1","schema":{"openAPIV3Schema":{"type":"object","default":{"y":1}}}}]}}',
@@ -383,6 +385,7 @@ describe('cleanJsonBody', () => {
       ],
       // A key twice, at the top or deep down, or inside an untyped value.
       ['{"metadata":{"name":"p","name":"q"}}', pod, false],
+      ['{"metadata":{"name":"p",\n"name"\t:\r\n"q"}}', pod, false],
       ['{"spec":{"containers":[{"name":"c","image":"x","image":"y"}]}}', pod, false],
       ['{"spec":{"versions":[{"name":"v1","schema":{"openAPIV3Schema":{"default":{"a":1,"a":2}}}}]}}', crd, false],
       // Unknown fields.

@@ -96,7 +96,9 @@ function cloneValue(v: unknown): unknown {
   const proto = Object.getPrototypeOf(v);
   if (proto !== Object.prototype && proto !== null) return structuredClone(v);
   const out: Record<string, unknown> = {};
-  for (const k of Object.keys(v)) {
+  // for-in rather than Object.keys: no array of keys is made for each object (a plain or null-prototype object has
+  // no inherited enumerable keys).
+  for (const k in v) {
     const value = cloneValue((v as Record<string, unknown>)[k]);
     // A "__proto__" key (JSON.parse makes it an own property) stays a property rather than setting the prototype.
     if (k === '__proto__')
@@ -115,14 +117,14 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
     return true;
   }
   if (!isObject(a) || !isObject(b)) return false;
-  // Counted rather than listed: this runs over whole objects on every update.
+  // Counted rather than listed, with for-in (no array of keys made): this runs over whole objects on every update.
   let count = 0;
-  for (const k of Object.keys(a)) {
+  for (const k in a) {
     const v = a[k];
     if (v === undefined) continue;
     if (!Object.hasOwn(b, k) || !jsonEqual(v, b[k])) return false;
     count++;
   }
-  for (const k of Object.keys(b)) if (b[k] !== undefined) count--;
+  for (const k in b) if (b[k] !== undefined) count--;
   return count === 0;
 }
