@@ -19,9 +19,38 @@ export interface LoggerOptions {
 
 const quiet: Pick<Logger, 'info'> = { info: () => {} };
 
+/**
+ * Lines for stderr not written yet: the default writer gathers the lines of one turn of the event loop and writes
+ * them together at its end, so that a burst of lines (a controller dropping events it cannot send) costs one write
+ * to the file or pipe, not one each. Whatever is left is written when the process exits.
+ */
+let pendingLines: string[] = [];
+let flushScheduled = false;
+let flushAtExit = false;
+
+/** Writes the gathered lines to stderr now. */
+export function flushLogs(): void {
+  flushScheduled = false;
+  if (pendingLines.length === 0) return;
+  const text = pendingLines.join('');
+  pendingLines = [];
+  process.stderr.write(text);
+}
+
+function writeToStderr(line: string): void {
+  pendingLines.push(`${line}\n`);
+  if (flushScheduled) return;
+  if (!flushAtExit) {
+    flushAtExit = true;
+    process.on('exit', flushLogs);
+  }
+  flushScheduled = true;
+  setImmediate(flushLogs).unref();
+}
+
 export function createLogger(opts: LoggerOptions): Logger {
   const verbosity = opts.verbosity ?? 0;
-  const write = opts.write ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const write = opts.write ?? writeToStderr;
   const emit = (level: string, msg: string, fields?: LogFields) => {
     write(JSON.stringify({ ts: new Date().toISOString(), level, component: opts.component, msg, ...fields }));
   };
