@@ -311,9 +311,18 @@ function walkPairFields(
   after: Collector,
   skip: (field: string) => boolean = () => false,
 ): void {
-  for (const k in o) if (!skip(k)) walkPair(o[k], n[k], schemaOf(k), before, after, `f:${k}`);
-  for (const k in n)
-    if (o[k] === undefined && !skip(k)) walkPair(undefined, n[k], schemaOf(k), before, after, `f:${k}`);
+  // A field with the same value on both sides (most leaves of most writes) adds nothing: it is passed over before
+  // its schema is looked up.
+  for (const k in o) {
+    const ov = o[k];
+    const nv = n[k];
+    if (ov !== nv && !skip(k)) walkPair(ov, nv, schemaOf(k), before, after, `f:${k}`);
+  }
+  for (const k in n) {
+    const nv = n[k];
+    if (o[k] === undefined && nv !== undefined && !skip(k))
+      walkPair(undefined, nv, schemaOf(k), before, after, `f:${k}`);
+  }
 }
 
 /**
