@@ -3,7 +3,10 @@ import type Database from 'better-sqlite3';
 /**
  * The sqlite backend's on-disk layout: one append-only log table whose row id is the revision. A row is a create,
  * an update or a deletion (a tombstone) of one key; prev_revision names the row it replaces, and the unique index on
- * (name, prev_revision) is the compare-and-swap: two writes can never both replace the same row.
+ * (name, prev_revision) is the compare-and-swap: two writes can never both replace the same row. Within a key,
+ * prev_revision grows with the row id (each row replaces the one before it), so that index also finds a key's
+ * newest row, and its newest at a revision (the row id is in every index entry). Stores made before 12-06 also had an
+ * index on (name, id) for those lookups; it is dropped on open, as every write paid for keeping it.
  */
 export const SCHEMA_VERSION = 1;
 
@@ -18,7 +21,7 @@ export function createSchema(db: Database.Database): void {
       value BLOB
     );
     CREATE UNIQUE INDEX IF NOT EXISTS kv_name_prev_revision ON kv (name, prev_revision);
-    CREATE INDEX IF NOT EXISTS kv_name_id ON kv (name, id);
+    DROP INDEX IF EXISTS kv_name_id;
     CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
     INSERT OR IGNORE INTO meta (name, value) VALUES ('schema_version', ${SCHEMA_VERSION}), ('compact_revision', 0);
   `);

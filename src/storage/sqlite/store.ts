@@ -168,16 +168,17 @@ export class SqliteStore implements Store {
   private prepare() {
     const db = this.db;
     return {
+      // A key's rows in prev_revision order are in row id order (schema.ts): the unique index walked backwards.
       latest: db.prepare(
-        'SELECT id, name, deleted, create_revision, value FROM kv WHERE name = ? ORDER BY id DESC LIMIT 1',
+        'SELECT id, name, deleted, create_revision, value FROM kv WHERE name = ? ORDER BY prev_revision DESC LIMIT 1',
       ),
       at: db.prepare(
-        'SELECT id, name, deleted, create_revision, value FROM kv WHERE name = ? AND id <= ? ORDER BY id DESC LIMIT 1',
+        'SELECT id, name, deleted, create_revision, value FROM kv WHERE name = ? AND id <= ? ORDER BY prev_revision DESC LIMIT 1',
       ),
       insert: db.prepare(
         'INSERT INTO kv (id, name, deleted, create_revision, prev_revision, value) VALUES (?, ?, ?, ?, ?, ?)',
       ),
-      // Walks the (name, id) index in key order, keeping each key's newest row at or below the revision.
+      // Walks the (name, prev_revision) index in key order, keeping each key's newest row at or below the revision.
       list: db.prepare(`
         SELECT id, name, deleted, create_revision, value FROM kv AS a
         WHERE name >= ? AND name < ? AND deleted = 0
