@@ -29,7 +29,7 @@ let flushScheduled = false;
 let flushAtExit = false;
 
 /** Writes the gathered lines to stderr now. */
-export function flushLogs(): void {
+function flushLogs(): void {
   flushScheduled = false;
   if (pendingLines.length === 0) return;
   const text = pendingLines.join('');
