@@ -594,6 +594,8 @@ export class GenericStore {
       else delete next.metadata.finalizers;
       // Graceful deletion (a pod on a node, a namespace with content): the strategy marks the object and keeps it.
       const graceful = this.def.strategy.prepareForDelete?.(next, opts, this.clock.now()) ?? false;
+      // What is deleted from storage below: the stored object, or the one just written marked for deletion.
+      let doomed = current;
       if (finalizers.size > 0 || graceful) {
         if (!next.metadata.deletionTimestamp) {
           next.metadata.deletionTimestamp = nowTimestamp(this.clock.now());
@@ -607,37 +609,34 @@ export class GenericStore {
         const goesNow = graceful === 'now' && finalizers.size === 0;
         if (jsonEqual(next, current)) return { object: current, deleted: false };
         if (opts.dryRun) return { object: next, deleted: goesNow };
-        let revision: number;
         try {
-          ({ revision } = await this.storage.update(key, this.encode(next), Number(current.metadata.resourceVersion)));
+          const { revision } = await this.storage.update(
+            key,
+            this.encode(next),
+            Number(current.metadata.resourceVersion),
+          );
+          next.metadata.resourceVersion = String(revision);
         } catch (err) {
           if (isStorageError(err, 'Conflict') && attempt < MAX_UPDATE_RETRIES) continue;
           throw storageToStatus(err, this.def, name);
         }
-        next.metadata.resourceVersion = String(revision);
         if (!goesNow) return { object: next, deleted: false };
-        try {
-          next.metadata.resourceVersion = String((await this.storage.delete(key, revision)).revision);
-        } catch (err) {
-          // Another writer (a kubelet) finished the deletion first, as upstream tolerates.
-          if (isStorageError(err, 'NotFound')) return { object: next, deleted: true };
-          // Changed in between: the next attempt finds it marked with no grace left, and deletes it.
-          if (isStorageError(err, 'Conflict') && attempt < MAX_UPDATE_RETRIES) continue;
-          throw storageToStatus(err, this.def, name);
-        }
-        await this.afterDelete(next);
-        return { object: next, deleted: true };
-      }
-      if (opts.dryRun) return { object: current, deleted: true };
-      try {
-        const { revision } = await this.storage.delete(key, Number(current.metadata.resourceVersion));
-        current.metadata.resourceVersion = String(revision);
-        await this.afterDelete(current);
+        doomed = next;
+      } else if (opts.dryRun) {
         return { object: current, deleted: true };
+      }
+      try {
+        const { revision } = await this.storage.delete(key, Number(doomed.metadata.resourceVersion));
+        doomed.metadata.resourceVersion = String(revision);
       } catch (err) {
+        // A pod just marked may have been deleted by another writer (its kubelet) first, as upstream tolerates.
+        if (doomed !== current && isStorageError(err, 'NotFound')) return { object: doomed, deleted: true };
+        // Changed in between: the next attempt starts again (a marked pod is then found with no grace left).
         if (isStorageError(err, 'Conflict') && attempt < MAX_UPDATE_RETRIES) continue;
         throw storageToStatus(err, this.def, name);
       }
+      await this.afterDelete(doomed);
+      return { object: doomed, deleted: true };
     }
   }
 
