@@ -20,7 +20,7 @@ import { buildHandlerChain } from './handler-chain.js';
 import { Discovery } from './handlers/discovery.js';
 import { HealthChecks } from './handlers/health.js';
 import { isPodConnectRequest, registerUpgrade, servePodConnect } from './handlers/pod-proxy.js';
-import { serveResource } from './handlers/rest.js';
+import { serveResource, subresourceCreateAdmission } from './handlers/rest.js';
 import { versionHandler } from './handlers/version.js';
 import { OpenAPIService } from './openapi/service.js';
 import { writeJson, writeText } from './respond.js';
@@ -210,11 +210,16 @@ export class APIServer {
     const issuer = this.authn.issuer;
     if (issuer && ctx.info.isResourceRequest && ctx.info.apiGroup === '' && ctx.info.resource === 'serviceaccounts') {
       if (ctx.info.subresource === 'token') {
+        const served = this.opts.registry.lookup('', 'v1', 'serviceaccounts');
+        const kind = { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' };
         return serveTokenRequest(ctx, {
           issuer,
           audiences: this.authn.apiAudiences,
           getObject: this.authn.getObject,
           expiration: this.authn.tokenExpiration,
+          ...(served
+            ? { admission: subresourceCreateAdmission(ctx, served, kind, ctx.url.searchParams.has('dryRun')) }
+            : {}),
         });
       }
     }

@@ -171,6 +171,46 @@ describe('apiserver authentication: 401, static tokens, ServiceAccount tokens, i
     assert.equal((await whoami()).status, 401);
   });
 
+  it('runs admission on TokenRequests: a node gets only tokens bound to its own pods (NodeRestriction)', async () => {
+    const ns = '/api/v1/namespaces/default';
+    await apiRequest(cp, 'POST', `${ns}/serviceaccounts`, { body: { metadata: { name: 'agent' } } });
+    const pod = await apiRequest(cp, 'POST', `${ns}/pods`, {
+      body: {
+        metadata: { name: 'agent-1' },
+        spec: { serviceAccountName: 'agent', nodeName: 'node-1', containers: [{ name: 'c', image: 'busybox' }] },
+      },
+    });
+    assert.equal(pod.status, 201, pod.text);
+    const asNode = (body: unknown) =>
+      apiRequest(cp, 'POST', `${ns}/serviceaccounts/agent/token`, {
+        body,
+        headers: { 'Impersonate-User': 'system:node:node-1', 'Impersonate-Group': 'system:nodes' },
+      });
+    const boundToPod = {
+      spec: { boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: 'agent-1', uid: pod.body.metadata.uid } },
+    };
+    // The Node authorizer lets node-1 ask for the tokens of its pods' service accounts once it has seen the pod.
+    let bound = await asNode(boundToPod);
+    for (let tries = 0; bound.status === 403 && tries < 200; tries++) {
+      await new Promise((r) => setTimeout(r, 25));
+      bound = await asNode(boundToPod);
+    }
+    assert.equal(bound.status, 201, bound.text);
+    const unbound = await asNode({ spec: {} });
+    assert.equal(unbound.status, 403, unbound.text);
+    assert.equal(unbound.body.message, 'serviceaccounts "agent" is forbidden: node requested token not bound to a pod');
+    const noUid = await asNode({ spec: { boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: 'agent-1' } } });
+    assert.equal(
+      noUid.body.message,
+      'serviceaccounts "agent" is forbidden: node requested token with a pod binding without a uid',
+    );
+    // Anyone else (here the admin) still gets an unbound token.
+    assert.equal(
+      (await apiRequest(cp, 'POST', `${ns}/serviceaccounts/agent/token`, { body: { spec: {} } })).status,
+      201,
+    );
+  });
+
   it('serves the OIDC discovery document and the JWKS', async () => {
     const config = await apiRequest(cp, 'GET', '/.well-known/openid-configuration');
     assert.equal(config.status, 200);

@@ -317,20 +317,10 @@ async function serveBinding(ctx: RequestContext, served: ServedResource, ns: str
     throw statusErrors.badRequest(`name in URL does not match name in Binding object`);
   }
   // Admission sees the Binding (a CREATE of pods/binding); the pod's own update then runs none, as upstream.
-  const attrs = attributesFor(served.def, {
-    operation: 'CREATE',
-    object: obj,
-    kind: { group: '', version: 'v1', kind: 'Binding' },
-    subresource: 'binding',
-    namespace: ns,
-    name,
-    user: ctx.user,
-    sink: admissionSinkOf(ctx),
-    dryRun,
-  });
-  const admitted = await admitObject(served.store.admission, attrs);
+  const admission = subresourceCreateAdmission(ctx, served, { group: '', version: 'v1', kind: 'Binding' }, dryRun);
+  const admitted = await admission.admit(obj);
   binding.validate(admitted);
-  await served.store.admission?.validate(attrs);
+  await admission.validate(admitted);
   await served.store.guaranteedUpdate(ns, name, (current) => binding.bind(current, admitted, Date.now()), {
     dryRun,
     skipAdmission: true,
@@ -388,19 +378,9 @@ async function serveEviction(
     new URLSearchParams(),
     dryRun,
   );
-  const attrs = attributesFor(served.def, {
-    operation: 'CREATE',
-    object: eviction,
-    kind: { group: 'policy', version: 'v1', kind: 'Eviction' },
-    subresource: 'eviction',
-    namespace: ns,
-    name,
-    user: ctx.user,
-    sink: admissionSinkOf(ctx),
-    dryRun: options.dryRun === true,
-  });
-  await admitObject(served.store.admission, attrs);
-  await served.store.admission?.validate(attrs);
+  const kind = { group: 'policy', version: 'v1', kind: 'Eviction' };
+  const admission = subresourceCreateAdmission(ctx, served, kind, options.dryRun === true);
+  await admission.validate(await admission.admit(eviction));
   const status = await evictPod(
     { pods: served.store, pdbs: registry.lookup('policy', 'v1', 'poddisruptionbudgets')?.store },
     ns,
@@ -668,6 +648,46 @@ async function serveWatch(ctx: RequestContext, served: ServedResource, ns: strin
 function header(ctx: RequestContext, name: string): string | undefined {
   const v = ctx.req.headers[name];
   return Array.isArray(v) ? v.join(',') : v;
+}
+
+/** Both phases of admission, one after the other. */
+export interface CreateAdmission {
+  /** The mutating phase: the object as the plugins left it. */
+  admit(object: KubeObject): Promise<KubeObject>;
+  /** The validating phase. */
+  validate(object: KubeObject): Promise<void>;
+}
+
+/**
+ * Admission of a CREATE of the request's subresource (ctx.info.subresource) of the object it names, whose body is
+ * an object of its own kind (a Binding, an Eviction, a TokenRequest): as upstream, the plugins see that object, and
+ * the write it leads to runs no admission of its own.
+ */
+export function subresourceCreateAdmission(
+  ctx: RequestContext,
+  served: ServedResource,
+  kind: { group: string; version: string; kind: string },
+  dryRun: boolean,
+): CreateAdmission {
+  const sink = admissionSinkOf(ctx);
+  const attrs = (object: KubeObject) =>
+    attributesFor(served.def, {
+      operation: 'CREATE',
+      object,
+      kind,
+      subresource: ctx.info.subresource,
+      namespace: ctx.info.namespace,
+      name: ctx.info.name,
+      user: ctx.user,
+      sink,
+      dryRun,
+    });
+  return {
+    admit: (object) => admitObject(served.store.admission, attrs(object)),
+    validate: async (object) => {
+      await served.store.admission?.validate(attrs(object));
+    },
+  };
 }
 
 /**

@@ -2,6 +2,7 @@ import { invalid, invalidStatus, path } from '../../../api/field-errors.js';
 import { StatusError, statusErrors } from '../../../api/status-error.js';
 import type { RequestContext } from '../../context.js';
 import { contentTypeOf, decodeBody, readBody } from '../../handlers/body.js';
+import type { CreateAdmission } from '../../handlers/rest.js';
 import { addWarnings } from '../../registry/field-validation.js';
 import { isObject, type KubeObject, nowTimestamp } from '../../registry/object.js';
 import { writeJson } from '../../respond.js';
@@ -32,6 +33,8 @@ export interface TokenRequestOptions {
    * extend: --service-account-extend-token-expiration (default true).
    */
   expiration?: { maxSeconds?: number; extend: boolean };
+  /** The admission chain's phases for the TokenRequest (a CREATE of serviceaccounts/token). */
+  admission?: CreateAdmission;
 }
 
 type Rec = Record<string, unknown>;
@@ -51,7 +54,8 @@ async function mustGet(
  * POST .../serviceaccounts/<name>/token (what `kubectl create token` sends): an authentication.k8s.io/v1
  * TokenRequest answered 201 with a signed token in status, as upstream's TokenREST does — audiences default to the
  * API audiences, expirationSeconds to 3600 (at least 600), and a boundObjectRef to a Pod, Secret or Node ties the
- * token's life to that object.
+ * token's life to that object. Admission sees the TokenRequest as upstream's create handler and TokenREST show it:
+ * the mutating phase first, the validating phase once it is valid and its audiences are filled in.
  */
 export async function serveTokenRequest(ctx: RequestContext, opts: TokenRequestOptions): Promise<void> {
   const info = ctx.info;
@@ -60,10 +64,18 @@ export async function serveTokenRequest(ctx: RequestContext, opts: TokenRequestO
   }
   const body = decodeBody(await readBody(ctx), contentTypeOf(ctx));
   if (!isObject(body)) throw statusErrors.badRequest('the body of the request must be a JSON or YAML object');
-  const metadata = isObject(body.metadata) ? body.metadata : {};
-  const spec: Rec = isObject(body.spec) ? { ...body.spec } : {};
+  const given: KubeObject = {
+    apiVersion: 'authentication.k8s.io/v1',
+    kind: 'TokenRequest',
+    metadata: isObject(body.metadata) ? { ...body.metadata } : {},
+    spec: isObject(body.spec) ? { ...body.spec } : {},
+    status: {},
+  };
+  (given.spec as Rec).expirationSeconds ??= DEFAULT_TOKEN_EXPIRATION_SECONDS;
+  const request = opts.admission ? await opts.admission.admit(given) : given;
+  const metadata = isObject(request.metadata) ? request.metadata : {};
+  const spec: Rec = isObject(request.spec) ? request.spec : {};
   const reqName = typeof metadata.name === 'string' ? metadata.name : '';
-  spec.expirationSeconds ??= DEFAULT_TOKEN_EXPIRATION_SECONDS;
   const expirationSeconds = spec.expirationSeconds;
   const errors = [];
   if (typeof expirationSeconds !== 'number' || !Number.isInteger(expirationSeconds)) {
@@ -89,6 +101,8 @@ export async function serveTokenRequest(ctx: RequestContext, opts: TokenRequestO
   }
   const ns = info.namespace;
   const sa = await mustGet(opts.getObject, 'serviceaccounts', ns, info.name);
+  if (!Array.isArray(spec.audiences) || spec.audiences.length === 0) spec.audiences = opts.audiences;
+  await opts.admission?.validate(structuredClone(request));
   const bound: BoundObjects = {};
   const ref = isObject(spec.boundObjectRef) ? spec.boundObjectRef : undefined;
   if (ref) {
@@ -130,8 +144,7 @@ export async function serveTokenRequest(ctx: RequestContext, opts: TokenRequestO
       );
     }
   }
-  const audiences =
-    Array.isArray(spec.audiences) && spec.audiences.length > 0 ? (spec.audiences as string[]) : opts.audiences;
+  const audiences = spec.audiences as string[];
   let granted = expirationSeconds;
   const max = opts.expiration?.maxSeconds ?? 0;
   if (max > 0 && granted > max) {
