@@ -126,6 +126,7 @@ export interface ResourceClient<T extends KubeObject = KubeObject> extends Liste
   update(obj: T, opts?: WriteOptions): Promise<T>;
   /** PUT to the status subresource. */
   updateStatus(obj: T, opts?: WriteOptions): Promise<T>;
+  /** The patch is encoded as JSON, unless it is a string or a Buffer: then it is sent as it is. */
   patch(name: string, type: PatchType, patch: unknown, opts?: WriteOptions & { subresource?: string }): Promise<T>;
   /** Resolves with what the server answered: the object (when it stays, e.g. with finalizers) or a Status. */
   delete(name: string, opts?: DeleteOptions): Promise<KubeObject>;

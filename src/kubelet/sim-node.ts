@@ -650,9 +650,11 @@ export class SimNode implements PodHost {
     const text = JSON.stringify(status);
     if (text === rec.lastWritten) return true;
     try {
+      // The patch is sent as JSON built around the status's text, which is encoded once for both uses.
+      const patch = `{"metadata":{"uid":${JSON.stringify(sim.uid)}},"status":${text}}`;
       const written = await this.client
         .pods(pod.metadata.namespace)
-        .patch(pod.metadata.name ?? '', 'strategic', { metadata: { uid: sim.uid }, status }, { subresource: 'status' });
+        .patch(pod.metadata.name ?? '', 'strategic', patch, { subresource: 'status' });
       rec.lastWritten = text;
       rec.lastConditions = conditions;
       rec.lastPhase = phase;

@@ -186,9 +186,12 @@ export class MemoryResourceClient<T extends KubeObject = KubeObject> implements 
   async patch(
     name: string,
     type: PatchType,
-    patch: unknown,
+    encoded: unknown,
     opts?: WriteOptions & { subresource?: string },
   ): Promise<T> {
+    // A patch given as JSON text is what the real client would send as it is.
+    const patch =
+      typeof encoded === 'string' || Buffer.isBuffer(encoded) ? JSON.parse(encoded.toString('utf8')) : encoded;
     await this.react({
       verb: 'patch',
       namespace: this.ns,

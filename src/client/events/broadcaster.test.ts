@@ -326,6 +326,18 @@ describe('EventBroadcaster and its recorders', () => {
     assert.ok(lines.includes('Event occurred'));
   });
 
+  it('gives each watcher its own copy of an event', async () => {
+    const { broadcaster, recorder } = setup();
+    const seen: CoreEvent[][] = [[], []];
+    for (const list of seen) broadcaster.startEventWatcher((e) => void list.push(e));
+    recorder.event(pod, 'Normal', 'Pulling', 'Pulling image "nginx"');
+    await broadcaster.flush();
+    const [a, b] = seen.map((list) => list[0]);
+    assert.ok(a && b && a !== b);
+    a.message = 'changed by the first watcher';
+    assert.equal(b.message, 'Pulling image "nginx"');
+  });
+
   it('accepts an ObjectReference as the subject', async () => {
     const { events, broadcaster, recorder } = setup();
     recorder.event(

@@ -227,14 +227,17 @@ export class EventBroadcaster {
     this.watchers.clear();
   }
 
+  /** Queues a new event (made for this call alone) for every watcher: each gets a copy of its own, the last it. */
   private action(event: CoreEvent): void {
     if (this.shutDown) return;
+    let left = this.watchers.size;
     for (const w of this.watchers) {
+      left--;
       if (w.queue.length >= this.maxQueued) {
         this.logger.error('Unable to record event: too many queued events, dropped event', { event: describe(event) });
         continue;
       }
-      w.push(structuredClone(event));
+      w.push(left === 0 ? event : structuredClone(event));
     }
   }
 
@@ -287,8 +290,9 @@ export class EventBroadcaster {
     }
     // The event may have been deleted since: then it is created anew.
     if (!update || isNotFound(error)) {
-      const body = structuredClone(event);
-      delete body.metadata.resourceVersion;
+      // The event without its resourceVersion (clients encode what they send, and keep nothing of it).
+      const { resourceVersion: _, ...metadata } = event.metadata;
+      const body = { ...event, metadata };
       error = undefined;
       try {
         written = await client.create(body);

@@ -5,6 +5,7 @@ import assert from '../../testing/assert.js';
 import {
   ClaimError,
   ControllerRefManager,
+  controlledByOtherKind,
   getControllerOf,
   newControllerRef,
   ownerCanAdopt,
@@ -77,6 +78,19 @@ describe('controllerRefs', () => {
       controller: true,
       blockOwnerDeletion: true,
     });
+  });
+
+  it("tells when a pod's update stays with a controller of another kind", () => {
+    const by = (kind: string | undefined): KubeObject => ({
+      metadata: kind ? { ownerReferences: [{ apiVersion: 'v1', kind, name: 'x', uid: 'u', controller: true }] } : {},
+    });
+    assert.equal(controlledByOtherKind(by('Job'), by('Job'), 'ReplicaSet'), true);
+    assert.equal(controlledByOtherKind(by('Job'), by('StatefulSet'), 'ReplicaSet'), true);
+    // The controller's own kind on either side, or no controller (an orphan it may adopt): it must look.
+    assert.equal(controlledByOtherKind(by('Job'), by('ReplicaSet'), 'ReplicaSet'), false);
+    assert.equal(controlledByOtherKind(by('ReplicaSet'), by('Job'), 'ReplicaSet'), false);
+    assert.equal(controlledByOtherKind(by(undefined), by('Job'), 'ReplicaSet'), false);
+    assert.equal(controlledByOtherKind(by('Job'), by(undefined), 'ReplicaSet'), false);
   });
 });
 

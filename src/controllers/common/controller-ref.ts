@@ -32,6 +32,17 @@ export function getControllerOf(obj: KubeObject): OwnerReference | undefined {
   return obj.metadata?.ownerReferences?.find((ref) => ref.controller === true);
 }
 
+/**
+ * Whether an update of a pod leaves it controlled by an object of another kind than `kind`, before and after: a
+ * controller of `kind` then has nothing to do with it (its controller references resolve to nothing, and only pods
+ * without a controller are adopted). Lets a controller pass over the updates of other controllers' pods cheaply.
+ */
+export function controlledByOtherKind(old: KubeObject, cur: KubeObject, kind: string): boolean {
+  const before = getControllerOf(old);
+  const after = getControllerOf(cur);
+  return before !== undefined && after !== undefined && before.kind !== kind && after.kind !== kind;
+}
+
 export function newControllerRef(owner: KubeObject, kind: GroupVersionKind): OwnerReference {
   return {
     apiVersion: kind.apiVersion,

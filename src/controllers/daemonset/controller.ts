@@ -23,6 +23,7 @@ import type { Logger } from '../../util/logger.js';
 import {
   aggregateMessage,
   ControllerRefManager,
+  controlledByOtherKind,
   getControllerOf,
   newControllerRef,
   ownerCanAdopt,
@@ -265,6 +266,7 @@ export class DaemonSetController implements Controller {
 
   private updatePod(oldPod: KubeObject, curPod: KubeObject): void {
     if (oldPod.metadata.resourceVersion === curPod.metadata.resourceVersion) return;
+    if (controlledByOtherKind(oldPod, curPod, DAEMON_SET_KIND.kind)) return;
     if (curPod.metadata.deletionTimestamp) {
       this.deletePod(curPod);
       return;

@@ -25,6 +25,7 @@ import {
   ClaimError,
   CONTROLLER_UID_INDEX,
   ControllerRefManager,
+  controlledByOtherKind,
   controllerUidIndexFunc,
   getControllerOf,
   newControllerRef,
@@ -226,6 +227,7 @@ export class ReplicaSetController implements Controller {
 
   private updatePod(oldPod: KubeObject, curPod: KubeObject): void {
     if (oldPod.metadata.resourceVersion === curPod.metadata.resourceVersion) return;
+    if (controlledByOtherKind(oldPod, curPod, this.kind.kind)) return;
     this.markDirty(oldPod);
     this.markDirty(curPod);
     const labelChanged = JSON.stringify(oldPod.metadata.labels ?? {}) !== JSON.stringify(curPod.metadata.labels ?? {});

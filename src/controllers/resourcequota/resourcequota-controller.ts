@@ -118,7 +118,10 @@ export class ResourceQuotaController implements Controller {
     informer.addEventHandler({
       onAdd: (obj) => this.replenish(gr, obj.metadata?.namespace ?? ''),
       onUpdate: (old, cur) => {
-        if (fingerprint(old) !== fingerprint(cur)) this.replenish(gr, cur.metadata?.namespace ?? '');
+        const namespace = cur.metadata?.namespace ?? '';
+        // Without a quota in the namespace there is nothing to replenish, and no need to measure the change.
+        if (namespace === '' || this.quotas.namespaced(namespace).list().length === 0) return;
+        if (fingerprint(old) !== fingerprint(cur)) this.replenish(gr, namespace);
       },
       onDelete: (obj) => this.replenish(gr, unwrap(obj).metadata?.namespace ?? ''),
     });

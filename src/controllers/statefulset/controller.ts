@@ -16,7 +16,13 @@ import {
 import { waitForCacheSync } from '../../client/cache/wait-for-cache-sync.js';
 import type { KubeObject } from '../../client/types.js';
 import { createRateLimitingQueue, type RateLimitingQueue } from '../../client/workqueue/rate-limiting.js';
-import { ClaimError, ControllerRefManager, getControllerOf, ownerCanAdopt } from '../common/controller-ref.js';
+import {
+  ClaimError,
+  ControllerRefManager,
+  controlledByOtherKind,
+  getControllerOf,
+  ownerCanAdopt,
+} from '../common/controller-ref.js';
 import { filterPodsByOwner, isPodReady, POD_CONTROLLER_UID_INDEX, podControllerUidIndexFunc } from '../common/pods.js';
 import type { Controller, ControllerContext } from '../context.js';
 import { CONTROLLER_REVISIONS, ControllerHistory } from '../history/index.js';
@@ -156,6 +162,7 @@ export class StatefulSetController implements Controller {
 
   private updatePod(old: Pod, cur: Pod): void {
     if (old.metadata.resourceVersion === cur.metadata.resourceVersion) return;
+    if (controlledByOtherKind(old, cur, STATEFUL_SET_KIND.kind)) return;
     const ns = cur.metadata.namespace ?? '';
     const labelsChanged = JSON.stringify(old.metadata.labels ?? {}) !== JSON.stringify(cur.metadata.labels ?? {});
     const curRef = getControllerOf(cur);
