@@ -228,12 +228,31 @@ describe('SchedulingQueue', () => {
     assert.equal(q.tryPop()?.podInfo.pod.metadata.name, 'a');
   });
 
-  it('pops from backoffQ when activeQ is empty (SchedulerPopFromBackoffQ)', () => {
+  it('pops a rejected pod from backoffQ when activeQ is empty (SchedulerPopFromBackoffQ)', () => {
     const clock = new FakeClock(0);
-    const q = newQueue(clock, { popFromBackoffQ: true });
+    const q = newQueue(clock, { popFromBackoffQ: true, queueingHints: hints() });
     q.add(pod('a'));
-    q.addUnschedulableIfNotPresent(q.tryPop() as QueuedPod);
+    fail(q, q.tryPop() as QueuedPod, ['Fit']);
+    q.moveAllToActiveOrBackoffQueue(EVENT_NODE_ADD, undefined, { metadata: { name: 'n1' } });
     assert.deepEqual(names(q.podsInBackoffQ()), ['a']);
+    assert.equal(q.tryPop()?.podInfo.pod.metadata.name, 'a');
+  });
+
+  it('never pops early a pod whose attempt failed with an error: it waits its backoff out', () => {
+    const clock = new FakeClock(0);
+    const q = newQueue(clock, { popFromBackoffQ: true, queueingHints: hints() });
+    q.add(pod('a'));
+    q.add(pod('b'));
+    // a's binding failed (no plugin rejected it); b was rejected by Fit, then a node came.
+    q.addUnschedulableIfNotPresent(q.tryPop() as QueuedPod);
+    fail(q, q.tryPop() as QueuedPod, ['Fit']);
+    q.moveAllToActiveOrBackoffQueue(EVENT_NODE_ADD, undefined, { metadata: { name: 'n1' } });
+    assert.deepEqual(names(q.podsInBackoffQ()), ['a', 'b']);
+    assert.equal(q.tryPop()?.podInfo.pod.metadata.name, 'b');
+    assert.equal(q.tryPop(), undefined);
+    assert.deepEqual(names(q.podsInBackoffQ()), ['a']);
+    clock.step(1000);
+    q.flushBackoffQCompleted();
     assert.equal(q.tryPop()?.podInfo.pod.metadata.name, 'a');
   });
 

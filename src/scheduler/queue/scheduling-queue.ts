@@ -4,7 +4,8 @@
  * - activeQ: pods to try now, ordered by the profile's QueueSort `less` (PrioritySort: priority, then time);
  * - backoffQ: pods that failed and wait out their backoff (initial × 2^(attempts-1), capped at the maximum) before
  *   going back to activeQ; flushed every second. When activeQ is empty, pop takes the head of backoffQ at once
- *   (SchedulerPopFromBackoffQ, on by default in v1.33);
+ *   (SchedulerPopFromBackoffQ, on by default in v1.33), but never a pod whose attempt failed with an error (no
+ *   plugin rejected it: a binding the apiserver refused), which waits its backoff out (BackoffQueue);
  * - unschedulablePods: pods rejected by some plugins (or gated by PreEnqueue), moved back only by a cluster event
  *   one of those plugins registered interest in and whose queueing hint says it may help, or after
  *   podMaxInUnschedulablePodsDuration (checked every 30 s).
@@ -107,7 +108,7 @@ export class SchedulingQueue {
   private readonly hints: Map<string, QueueingHintEntry[]>;
   private readonly pluginToEvents = new Map<string, ClusterEvent[]>();
   private readonly activeQ: KeyedHeap<QueuedPod>;
-  private readonly backoffQ: KeyedHeap<QueuedPod>;
+  private readonly backoffQ: BackoffQueue;
   private readonly unschedulable = new Map<string, QueuedPod>();
   readonly nominator: Nominator;
 
@@ -136,7 +137,7 @@ export class SchedulingQueue {
       }
     }
     this.activeQ = new KeyedHeap<QueuedPod>(qpKey, (a, b) => opts.less(a, b));
-    this.backoffQ = new KeyedHeap<QueuedPod>(qpKey, (a, b) => this.backoffTime(a) < this.backoffTime(b));
+    this.backoffQ = new BackoffQueue((a, b) => this.backoffTime(a) < this.backoffTime(b));
     this.nominator = new Nominator(opts.isStillPending);
   }
 
@@ -246,7 +247,7 @@ export class SchedulingQueue {
   tryPop(): QueuedPod | undefined {
     let qp = this.activeQ.pop();
     if (!qp && this.popFromBackoffQ) {
-      qp = this.backoffQ.pop();
+      qp = this.backoffQ.popEarly();
       if (qp) this.log.v(5).info('Pod popped from backoffQ', { pod: qpKey(qp), event: POP_FROM_BACKOFF_Q });
     }
     if (!qp) return undefined;
@@ -356,7 +357,7 @@ export class SchedulingQueue {
     for (;;) {
       const head = this.backoffQ.peek();
       if (!head || this.backoffTime(head) > now) break;
-      this.backoffQ.pop();
+      this.backoffQ.delete(qpKey(head));
       this.moveToActiveQ(head, BACKOFF_COMPLETE, true);
     }
   }
@@ -598,5 +599,66 @@ export class SchedulingQueue {
     const waiters = this.waiters;
     this.waiters = [];
     for (const w of waiters) w();
+  }
+}
+
+/** A pod whose attempt failed with an error rather than because some plugin rejected it. */
+function failedWithError(qp: QueuedPod): boolean {
+  return qp.unschedulablePlugins.size === 0 && qp.pendingPlugins.size === 0;
+}
+
+/**
+ * backoffQ as upstream keeps it since v1.33: two heaps ordered by the end of the backoff, one of pods some plugin
+ * rejected, one of pods whose attempt failed with an error. Only the first gives pods up before their backoff is
+ * over (popEarly, for SchedulerPopFromBackoffQ): a pod that met an error (its binding refused) waits, so that it does
+ * not go back to the apiserver at once, again and again.
+ */
+class BackoffQueue {
+  private readonly rejected: KeyedHeap<QueuedPod>;
+  private readonly errored: KeyedHeap<QueuedPod>;
+
+  constructor(private readonly less: (a: QueuedPod, b: QueuedPod) => boolean) {
+    this.rejected = new KeyedHeap<QueuedPod>(qpKey, less);
+    this.errored = new KeyedHeap<QueuedPod>(qpKey, less);
+  }
+
+  get size(): number {
+    return this.rejected.size + this.errored.size;
+  }
+
+  has(key: string): boolean {
+    return this.rejected.has(key) || this.errored.has(key);
+  }
+
+  get(key: string): QueuedPod | undefined {
+    return this.rejected.get(key) ?? this.errored.get(key);
+  }
+
+  delete(key: string): QueuedPod | undefined {
+    return this.rejected.delete(key) ?? this.errored.delete(key);
+  }
+
+  /** Adds the pod to the heap its last failure calls for (out of the other), or updates it there. */
+  addOrUpdate(qp: QueuedPod): void {
+    const [to, other] = failedWithError(qp) ? [this.errored, this.rejected] : [this.rejected, this.errored];
+    other.delete(qpKey(qp));
+    to.addOrUpdate(qp);
+  }
+
+  list(): QueuedPod[] {
+    return [...this.rejected.list(), ...this.errored.list()];
+  }
+
+  /** The pod whose backoff ends first, of either heap. */
+  peek(): QueuedPod | undefined {
+    const a = this.rejected.peek();
+    const b = this.errored.peek();
+    if (!a || !b) return a ?? b;
+    return this.less(b, a) ? b : a;
+  }
+
+  /** The rejected pod whose backoff ends first, taken out whether or not it has ended. */
+  popEarly(): QueuedPod | undefined {
+    return this.rejected.pop();
   }
 }
