@@ -77,7 +77,13 @@ describe('cronjob-controller', () => {
     j.status = {
       startTime: rfc3339(startedAt),
       ...(type === 'Complete' ? { completionTime: at, succeeded: 1 } : { failed: 1 }),
-      conditions: [{ type, status: 'True', lastTransitionTime: at, lastProbeTime: at }],
+      // As the Job controller finishes a Job: SuccessCriteriaMet or FailureTarget first (the status API requires it).
+      conditions: [type === 'Complete' ? 'SuccessCriteriaMet' : 'FailureTarget', type].map((t) => ({
+        type: t,
+        status: 'True',
+        lastTransitionTime: at,
+        lastProbeTime: at,
+      })),
     };
     await cp.client.jobs(NS).updateStatus(j);
   }

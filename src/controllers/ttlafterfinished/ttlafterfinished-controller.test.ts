@@ -36,7 +36,13 @@ describe('ttl-after-finished-controller', () => {
     job.status = {
       startTime: rfc3339(finishedAt - 5_000),
       ...(type === 'Complete' ? { completionTime: at, succeeded: 1 } : { failed: 1 }),
-      conditions: [{ type, status: 'True', lastTransitionTime: at, lastProbeTime: at }],
+      // As the Job controller finishes a Job: SuccessCriteriaMet or FailureTarget first (the status API requires it).
+      conditions: [type === 'Complete' ? 'SuccessCriteriaMet' : 'FailureTarget', type].map((t) => ({
+        type: t,
+        status: 'True',
+        lastTransitionTime: at,
+        lastProbeTime: at,
+      })),
     };
     await cp.client.jobs(NS).updateStatus(job);
   }

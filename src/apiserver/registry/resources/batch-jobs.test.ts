@@ -131,6 +131,99 @@ describe('batch/v1 Jobs', () => {
     assert.deepEqual(strategy.validateUpdate?.(moved, suspended), [], 'a suspended job that never ran may move');
   });
 
+  it("refuses what upstream's validateJobSpec refuses: index limits, success policies, managedBy", () => {
+    const indexed = { completionMode: 'Indexed', completions: 3, parallelism: 1 };
+    assert.deepEqual(create(job({ ...indexed, backoffLimitPerIndex: 1, maxFailedIndexes: 5 })), [
+      'spec.maxFailedIndexes: Invalid value: 5: must be less than or equal to completions',
+    ]);
+    assert.deepEqual(create(job({ successPolicy: { rules: [{ succeededCount: 1 }] } })), [
+      'spec.successPolicy: Invalid value: batch.SuccessPolicy{…}: requires indexed completion mode',
+    ]);
+    assert.deepEqual(create(job({ ...indexed, successPolicy: { rules: [] } })), [
+      'spec.successPolicy.rules: Required value: at least one rules must be specified when the successPolicy is specified',
+    ]);
+    assert.deepEqual(
+      create(job({ ...indexed, successPolicy: { rules: [{ succeededCount: 5, succeededIndexes: '0-9' }, {}] } })),
+      [
+        'spec.successPolicy.rules[0].succeededIndexes: Invalid value: "0-9": error parsing succeededIndexes: too large index: "9"',
+        'spec.successPolicy.rules[0].succeededCount: Invalid value: 5: must be less than or equal to 3 (the number of specified completions)',
+        'spec.successPolicy.rules[0].succeededCount: Invalid value: 5: must be less than or equal to 0 (the number of indexes in the specified succeededIndexes field)',
+        'spec.successPolicy.rules[1]: Required value: at least one of succeededCount or succeededIndexes must be specified',
+      ],
+    );
+    assert.deepEqual(create(job({ ...indexed, successPolicy: { rules: [{ succeededIndexes: '0,2-1' }] } })), [
+      'spec.successPolicy.rules[0].succeededIndexes: Invalid value: "0,2-1": error parsing succeededIndexes: non-increasing order, previous: 2, current: 1',
+    ]);
+    assert.deepEqual(
+      create(job({ ...indexed, successPolicy: { rules: [{ succeededIndexes: '0-1', succeededCount: 2 }] } })),
+      [],
+    );
+    assert.deepEqual(create(job({ managedBy: 'not a path' })), [
+      'spec.managedBy: Invalid value: "not a path": must be a domain-prefixed path (such as "acme.io/foo")',
+    ]);
+    assert.deepEqual(create(job({ managedBy: `example.com/${'x'.repeat(60)}` })), [
+      'spec.managedBy: Too long: may not be more than 63 bytes',
+    ]);
+    assert.deepEqual(create(job({ managedBy: 'kueue.x-k8s.io/multikueue' })), []);
+  });
+
+  it("refuses status writes that break upstream's status rules, and allows those that keep them", () => {
+    const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString().replace('.000Z', 'Z');
+    const condition = (type: string) => ({ type, status: 'True', lastProbeTime: at(9), lastTransitionTime: at(9) });
+    const withStatus = (status: Record<string, unknown>, spec: Record<string, unknown> = {}) => {
+      const obj = job(spec);
+      create(obj);
+      obj.status = status;
+      return obj;
+    };
+    const write = (old: KubeObject, status: Record<string, unknown>) => {
+      const next = structuredClone(old);
+      next.status = status;
+      return (jobs.def.status?.validateUpdate?.(next, old) ?? []).map((e) => e.message);
+    };
+    const running = withStatus({ startTime: at(0), active: 1, failed: 6, succeeded: 2 });
+    assert.deepEqual(write(running, { startTime: at(0), active: 1, failed: 7, succeeded: 3, ready: 1 }), []);
+    assert.deepEqual(write(running, { startTime: at(0), active: 1, failed: 1, succeeded: 1, ready: 2 }), [
+      'status.ready: Invalid value: 2: cannot set more ready pods than active',
+      'status.failed: Invalid value: 1: cannot decrease the failed counter',
+      'status.succeeded: Invalid value: 1: cannot decrease the succeeded counter',
+    ]);
+    // Complete needs SuccessCriteriaMet first, a completion time, and no pods left.
+    assert.deepEqual(
+      write(running, { startTime: at(0), active: 1, failed: 6, succeeded: 2, conditions: [condition('Complete')] }),
+      [
+        'status.completionTime: Required value: completionTime is required for Complete jobs',
+        'status.conditions: Invalid value: cannot set Complete=True condition without the SuccessCriteriaMet=true condition',
+        'status.active: Invalid value: 1: active>0 is invalid for finished job',
+      ],
+    );
+    const done = { startTime: at(0), completionTime: at(9), failed: 6, succeeded: 3 };
+    const complete = withStatus({ ...done, conditions: [condition('SuccessCriteriaMet'), condition('Complete')] });
+    assert.deepEqual(write(running, complete.status as Record<string, unknown>), []);
+    assert.deepEqual(write(complete, { ...done, completionTime: at(1) }), [
+      'status.completionTime: Invalid value: 2026-01-01 00:00:01 +0000 UTC: cannot set completionTime when there is no Complete=True condition',
+      'status.conditions: Invalid value: cannot disable the terminal Complete=True condition',
+      'status.completionTime: Invalid value: 2026-01-01 00:00:01 +0000 UTC: completionTime cannot be mutated',
+      'status.conditions: Invalid value: cannot disable the SuccessCriteriaMet=True condition',
+    ]);
+    const failed = withStatus({
+      startTime: at(0),
+      failed: 7,
+      conditions: [condition('FailureTarget'), condition('Failed')],
+    });
+    assert.deepEqual(write(failed, { startTime: at(0), failed: 7 }), [
+      'status.conditions: Invalid value: cannot disable the terminal Failed=True condition',
+      'status.conditions: Invalid value: cannot disable the terminal FailureTarget=True condition',
+    ]);
+    // An Indexed Job scaled down with completions = parallelism may lower succeeded; the index lists must parse.
+    const elastic = { completionMode: 'Indexed', completions: 2, parallelism: 2 };
+    const indexed = withStatus({ startTime: at(0), active: 1, succeeded: 3, completedIndexes: '0-2' }, elastic);
+    assert.deepEqual(write(indexed, { startTime: at(0), active: 1, succeeded: 1, completedIndexes: '0' }), []);
+    assert.deepEqual(write(indexed, { startTime: at(0), active: 1, succeeded: 3, completedIndexes: '1,0' }), [
+      'status.completedIndexes: Invalid value: "1,0": error parsing completedIndexes: non-increasing order, previous: 1, current: 0',
+    ]);
+  });
+
   it('prints status, completions and duration', () => {
     const obj = job({ completions: 3, parallelism: 2 });
     obj.metadata.creationTimestamp = '2026-01-01T00:00:00Z';

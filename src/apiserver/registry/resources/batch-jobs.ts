@@ -12,12 +12,13 @@ import { ageColumn, nameColumn } from '../../printers/table.js';
 import { isObject, jsonEqual, type KubeObject } from '../object.js';
 import { selectorMatchesTemplate } from './apps-workload-validation.js';
 import { defaultJobSpec, validateJobSpec } from './batch-job-spec.js';
+import { validateJobStatusUpdate } from './batch-job-status.js';
 import { type Builtin, builtin } from './common.js';
 import { column, int, TEMPLATE_WIDE_COLUMNS, templateWideCells } from './groups-columns.js';
 import { child, num, type Rec, rec, records, str, stringMap, unset } from './groups-fields.js';
 import { goLabelSelector, goStringMap } from './groups-go-format.js';
 import { withStatusValidation } from './groups-status.js';
-import { immutable, nonNegative, parseSelector } from './groups-validation.js';
+import { immutable, parseSelector } from './groups-validation.js';
 
 export const JOB_NAME_LABEL = 'batch.kubernetes.io/job-name';
 export const CONTROLLER_UID_LABEL = 'batch.kubernetes.io/controller-uid';
@@ -223,12 +224,7 @@ export const jobs: Builtin = withStatusValidation(
       },
     },
   }),
-  (obj) => {
-    const status = rec(obj.status);
-    return ['active', 'succeeded', 'failed', 'ready', 'terminating'].flatMap((key) =>
-      nonNegative(status[key], path('status', key)),
-    );
-  },
+  validateJobStatusUpdate,
   // Upstream's status strategy resets only spec.
   [],
 );

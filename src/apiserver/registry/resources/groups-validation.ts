@@ -1,11 +1,11 @@
 /**
- * Checks shared by the named groups' validation: immutable fields, IntOrString values (counts or percentages) and
- * required label selectors, with upstream's messages.
+ * Checks shared by the named groups' validation: immutable fields, IntOrString values (counts or percentages),
+ * required label selectors and domain-prefixed paths, with upstream's messages.
  */
 import { type FieldError, type FieldPath, invalid, required } from '../../../api/field-errors.js';
 import { LabelSelector, type LabelSelectorObject } from '../../../api/labels.js';
 import { validateLabelSelector } from '../../../api/validation/labels.js';
-import { regexError } from '../../../api/validation/names.js';
+import { isDNS1123Subdomain, regexError } from '../../../api/validation/names.js';
 import { validateNonnegativeField } from '../../../api/validation/object-meta.js';
 import { jsonEqual } from '../object.js';
 import { rec, unset } from './groups-fields.js';
@@ -90,4 +90,21 @@ export function parseSelector(selector: unknown): LabelSelector | undefined {
   } catch {
     return undefined;
   }
+}
+
+const HTTP_PATH_FMT = "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+";
+const HTTP_PATH = new RegExp(`^${HTTP_PATH_FMT}$`);
+
+/** IsDomainPrefixedPath: `acme.io/foo`. */
+export function domainPrefixedPathErrors(at: FieldPath, value: string): FieldError[] {
+  if (value === '') return [required(at)];
+  const slash = value.indexOf('/');
+  if (slash <= 0 || slash === value.length - 1) {
+    return [invalid(at, value, 'must be a domain-prefixed path (such as "acme.io/foo")')];
+  }
+  const host = value.slice(0, slash);
+  const rest = value.slice(slash + 1);
+  const errs = isDNS1123Subdomain(host).map((msg) => invalid(at, host, msg));
+  if (!HTTP_PATH.test(rest)) errs.push(invalid(at, rest, regexError('must be a valid path', HTTP_PATH_FMT)));
+  return errs;
 }

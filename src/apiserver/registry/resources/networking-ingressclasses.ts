@@ -2,33 +2,15 @@
  * networking.k8s.io/v1 IngressClasses: parameters.scope defaults to Cluster; the controller is a domain-prefixed
  * path of at most 250 characters and fixed after creation; printed as NAME CONTROLLER PARAMETERS AGE.
  */
-import { type FieldError, type FieldPath, invalid, path, required, tooLong } from '../../../api/field-errors.js';
-import { isDNS1123Subdomain, regexError } from '../../../api/validation/names.js';
+import { type FieldError, path, tooLong } from '../../../api/field-errors.js';
 import { age } from '../../printers/duration.js';
 import { ageColumn, nameColumn } from '../../printers/table.js';
 import type { KubeObject } from '../object.js';
 import { type Builtin, builtin } from './common.js';
 import { column } from './groups-columns.js';
 import { defaultValue, rec, str, unset } from './groups-fields.js';
-import { immutable } from './groups-validation.js';
+import { domainPrefixedPathErrors, immutable } from './groups-validation.js';
 import { validateParametersReference } from './networking-references.js';
-
-const HTTP_PATH_FMT = "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+";
-const HTTP_PATH = new RegExp(`^${HTTP_PATH_FMT}$`);
-
-/** IsDomainPrefixedPath: `acme.io/foo`. */
-export function domainPrefixedPathErrors(at: FieldPath, value: string): FieldError[] {
-  if (value === '') return [required(at)];
-  const slash = value.indexOf('/');
-  if (slash <= 0 || slash === value.length - 1) {
-    return [invalid(at, value, 'must be a domain-prefixed path (such as "acme.io/foo")')];
-  }
-  const host = value.slice(0, slash);
-  const rest = value.slice(slash + 1);
-  const errs = isDNS1123Subdomain(host).map((msg) => invalid(at, host, msg));
-  if (!HTTP_PATH.test(rest)) errs.push(invalid(at, rest, regexError('must be a valid path', HTTP_PATH_FMT)));
-  return errs;
-}
 
 function validateIngressClass(obj: KubeObject): FieldError[] {
   const spec = rec(obj.spec);
