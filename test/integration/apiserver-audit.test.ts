@@ -181,6 +181,17 @@ describe('apiserver: audit log', () => {
     assert.equal(ev.responseStatus?.reason, 'NotFound');
     assert.equal(ev.responseStatus?.status, 'Failure');
     assert.equal(ev.responseStatus?.message, 'configmaps "missing" not found');
+    // At RequestResponse level (configmaps here) the Status answered is the response object.
+    assert.deepEqual(ev.responseObject, {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'configmaps "missing" not found',
+      reason: 'NotFound',
+      details: { name: 'missing', kind: 'configmaps' },
+      code: 404,
+    });
   });
 
   it('level None writes nothing (subresource rule pods/log, nonResourceURLs with *)', async () => {
@@ -265,7 +276,7 @@ describe('apiserver: audit log', () => {
     assert.equal(ev.impersonatedUser?.username, 'jane');
   });
 
-  it('a watch has a ResponseStarted stage', async () => {
+  it('a watch has a ResponseStarted stage, and is complete when it ends', async () => {
     const res = await apiRequest(cp, 'GET', '/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1');
     assert.equal(res.status, 200);
     const id = String(res.headers['audit-id']);
@@ -275,6 +286,9 @@ describe('apiserver: audit log', () => {
         ['RequestReceived', 'ResponseStarted', 'ResponseComplete'],
       );
     });
+    const complete = byId(id).find((e) => e.stage === 'ResponseComplete') as Event;
+    const lasted = Date.parse(complete.stageTimestamp) - Date.parse(complete.requestReceivedTimestamp);
+    assert.ok(lasted >= 900, `ResponseComplete came ${lasted} ms after the request, before the 1 s watch ended`);
   });
 
   it('admission annotations reach the event: a PodSecurity audit-mode violation', async () => {

@@ -163,7 +163,12 @@ export function auditFilters(auditor: Auditor): AuditFilters {
       parsedBody ??= { value: decodedRequestBody(ctx) };
       return parsedBody.value;
     };
-    const finish = (status: number, stage: Stage, failure?: Record<string, unknown>): AuditEvent => {
+    const finish = (
+      status: number,
+      stage: Stage,
+      failure?: Record<string, unknown>,
+      errorResponse?: Record<string, unknown>,
+    ): AuditEvent => {
       const ev = baseEvent(ctx, decision, stage);
       ev.user = auditUser(requester);
       if (ctx.user !== requester) ev.impersonatedUser = auditUser(ctx.user);
@@ -178,7 +183,8 @@ export function auditFilters(auditor: Auditor): AuditFilters {
         if (body !== undefined) ev.requestObject = decision.omitManagedFields ? withoutManagedFields(body) : body;
       }
       if (wantsResponse && stage === 'ResponseComplete') {
-        const body = parseJson(Buffer.concat(chunks));
+        // A request that failed answers its Status: that is its response object, as upstream logs it.
+        const body = errorResponse ?? parseJson(Buffer.concat(chunks));
         if (body !== undefined) ev.responseObject = decision.omitManagedFields ? withoutManagedFields(body) : body;
       }
       if (Object.keys(ctx.auditAnnotations).length > 0) ev.annotations = { ...ctx.auditAnnotations };
@@ -202,9 +208,11 @@ export function auditFilters(auditor: Auditor): AuditFilters {
         ...(s.details ? { details: s.details } : {}),
         code: s.code,
       };
-      emit(finish(s.code, 'ResponseComplete', failure));
+      emit(finish(s.code, 'ResponseComplete', failure, s as unknown as Record<string, unknown>));
       throw err;
     }
+    // A watch (or another long-running request) is complete when its response ends, not when it has started.
+    if (ctx.longRunning) await responseEnded(res);
     const failed = code >= 400 ? parseJson(Buffer.concat(chunks)) : undefined;
     const failure =
       failed && (failed as { kind?: string }).kind === 'Status'
@@ -217,4 +225,14 @@ export function auditFilters(auditor: Auditor): AuditFilters {
   };
 
   return { failedAuthentication, audit };
+}
+
+/** Resolves once the response has ended or its stream has closed (at once when that already happened). */
+function responseEnded(res: RequestContext['res']): Promise<void> {
+  const stream = (res as unknown as { stream?: { closed?: boolean } }).stream;
+  if (res.writableFinished || res.destroyed || stream?.closed) return Promise.resolve();
+  return new Promise((resolve) => {
+    res.once('finish', () => resolve());
+    res.once('close', () => resolve());
+  });
 }
