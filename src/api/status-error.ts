@@ -80,6 +80,17 @@ export class StatusError extends Error {
   }
 }
 
+/**
+ * A failure the apiserver answers as plain text, not as a Status: upstream's responsewriters.InternalError (Go's
+ * http.Error). Its status is what the audit log and the metrics see.
+ */
+export class PlainTextStatusError extends StatusError {
+  constructor(code: number, reason: string, message: string) {
+    super(code, reason, message);
+    this.name = 'PlainTextStatusError';
+  }
+}
+
 function resourceDetails(gr: GroupResource, name?: string): StatusDetails {
   return { ...(name ? { name } : {}), ...(gr.group ? { group: gr.group } : {}), kind: gr.resource };
 }

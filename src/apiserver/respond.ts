@@ -1,5 +1,4 @@
-import type { Status } from '../api/status-error.js';
-import { toStatus } from '../api/status-error.js';
+import { PlainTextStatusError, type Status, toStatus } from '../api/status-error.js';
 import type { HttpResponse, RequestContext } from './context.js';
 
 /** Writes a whole JSON response. */
@@ -50,6 +49,11 @@ export function writeText(res: HttpResponse, code: number, text: string, headers
 /** Answers with the Status for err (a StatusError as is, anything else as InternalError). */
 export function writeError(ctx: RequestContext, err: unknown): Status {
   const status = toStatus(err);
+  if (err instanceof PlainTextStatusError) {
+    // As Go's http.Error writes it: the text and a newline.
+    writeText(ctx.res, status.code, `${status.message}\n`);
+    return status;
+  }
   if (!ctx.res.headersSent) {
     const retry = status.details?.retryAfterSeconds;
     if (retry) ctx.res.setHeader('retry-after', String(retry));

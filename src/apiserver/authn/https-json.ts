@@ -4,6 +4,8 @@
  * optional client certificate or bearer token, a timeout, and the answer parsed as JSON.
  */
 import { Agent, request } from 'node:https';
+import { goQuote } from '../../api/validation/go-format.js';
+import { goMethod, goNetworkError } from '../go-net-errors.js';
 
 export interface TLSClientConfig {
   /** PEM CA bundle the server's certificate must chain to; the system roots when absent. */
@@ -53,7 +55,7 @@ export class HTTPSJSONError extends Error {
 
 const TRANSIENT_STATUS = new Set([429, 500, 504]);
 
-const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_TIMEOUT_MS = 30_000;
 const MAX_BODY_BYTES = 4 << 20;
 
 /** A keep-alive client for one configuration of TLS and credentials. */
@@ -137,13 +139,14 @@ export class HTTPSJSONClient {
         });
       });
       req.on('timeout', () => req.destroy(new HTTPSJSONError(`${method} ${url}: timed out after ${timeoutMs} ms`)));
-      req.on('error', (err: NodeJS.ErrnoException) =>
-        reject(
-          err instanceof HTTPSJSONError
-            ? err
-            : new HTTPSJSONError(`${method} ${url}: ${err.message}`, undefined, err.code === 'ECONNRESET'),
-        ),
-      );
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        if (err instanceof HTTPSJSONError) return reject(err);
+        // In Go's words, as client-go's error reaches upstream's callers: `Post "<url>": dial tcp …`.
+        const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
+        const port = Number(target.port) || 443;
+        const why = goNetworkError(err, { host, port, servername: this.opts.tls?.serverName ?? host });
+        reject(new HTTPSJSONError(`${goMethod(method)} ${goQuote(url)}: ${why}`, undefined, err.code === 'ECONNRESET'));
+      });
       req.end(body);
     });
   }

@@ -2,8 +2,10 @@
  * The apiserver's authorization, put together: the RBAC index over the watch caches, the authorizer chain of the
  * configured modes, the access reviews answered from it, and escalation prevention on writes of RBAC objects.
  */
-import { statusErrors } from '../../api/status-error.js';
+import { PlainTextStatusError } from '../../api/status-error.js';
+import { goQuote } from '../../api/validation/go-format.js';
 import type { APIRegistry } from '../api-registry.js';
+import type { RequestContext } from '../context.js';
 import type { Authorizer } from '../filters/authorization.js';
 import { addAccessReviews } from './access-review.js';
 import { type AuthorizationResult, attributesOf, type ModeAuthorizer } from './attributes.js';
@@ -64,7 +66,7 @@ export async function setUpAuthorization(
     index,
     filter: (ctx) => {
       const result = chain.authorize(attributesOf(ctx));
-      return result instanceof Promise ? result.then(forFilter) : forFilter(result);
+      return result instanceof Promise ? result.then((r) => forFilter(ctx, r)) : forFilter(ctx, result);
     },
     stop: () => {
       index.stop();
@@ -90,9 +92,19 @@ async function startNodeGraph(registry: APIRegistry): Promise<NodeGraph> {
 
 /**
  * A chain result as the request pipeline takes it: a request no mode allowed, when a mode failed to evaluate, is
- * answered 500 with the error (as upstream's authorization filter answers it), not 403.
+ * answered 500 with the error, not 403 — in plain text naming the request, with `&`, `<` and `>` escaped, as
+ * upstream's authorization filter answers it (responsewriters.InternalError).
  */
-function forFilter(result: AuthorizationResult): AuthorizationResult {
-  if (result.decision !== 'allow' && result.error) throw statusErrors.internal(new Error(result.error));
+function forFilter(ctx: RequestContext, result: AuthorizationResult): AuthorizationResult {
+  if (result.decision !== 'allow' && result.error) {
+    const text = `Internal Server Error: ${goQuote(ctx.req.url ?? '')}: ${result.error}`;
+    throw new PlainTextStatusError(
+      500,
+      'InternalError',
+      text.replace(/[&<>]/g, (c) => HTML_ESCAPES[c] ?? c),
+    );
+  }
   return result;
 }
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };

@@ -5,7 +5,7 @@
  * RequestReceived, ResponseStarted (long-running requests only) and ResponseComplete (or Panic) stages at the
  * level the policy gives the requester.
  */
-import { StatusError, toStatus } from '../../api/status-error.js';
+import { PlainTextStatusError, StatusError, toStatus } from '../../api/status-error.js';
 import type { Auditor } from '../audit/auditor.js';
 import {
   type AuditEvent,
@@ -200,6 +200,11 @@ export function auditFilters(auditor: Auditor): AuditFilters {
         throw err;
       }
       const s = toStatus(err);
+      if (err instanceof PlainTextStatusError) {
+        // Plain text answers no Status: the event records only the code, as upstream's does.
+        emit(finish(s.code, 'ResponseComplete', { metadata: {}, code: s.code }));
+        throw err;
+      }
       const failure: Record<string, unknown> = {
         metadata: {},
         status: 'Failure',

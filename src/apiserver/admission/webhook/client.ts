@@ -11,6 +11,7 @@ import { request } from 'node:https';
 import { isIP } from 'node:net';
 import { rootCertificates } from 'node:tls';
 import type { APIRegistry } from '../../api-registry.js';
+import { goNetworkError, hostPort } from '../../go-net-errors.js';
 import type { KubeObject } from '../../registry/object.js';
 import type { ServiceReference, Webhook } from './configuration.js';
 
@@ -49,10 +50,6 @@ function refuseNonLoopback(host: string): void {
 
 function withTimeout(path: string, timeoutSeconds: number): string {
   return `${path}${path.includes('?') ? '&' : '?'}timeout=${timeoutSeconds}s`;
-}
-
-function hostPort(host: string, port: number): string {
-  return isIP(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
 function urlTarget(raw: string, timeoutSeconds: number): WebhookTarget {
@@ -148,30 +145,6 @@ export async function resolveTarget(registry: APIRegistry, webhook: Webhook): Pr
   if (webhook.url !== undefined) return urlTarget(webhook.url, webhook.timeoutSeconds);
   if (webhook.service) return serviceTarget(registry, webhook.service, webhook.timeoutSeconds);
   throw new TargetError('the webhook has neither url nor service');
-}
-
-/** What Go's TLS and dial errors say for Node's error codes. */
-function goNetworkError(err: NodeJS.ErrnoException, target: WebhookTarget): string {
-  const dial = `dial tcp ${hostPort(target.host, target.port)}`;
-  switch (err.code) {
-    case 'ECONNREFUSED':
-      return `${dial}: connect: connection refused`;
-    case 'ECONNRESET':
-      return 'read: connection reset by peer';
-    case 'EHOSTUNREACH':
-      return `${dial}: connect: no route to host`;
-    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
-    case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
-    case 'SELF_SIGNED_CERT_IN_CHAIN':
-    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
-      return 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
-    case 'CERT_HAS_EXPIRED':
-      return 'tls: failed to verify certificate: x509: certificate has expired or is not yet valid';
-    case 'ERR_TLS_CERT_ALTNAME_INVALID':
-      return `tls: failed to verify certificate: x509: certificate is not valid for ${target.servername}`;
-    default:
-      return err.message;
-  }
 }
 
 /** The HTTP answer of a webhook. */

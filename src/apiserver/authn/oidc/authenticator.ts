@@ -205,7 +205,9 @@ export function oidcAuthenticator(
     let groups: string[] = [];
     if (opts.groupsClaim && opts.groupsClaim in claims) {
       const value = claims[opts.groupsClaim];
-      if (typeof value === 'string') groups = [value];
+      // JSON null decodes to nothing in Go: no groups.
+      if (value === null) groups = [];
+      else if (typeof value === 'string') groups = [value];
       else if (Array.isArray(value) && value.every((g) => typeof g === 'string')) groups = value as string[];
       else {
         refuse(

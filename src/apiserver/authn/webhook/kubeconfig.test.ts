@@ -81,12 +81,12 @@ describe('webhook kubeconfig files', () => {
     return file;
   };
 
-  it('posts to the server URL exactly, with the client certificate named by paths relative to the file', async () => {
+  it("posts to the server URL with client-go's ?timeout=, with the client certificate named by paths relative to the file", async () => {
     const { client, server: target } = loadWebhookEndpoint(
       write('certs.kubeconfig', ['client-certificate: client.crt', 'client-key: client.key']),
     );
-    assert.equal(target, url);
-    assert.deepEqual(await client.post(target, { kind: 'TokenReview' }), { path: '/authorize?x=1' });
+    assert.equal(target, `${url}&timeout=30s`);
+    assert.deepEqual(await client.post(target, { kind: 'TokenReview' }), { path: '/authorize?x=1&timeout=30s' });
     assert.deepEqual(seen.at(-1), { cn: 'kube-apiserver-webhook-client', authorization: undefined });
     client.close();
   });
@@ -98,7 +98,7 @@ describe('webhook kubeconfig files', () => {
     );
     const before = seen.length;
     failures = 1;
-    assert.deepEqual(await client.post(target, {}), { path: '/authorize?x=1' });
+    assert.deepEqual(await client.post(target, {}), { path: '/authorize?x=1&timeout=30s' });
     assert.equal(seen.length - before, 2, 'one failure, one retry');
     assert.equal(seen.at(-1)?.authorization, 'Bearer hook-token');
     client.close();

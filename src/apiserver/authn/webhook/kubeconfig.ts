@@ -8,7 +8,13 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse } from 'yaml';
-import { DEFAULT_WEBHOOK_RETRY_BACKOFF, HTTPSJSONClient, type TLSClientConfig } from '../https-json.js';
+import { formatGoDuration } from '../../../api/protobuf/go-time.js';
+import {
+  DEFAULT_TIMEOUT_MS,
+  DEFAULT_WEBHOOK_RETRY_BACKOFF,
+  HTTPSJSONClient,
+  type TLSClientConfig,
+} from '../https-json.js';
 
 type Rec = Record<string, unknown>;
 const rec = (v: unknown): Rec => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : {});
@@ -79,5 +85,8 @@ export function loadWebhookEndpoint(file: string, timeoutMs?: number): WebhookEn
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     retry: DEFAULT_WEBHOOK_RETRY_BACKOFF,
   });
-  return { server, client };
+  // client-go's REST client sends its timeout with every request (`?timeout=30s`), and names that URL in errors.
+  const url = new URL(server);
+  url.searchParams.set('timeout', formatGoDuration(BigInt(timeoutMs ?? DEFAULT_TIMEOUT_MS) * 1_000_000n));
+  return { server: url.toString(), client };
 }
