@@ -70,6 +70,9 @@ describe('apiserver OIDC authentication (--oidc-*) against a local issuer', () =
   it('takes a single string groups claim as one group', async () => {
     const res = await asToken(cp, await good({ groups: 'admins' }));
     assert.deepEqual(res.body.status.userInfo.groups, ['oidc:admins', 'system:authenticated']);
+    // JSON null decodes to nothing in Go: no groups, and no refusal.
+    const none = await asToken(cp, await good({ groups: null }));
+    assert.deepEqual(none.body.status.userInfo.groups, ['system:authenticated']);
   });
 
   it('refuses expired, wrong-audience, forged and wrong-issuer tokens, and missing required claims, with 401', async () => {
