@@ -54,13 +54,13 @@ function applyOperation(state: ApplyState, op: JsonObject): void {
 
 function add(state: ApplyState, op: JsonObject): void {
   const path = pointer(op, 'path');
-  const { container, key } = locate(state, path, 'add');
+  const { container, key } = locate(state, path, `add operation does not apply: doc is missing path: "${path}"`);
   containerAdd(container, key, value(op));
 }
 
 function remove(state: ApplyState, op: JsonObject): void {
   const path = pointer(op, 'path');
-  const { container, key } = locate(state, path, 'remove');
+  const { container, key } = locate(state, path, `remove operation does not apply: doc is missing path: "${path}"`);
   containerRemove(container, key);
 }
 
@@ -71,27 +71,27 @@ function replace(state: ApplyState, op: JsonObject): void {
     if (Array.isArray(next) || isJsonObject(next)) state.root = next;
     return;
   }
-  const { container, key } = locate(state, path, 'replace');
+  const { container, key } = locate(state, path, `replace operation does not apply: doc is missing path: ${path}`);
   containerGet(container, key);
   containerSet(container, key, value(op));
 }
 
 function move(state: ApplyState, op: JsonObject): void {
   const from = pointer(op, 'from');
-  const source = locate(state, from, 'move');
+  const source = locate(state, from, `move operation does not apply: doc is missing from path: ${from}`);
   const moved = containerGet(source.container, source.key) ?? null;
   containerRemove(source.container, source.key);
   const path = pointer(op, 'path');
-  const target = locate(state, path, 'move');
+  const target = locate(state, path, `move operation does not apply: doc is missing destination path: ${path}`);
   containerAdd(target.container, target.key, moved);
 }
 
 function copy(state: ApplyState, op: JsonObject): void {
   const from = pointer(op, 'from');
-  const source = locate(state, from, 'copy');
+  const source = locate(state, from, `copy operation does not apply: doc is missing from path: ${from}`);
   const copied = deepCopy(containerGet(source.container, source.key) ?? null);
   const path = pointer(op, 'path');
-  const target = locate(state, path, 'copy');
+  const target = locate(state, path, `copy operation does not apply: doc is missing destination path: ${path}`);
   if (copied !== null) state.copiedBytes += Buffer.byteLength(JSON.stringify(copied));
   if (state.copiedBytes > MAX_JSON_PATCH_COPY_BYTES) {
     throw invalid(
@@ -108,7 +108,7 @@ function test(state: ApplyState, op: JsonObject): void {
   if (path === '') {
     actual = state.root;
   } else {
-    const { container, key } = locate(state, path, 'test');
+    const { container, key } = locate(state, path, `test operation does not apply: is missing path: ${path}`);
     actual = containerGet(container, key) ?? null;
   }
   // A missing key and a null value are the same to v4; a missing `value` member only matches them.
@@ -123,9 +123,10 @@ function pointer(op: JsonObject, member: 'path' | 'from'): string {
   return text;
 }
 
-function locate(state: ApplyState, path: string, opName: string) {
+/** The container the last token of path is in; when there is none, v4's error (`what`, wrapping ErrMissing). */
+function locate(state: ApplyState, path: string, what: string) {
   const found = resolveParent(state.root, path);
-  if (found === undefined) throw invalid(`${opName}: the document has no path "${path}"`);
+  if (found === undefined) throw invalid(`${what}: missing value`);
   return found;
 }
 
