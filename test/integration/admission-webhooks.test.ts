@@ -389,6 +389,20 @@ describe('admission webhooks: Mutating/ValidatingWebhookConfigurations called ov
     const res = await apiRequest(cp, 'POST', CONFIGMAPS(ns), { body: configMap('v') });
     assert.equal(res.status, 400, res.text);
     assert.equal(res.body.message, 'admission webhook "svc.example.com" denied the request: via the service');
+    // A Service that does not exist fails when the call is made, naming the URL it was for, as upstream's resolver.
+    const other = await namespace();
+    await configure(VWC, `nosvc-${other}`, [
+      {
+        ...webhook('svc.example.com', '/', other),
+        clientConfig: { service: { namespace: svcNs, name: 'nosvc', path: '/svc' }, caBundle: hook.caBundle },
+      },
+    ]);
+    const gone = await apiRequest(cp, 'POST', CONFIGMAPS(other), { body: configMap('w') });
+    assert.equal(gone.status, 500, gone.text);
+    assert.equal(
+      gone.body.message,
+      'Internal error occurred: failed calling webhook "svc.example.com": failed to call webhook: Post "https://nosvc.webhooks.svc:443/svc?timeout=10s": service "nosvc" not found',
+    );
   });
 
   it('a webhook URL off this machine is never dialled', async () => {

@@ -57,6 +57,9 @@ export async function callWebhook(
     target = await resolveTarget(registry, webhook);
   } catch (err) {
     if (err instanceof LoopbackOnlyError) throw fail(`failed to call webhook: ${err.message}`);
+    if (err instanceof TargetError && err.url !== undefined) {
+      throw fail(`failed to call webhook: Post ${JSON.stringify(err.url)}: ${err.message}`);
+    }
     if (err instanceof TargetError) throw fail(`could not get REST client: ${err.message}`, 500);
     throw err;
   }

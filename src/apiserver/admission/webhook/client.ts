@@ -26,8 +26,18 @@ export interface WebhookTarget {
   servername: string;
 }
 
-/** Why a target could not be found or may not be dialled; the text goes into the call failure. */
-export class TargetError extends Error {}
+/**
+ * Why a target could not be found or may not be dialled; the text goes into the call failure. A Service that cannot
+ * be resolved fails at dial time upstream, so its error names the URL the call was for.
+ */
+export class TargetError extends Error {
+  constructor(
+    message: string,
+    readonly url?: string,
+  ) {
+    super(message);
+  }
+}
 
 /** A target that is not on this machine: refused, since nothing here may send traffic off it. */
 export class LoopbackOnlyError extends TargetError {}
@@ -115,25 +125,26 @@ async function endpointAddress(
 
 /** A service reference resolved to one of its endpoints, as upstream's endpoint routing resolves it. */
 async function serviceTarget(registry: APIRegistry, ref: ServiceReference, timeoutSeconds: number) {
+  const path = withTimeout(ref.path || '/', timeoutSeconds);
+  const servername = `${ref.name}.${ref.namespace}.svc`;
+  const url = `https://${servername}:${ref.port}${path}`;
   const service = await cachedOrLive(registry, '', 'services', ref.namespace, ref.name);
-  if (!service) throw new TargetError(`service ${JSON.stringify(ref.name)} not found`);
+  if (!service) throw new TargetError(`service ${JSON.stringify(ref.name)} not found`, url);
   const spec = rec(service.spec);
   const type = typeof spec.type === 'string' ? spec.type : 'ClusterIP';
   if (!['ClusterIP', 'NodePort', 'LoadBalancer'].includes(type)) {
-    throw new TargetError(`unsupported service type ${JSON.stringify(type)}`);
+    throw new TargetError(`unsupported service type ${JSON.stringify(type)}`, url);
   }
   const servicePort = recs(spec.ports).find((p) => p.port === ref.port);
   if (!servicePort) {
-    throw new TargetError(`no service port ${ref.port} found for service ${JSON.stringify(ref.name)}`);
+    throw new TargetError(`no service port ${ref.port} found for service ${JSON.stringify(ref.name)}`, url);
   }
   const portName = typeof servicePort.name === 'string' ? servicePort.name : '';
   const address = await endpointAddress(registry, ref, portName);
-  if (!address) throw new TargetError(`no endpoints available for service ${JSON.stringify(ref.name)}`);
+  if (!address) throw new TargetError(`no endpoints available for service ${JSON.stringify(ref.name)}`, url);
   refuseNonLoopback(address.ip);
-  const path = withTimeout(ref.path || '/', timeoutSeconds);
-  const servername = `${ref.name}.${ref.namespace}.svc`;
   return {
-    url: `https://${servername}:${ref.port}${path}`,
+    url,
     host: address.ip,
     port: address.port,
     path,
