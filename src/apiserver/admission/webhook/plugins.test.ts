@@ -50,6 +50,10 @@ describe('webhook plugins: audit annotations', () => {
       ...jsonPatch([{ op: 'add', path: '/metadata/labels', value: { seen: 'yes' } }]),
     }));
     await create('validatingwebhookconfigurations', 'v', [
+      // Never called for these requests: the failed-open index counts only the webhooks called.
+      webhook('deletes.example.com', '/x', {
+        rules: [{ operations: ['DELETE'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'] }],
+      }),
       webhook('annotate.example.com', '/annotate'),
       webhook('down.example.com', '/x', { clientConfig: { url: 'https://127.0.0.1:1/x' }, failurePolicy: 'Ignore' }),
     ]);

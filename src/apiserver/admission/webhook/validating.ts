@@ -67,7 +67,8 @@ export function validatingAdmissionWebhook(
         if (hook.failurePolicy === 'Ignore') {
           admissionAnnotation(
             attrs,
-            `failed-open.validating.webhook.admission.k8s.io/round_0_index_${hook.index}`,
+            // Upstream counts the webhooks called for this request here (the mutating ones count them all).
+            `failed-open.validating.webhook.admission.k8s.io/round_0_index_${i}`,
             hook.name,
           );
           return;
