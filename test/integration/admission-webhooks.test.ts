@@ -566,6 +566,15 @@ describe('admission webhooks: Mutating/ValidatingWebhookConfigurations called ov
       res.body.message,
       /^Internal error occurred: failed calling webhook "baduid.example.com": received invalid webhook response: expected response.uid="[0-9a-f-]+", got "not-the-request"$/,
     );
+    // An answer that is not JSON, in the words of Go's decoder.
+    const other = await namespace();
+    hook.on('/not-json', () => ({ raw: { status: 200, body: 'not json' } }));
+    await configure(VWC, `notjson-${other}`, [webhook('notjson.example.com', '/not-json', other)]);
+    const garbled = await apiRequest(cp, 'POST', CONFIGMAPS(other), { body: configMap('g') });
+    assert.equal(
+      garbled.body.message,
+      `Internal error occurred: failed calling webhook "notjson.example.com": failed to call webhook: couldn't get version/kind; json parse error: invalid character 'o' in literal null (expecting 'u')`,
+    );
   });
 
   it('webhooks are never called for webhook configurations themselves', async () => {

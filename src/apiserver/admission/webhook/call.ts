@@ -5,6 +5,7 @@
  * webhook's denial. Anything that keeps the webhook from answering usably is a WebhookCallError, which the
  * dispatcher weighs against the webhook's failurePolicy.
  */
+import { goJsonSyntaxError } from '../../../api/go-json.js';
 import type { APIRegistry } from '../../api-registry.js';
 import type { KubeObject } from '../../registry/object.js';
 import { type AdmissionAttributes, admissionAnnotation, admissionWarning } from '../types.js';
@@ -76,8 +77,9 @@ export async function callWebhook(
   let parsed: unknown;
   try {
     parsed = JSON.parse(reply.body);
-  } catch (err) {
-    throw fail(`failed to call webhook: couldn't get version/kind; json parse error: ${(err as Error).message}`);
+  } catch {
+    // In Go's words, as upstream's decoder reports it.
+    throw fail(`failed to call webhook: couldn't get version/kind; json parse error: ${goJsonSyntaxError(reply.body)}`);
   }
   const response = verifyAdmissionResponse(version, review.uid, mutating, parsed);
   if (typeof response === 'string') throw fail(`received invalid webhook response: ${response}`);
