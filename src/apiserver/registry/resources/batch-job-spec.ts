@@ -311,23 +311,13 @@ export function validateJobSpec(spec: Rec, at: FieldPath): FieldError[] {
           ),
         );
       }
-      if (parallelism !== undefined && parallelism > HIGH_COMPLETIONS_LIMIT) {
-        errs.push(
-          invalid(
-            at.child('parallelism'),
-            parallelism,
-            `must be less than or equal to ${HIGH_COMPLETIONS_LIMIT} ${why}`,
-          ),
-        );
-      }
-      if (maxFailed !== undefined && maxFailed > HIGH_COMPLETIONS_LIMIT) {
-        errs.push(
-          invalid(
-            at.child('maxFailedIndexes'),
-            maxFailed,
-            `must be less than or equal to ${HIGH_COMPLETIONS_LIMIT} ${why}`,
-          ),
-        );
+      for (const [key, value] of [
+        ['parallelism', parallelism],
+        ['maxFailedIndexes', maxFailed],
+      ] as const) {
+        if (value !== undefined && value > HIGH_COMPLETIONS_LIMIT) {
+          errs.push(invalid(at.child(key), value, `must be less than or equal to ${HIGH_COMPLETIONS_LIMIT} ${why}`));
+        }
       }
     }
   } else {

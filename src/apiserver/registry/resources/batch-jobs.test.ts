@@ -136,6 +136,14 @@ describe('batch/v1 Jobs', () => {
     assert.deepEqual(create(job({ ...indexed, backoffLimitPerIndex: 1, maxFailedIndexes: 5 })), [
       'spec.maxFailedIndexes: Invalid value: 5: must be less than or equal to completions',
     ]);
+    const many = { completionMode: 'Indexed', completions: 200_000, parallelism: 20_000, backoffLimitPerIndex: 1 };
+    assert.deepEqual(create(job(many)), [
+      'spec.maxFailedIndexes: Required value: must be specified when completions is above 100000',
+      'spec.parallelism: Invalid value: 20000: must be less than or equal to 10000 when completions are above 100000 and used with backoff limit per index',
+    ]);
+    assert.deepEqual(create(job({ ...many, parallelism: 10, maxFailedIndexes: 10_001 })), [
+      'spec.maxFailedIndexes: Invalid value: 10001: must be less than or equal to 10000 when completions are above 100000 and used with backoff limit per index',
+    ]);
     assert.deepEqual(create(job({ successPolicy: { rules: [{ succeededCount: 1 }] } })), [
       'spec.successPolicy: Invalid value: batch.SuccessPolicy{…}: requires indexed completion mode',
     ]);
