@@ -217,7 +217,7 @@ export function auditFilters(auditor: Auditor): AuditFilters {
       throw err;
     }
     // A watch (or another long-running request) is complete when its response ends, not when it has started.
-    if (ctx.longRunning) await responseEnded(res);
+    if (ctx.longRunning) await responseEnded(ctx);
     const failed = code >= 400 ? parseJson(Buffer.concat(chunks)) : undefined;
     const failure =
       failed && (failed as { kind?: string }).kind === 'Status'
@@ -232,12 +232,24 @@ export function auditFilters(auditor: Auditor): AuditFilters {
   return { failedAuthentication, audit };
 }
 
-/** Resolves once the response has ended or its stream has closed (at once when that already happened). */
-function responseEnded(res: RequestContext['res']): Promise<void> {
+/**
+ * Resolves once the response has ended or its stream has closed (at once when that already happened). An HTTP/1.1
+ * connection taken over by a stream (exec, attach, port-forward) ends when its socket closes.
+ */
+function responseEnded(ctx: RequestContext): Promise<void> {
+  const res = ctx.res;
   const stream = (res as unknown as { stream?: { closed?: boolean } }).stream;
-  if (res.writableFinished || res.destroyed || stream?.closed) return Promise.resolve();
+  const socket = ctx.req.httpVersionMajor === 1 ? ctx.req.socket : undefined;
+  if (res.writableFinished || res.destroyed || stream?.closed || socket?.destroyed) return Promise.resolve();
   return new Promise((resolve) => {
-    res.once('finish', () => resolve());
-    res.once('close', () => resolve());
+    const done = () => {
+      res.off('finish', done);
+      res.off('close', done);
+      socket?.off('close', done);
+      resolve();
+    };
+    res.once('finish', done);
+    res.once('close', done);
+    socket?.once('close', done);
   });
 }
