@@ -93,7 +93,12 @@ export class APIServer {
     this.metrics = new APIServerMetrics(opts.registry);
     this.openapi = new OpenAPIService(opts.registry);
     this.customResources = new CustomResourceController(opts.registry, this.log.child('apiextensions'));
-    this.authn = buildAuthentication(opts.authentication ?? {}, opts.registry);
+    this.authn = buildAuthentication(
+      opts.authentication ?? {},
+      opts.registry,
+      undefined,
+      this.log.child('authentication'),
+    );
     addAuthenticationReviews(opts.registry, this.authn);
     this.health.add(['healthz', 'livez', 'readyz'], { name: 'ping', check: () => {} });
     this.health.add(['healthz', 'livez', 'readyz'], { name: 'log', check: () => {} });

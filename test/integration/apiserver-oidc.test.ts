@@ -67,6 +67,11 @@ describe('apiserver OIDC authentication (--oidc-*) against a local issuer', () =
     });
   });
 
+  it('names the credential of a token with a jti claim in the credential-id extra', async () => {
+    const res = await asToken(cp, await good({ jti: 'abc-123' }));
+    assert.deepEqual(res.body.status.userInfo.extra, { 'authentication.kubernetes.io/credential-id': ['JTI=abc-123'] });
+  });
+
   it('takes a single string groups claim as one group', async () => {
     const res = await asToken(cp, await good({ groups: 'admins' }));
     assert.deepEqual(res.body.status.userInfo.groups, ['oidc:admins', 'system:authenticated']);
@@ -114,8 +119,8 @@ describe('apiserver OIDC authentication (--oidc-*) against a local issuer', () =
       /^oidc: verify token: oidc: token is expired \(Token Expiry: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \+0000 UTC\)$/,
     );
     assert.equal(
-      (await review(await good({ aud: 'x' }))).error,
-      'oidc: verify token: oidc: expected audience "wheelhouse" got ["x"]',
+      (await review(await good({ aud: ['x', 'y'] }))).error,
+      'oidc: verify token: oidc: expected audience in ["wheelhouse"] got ["x" "y"]',
     );
     assert.equal(
       (await review(await good({ tenant: 'red' }))).error,

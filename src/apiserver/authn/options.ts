@@ -1,5 +1,6 @@
 import { StatusError } from '../../api/status-error.js';
 import type { Clock } from '../../util/clock.js';
+import { type Logger, silentLogger } from '../../util/logger.js';
 import type { APIRegistry } from '../api-registry.js';
 import { type Authenticator, x509Authenticator } from '../filters/authentication.js';
 import type { KubeObject } from '../registry/object.js';
@@ -90,7 +91,12 @@ export function registryObjectGetter(registry: APIRegistry): ObjectGetter {
  * Builds the authenticators in upstream's order — client certificates, then bearer tokens (static tokens,
  * ServiceAccount JWTs, OIDC ID tokens, the token webhook last) — from the flags. Throws on unreadable files, as kube-apiserver refuses to start.
  */
-export function buildAuthentication(opts: AuthenticationOptions, registry: APIRegistry, clock?: Clock): Authentication {
+export function buildAuthentication(
+  opts: AuthenticationOptions,
+  registry: APIRegistry,
+  clock?: Clock,
+  log: Logger = silentLogger,
+): Authentication {
   const getObject = registryObjectGetter(registry);
   const tokenAuthenticators: TokenAuthenticator[] = [];
   const issuers = opts.serviceAccountIssuers?.length ? opts.serviceAccountIssuers : [DEFAULT_SERVICE_ACCOUNT_ISSUER];
@@ -128,7 +134,12 @@ export function buildAuthentication(opts: AuthenticationOptions, registry: APIRe
     const oidc = oidcAuthenticator(opts.oidc, clock, issuers);
     tokenAuthenticators.push(audienceAgnostic(oidc.authenticate, apiAudiences));
     // Discovery and keys are fetched now, so that the first token does not wait; a failure is retried later.
-    oidc.prefetch().catch(() => {});
+    // Why the issuer cannot be read goes to the log: a token then only hears that the authenticator is not ready.
+    oidc
+      .prefetch()
+      .catch((err) =>
+        log.error('oidc: initializing plugin', { issuer: opts.oidc?.issuerURL, err: (err as Error).message }),
+      );
     stops.push(oidc.stop);
   }
   if (opts.tokenWebhook) {

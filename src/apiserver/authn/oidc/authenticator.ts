@@ -7,10 +7,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { compactVerify, decodeJwt, decodeProtectedHeader, errors as joseErrors } from 'jose';
+import { goQuote } from '../../../api/validation/go-format.js';
 import { type Clock, realClock } from '../../../util/clock.js';
 import { AuthenticationError } from '../../filters/authentication.js';
 import type { TokenAuthenticator, TokenUser } from '../bearer.js';
 import { HTTPSJSONClient } from '../https-json.js';
+import { EXTRA_CREDENTIAL_ID } from '../serviceaccount/claims.js';
 import { OIDCProvider } from './provider.js';
 
 /** kube-apiserver's --oidc-* flags. */
@@ -106,6 +108,8 @@ function refuse(message: string): never {
 function stringClaim(claims: Record<string, unknown>, name: string, what: string): string {
   if (!(name in claims)) refuse(`oidc: parse ${what} ${JSON.stringify(name)}: claim not present`);
   const value = claims[name];
+  // JSON null decodes to nothing in Go: the empty string.
+  if (value === null) return '';
   if (typeof value !== 'string') {
     refuse(
       `oidc: parse ${what} ${JSON.stringify(name)}: json: cannot unmarshal ${typeof value} into Go value of type string`,
@@ -137,8 +141,9 @@ export function oidcAuthenticator(
     let keys: Awaited<ReturnType<OIDCProvider['keySet']>>;
     try {
       keys = await provider.keySet();
-    } catch (err) {
-      refuse(`oidc: authenticator not initialized: ${(err as Error).message}`);
+    } catch {
+      // Upstream's words; why goes to the log (the apiserver logs the prefetch's failure).
+      refuse('oidc: authenticator not initialized');
     }
     const verify = async (set: typeof keys) =>
       JSON.parse(new TextDecoder().decode((await compactVerify(token, set, { algorithms })).payload)) as Record<
@@ -180,7 +185,9 @@ export function oidcAuthenticator(
     const claims = await verifySignature(token);
     const aud = typeof claims.aud === 'string' ? [claims.aud] : Array.isArray(claims.aud) ? claims.aud : [];
     if (!aud.includes(opts.clientID)) {
-      refuse(`oidc: verify token: oidc: expected audience ${JSON.stringify(opts.clientID)} got ${JSON.stringify(aud)}`);
+      // The structured JWT authenticator's words, its audiences and the token's as Go's %q prints string slices.
+      const goList = (items: unknown[]) => `[${items.map((a) => goQuote(String(a))).join(' ')}]`;
+      refuse(`oidc: verify token: oidc: expected audience in ${goList([opts.clientID])} got ${goList(aud)}`);
     }
     const now = clock.now() / 1000;
     const exp = typeof claims.exp === 'number' ? claims.exp : 0;
@@ -225,6 +232,8 @@ export function oidcAuthenticator(
       if (got !== want) refuse(`oidc: required claim ${claim} value does not match. Got = ${got}, want = ${want}`);
     }
     const user: TokenUser = { name: username, groups };
+    // A jti claim names the credential, as for ServiceAccount tokens.
+    if (typeof claims.jti === 'string') user.extra = { [EXTRA_CREDENTIAL_ID]: [`JTI=${claims.jti}`] };
     return user;
   };
 
