@@ -126,6 +126,14 @@ describe('apiserver OIDC authentication (--oidc-*) against a local issuer', () =
       (await review(await good({ tenant: 'red' }))).error,
       'oidc: required claim tenant value does not match. Got = red, want = blue',
     );
+    const forged = await other.sign(
+      { iss: issuer.url, sub: 'alice', aud: CLIENT_ID, exp: now() + 600, tenant: 'blue' },
+      { kid: 'key-1' },
+    );
+    assert.equal(
+      (await review(forged)).error,
+      'oidc: verify token: failed to verify signature: failed to verify id token signature',
+    );
     const ok = await review(await good());
     assert.equal(ok.authenticated, true);
     assert.equal(ok.user.username, `${issuer.url}#alice`);

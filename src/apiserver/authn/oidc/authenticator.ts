@@ -118,6 +118,18 @@ function stringClaim(claims: Record<string, unknown>, name: string, what: string
   return value;
 }
 
+/**
+ * Why a signature did not verify, as go-oidc's remote key set says it: no key of the set (after fetching it again)
+ * verifies the token. Other failures (a malformed token) keep their own words.
+ */
+function signatureFailure(err: unknown): string {
+  const keyProblem =
+    err instanceof joseErrors.JWSSignatureVerificationFailed ||
+    err instanceof joseErrors.JWKSNoMatchingKey ||
+    err instanceof joseErrors.JWKSMultipleMatchingKeys;
+  return keyProblem ? 'failed to verify id token signature' : (err as Error).message;
+}
+
 export interface OIDCAuthenticator {
   authenticate: TokenAuthenticator;
   /** Fetches discovery and keys now (the first token would otherwise), so that a bad issuer shows up in the log. */
@@ -158,10 +170,10 @@ export function oidcAuthenticator(
         try {
           return await verify(await provider.refresh());
         } catch (again) {
-          refuse(`oidc: verify token: failed to verify signature: ${(again as Error).message}`);
+          refuse(`oidc: verify token: failed to verify signature: ${signatureFailure(again)}`);
         }
       }
-      refuse(`oidc: verify token: failed to verify signature: ${(err as Error).message}`);
+      refuse(`oidc: verify token: failed to verify signature: ${signatureFailure(err)}`);
     }
   };
 
