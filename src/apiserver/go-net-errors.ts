@@ -40,3 +40,23 @@ export function goNetworkError(
 export function goMethod(method: string): string {
   return method.charAt(0) + method.slice(1).toLowerCase();
 }
+
+/**
+ * What client-go says of a non-2xx answer: the message of a Status the server sent, else its generic words (the
+ * body quoted for a 5xx that has one).
+ */
+export function clientGoHttpFailure(statusCode: number, body: string): string {
+  try {
+    const parsed = JSON.parse(body) as { kind?: unknown; message?: unknown };
+    if (parsed && parsed.kind === 'Status' && typeof parsed.message === 'string' && parsed.message !== '') {
+      return parsed.message;
+    }
+  } catch {
+    // not a Status: described below
+  }
+  const text = body.trim();
+  if (statusCode >= 500 && text !== '') {
+    return `an error on the server (${JSON.stringify(text)}) has prevented the request from succeeding`;
+  }
+  return `the server responded with the status code ${statusCode} but did not return more information`;
+}

@@ -5,7 +5,7 @@
  */
 import { Agent, request } from 'node:https';
 import { goQuote } from '../../api/validation/go-format.js';
-import { goMethod, goNetworkError } from '../go-net-errors.js';
+import { clientGoHttpFailure, goMethod, goNetworkError } from '../go-net-errors.js';
 
 export interface TLSClientConfig {
   /** PEM CA bundle the server's certificate must chain to; the system roots when absent. */
@@ -128,7 +128,7 @@ export class HTTPSJSONClient {
           const text = Buffer.concat(chunks).toString('utf8');
           const code = res.statusCode ?? 0;
           if (code < 200 || code > 299) {
-            reject(new HTTPSJSONError(statusText(code, text), code, TRANSIENT_STATUS.has(code)));
+            reject(new HTTPSJSONError(clientGoHttpFailure(code, text), code, TRANSIENT_STATUS.has(code)));
             return;
           }
           try {
@@ -150,17 +150,4 @@ export class HTTPSJSONClient {
       req.end(body);
     });
   }
-}
-
-/** The message of a non-2xx answer: a Status's message when the server sent one, as client-go reports it. */
-function statusText(code: number, body: string): string {
-  try {
-    const parsed = JSON.parse(body) as { kind?: unknown; message?: unknown };
-    if (parsed && parsed.kind === 'Status' && typeof parsed.message === 'string' && parsed.message) {
-      return parsed.message;
-    }
-  } catch {
-    // Not JSON: fall through to the generic text.
-  }
-  return `the server responded with the status code ${code} but did not return more information`;
 }

@@ -7,6 +7,7 @@
  */
 import { goJsonSyntaxError } from '../../../api/go-json.js';
 import type { APIRegistry } from '../../api-registry.js';
+import { clientGoHttpFailure } from '../../go-net-errors.js';
 import type { KubeObject } from '../../registry/object.js';
 import { type AdmissionAttributes, admissionAnnotation, admissionWarning } from '../types.js';
 import { LoopbackOnlyError, PostError, postReview, resolveTarget, TargetError } from './client.js';
@@ -16,23 +17,6 @@ import type { WebhookInvocation } from './matching.js';
 import { type AdmissionResponse, admissionReview, reviewVersionFor, verifyAdmissionResponse } from './review.js';
 
 const NO_SIDE_EFFECTS = ['None', 'NoneOnDryRun'];
-
-/** The text client-go gives a non-2xx answer: the Status it carried, else a generic sentence. */
-function httpFailure(statusCode: number, body: string): string {
-  try {
-    const parsed = JSON.parse(body) as { kind?: unknown; message?: unknown };
-    if (parsed && parsed.kind === 'Status' && typeof parsed.message === 'string' && parsed.message !== '') {
-      return parsed.message;
-    }
-  } catch {
-    // not a Status: described below
-  }
-  const text = body.trim();
-  if (statusCode >= 500 && text !== '') {
-    return `an error on the server (${JSON.stringify(text)}) has prevented the request from succeeding`;
-  }
-  return `the server responded with the status code ${statusCode} but did not return more information`;
-}
 
 /**
  * Calls the webhook for the invocation with the given objects (already in the invocation's version). Throws the
@@ -72,7 +56,7 @@ export async function callWebhook(
     throw err;
   }
   if (reply.statusCode < 200 || reply.statusCode > 299) {
-    throw fail(`failed to call webhook: ${httpFailure(reply.statusCode, reply.body)}`, reply.statusCode);
+    throw fail(`failed to call webhook: ${clientGoHttpFailure(reply.statusCode, reply.body)}`, reply.statusCode);
   }
   let parsed: unknown;
   try {
