@@ -79,6 +79,9 @@ describe('audit policy', () => {
           'rules[2].resources.resourceNames: Invalid value: []string{"n"}: using resourceNames requires at least one resource]',
       },
     );
+    assert.throws(() => validatePolicy({ apiVersion: 'audit.k8s.io/v1', kind: 'Policy', rules: [] }), {
+      message: 'loaded illegal policy with 0 rules',
+    });
     assert.throws(() => validatePolicy({ rules: [{}] }), {
       message: 'invalid audit policy: rules[0].level: Required value',
     });

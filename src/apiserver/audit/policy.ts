@@ -128,6 +128,8 @@ export function validatePolicy(doc: unknown): Policy {
     errs.push(...validateRule(r && typeof r === 'object' ? r : {}, FieldPath.root('rules').index(i)));
   });
   if (errs.length > 0) throw new Error(`invalid audit policy: ${fieldErrorsMessage(errs)}`);
+  // A policy must have rules: with none it would log nothing, and upstream refuses to start on it.
+  if (rules.length === 0) throw new Error('loaded illegal policy with 0 rules');
   return obj as unknown as Policy;
 }
 
@@ -137,7 +139,12 @@ export function loadPolicyFile(path: string): Policy {
   const first = docs.find((d) => d.contents !== null);
   if (!first) throw new Error(`audit policy file ${path} is empty`);
   if (first.errors.length > 0) throw new Error(`audit policy file ${path}: ${first.errors[0]?.message}`);
-  return validatePolicy(first.toJS());
+  try {
+    return validatePolicy(first.toJS());
+  } catch (err) {
+    // As upstream's LoadPolicyFromFile names the file.
+    throw new Error(`${(err as Error).message}: from file ${path}`);
+  }
 }
 
 export interface RequestAttributes {
