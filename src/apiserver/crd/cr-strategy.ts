@@ -53,6 +53,7 @@ export function customResourceStrategies(
     schema ? validateObject(obj, schema, old) : [];
   const fields = selectableFields(version);
   const strategy: Strategy = {
+    allowUnconditionalUpdate: false,
     default(obj) {
       if (schema) applyDefaults(obj, schema);
     },

@@ -35,6 +35,7 @@ export const customresourcedefinitions = (() => {
     resource: 'customresourcedefinitions',
     hasStatus: true,
     strategy: {
+      allowUnconditionalUpdate: false,
       default: (obj) => defaultCRD(asCRD(obj)),
       prepareForCreate: (obj) => addStorageVersion(asCRD(obj)),
       prepareForUpdate: (obj) => addStorageVersion(asCRD(obj)),

@@ -90,6 +90,11 @@ export interface Strategy {
   afterDelete?(obj: KubeObject, ctx: HookContext): Promise<void>;
   /** Whether an update (PUT) of a missing object creates it. */
   allowCreateOnUpdate?: boolean;
+  /**
+   * false: an update (PUT) must carry metadata.resourceVersion (upstream's AllowUnconditionalUpdate, true for most
+   * built-in resources, false for CustomResourceDefinitions and custom resources).
+   */
+  allowUnconditionalUpdate?: boolean;
   /** Whether a DELETE answers with the deleted object rather than a Success status. */
   returnDeletedObject?: boolean;
   /** Whether changes to the object outside metadata and status count as spec changes that bump generation. */

@@ -1,6 +1,7 @@
-import type { FieldError } from '../../api/field-errors.js';
+import { type FieldError, invalid, invalidStatus, path } from '../../api/field-errors.js';
 import { schemaForKind } from '../../api/schema.js';
-import { statusErrors } from '../../api/status-error.js';
+import { StatusError, statusErrors } from '../../api/status-error.js';
+import { GoValue } from '../../api/validation/go-format.js';
 import { handOver, isStorageError, type KeyValue, type Store } from '../../storage/types.js';
 import { type Clock, realClock } from '../../util/clock.js';
 import { admitObject, attributesFor, requestOptions } from '../admission/attributes.js';
@@ -485,6 +486,7 @@ export class GenericStore {
       namespace,
       name,
       (current) => {
+        if (!wantRV && this.def.strategy.allowUnconditionalUpdate === false) throw this.resourceVersionRequired(name);
         if (wantRV && wantRV !== current.metadata.resourceVersion)
           throw statusErrors.modified(groupResource(this.def), name);
         // A uid in the body is a precondition, as upstream treats it: it must be the stored object's.
@@ -507,6 +509,17 @@ export class GenericStore {
       },
     );
     return { object, created: false };
+  }
+
+  /**
+   * The refusal of an update without a resourceVersion when the strategy does not allow unconditional updates. As
+   * upstream's generic store words it, the "kind" is the resource's plural and the value Go's %#v of a uint64 zero.
+   */
+  private resourceVersionRequired(name: string): StatusError {
+    const gk = { group: this.def.group, kind: this.def.resource };
+    const err = invalid(path('metadata', 'resourceVersion'), new GoValue('0x0'), 'must be specified for an update');
+    const s = invalidStatus(gk, name, [err]);
+    return new StatusError(422, 'Invalid', s.message, s.details);
   }
 
   /**
