@@ -28,6 +28,25 @@ describe('x-kubernetes-validations: rules', () => {
     ]);
   });
 
+  it("at a whole object's root, rules read kind, apiVersion and metadata.name", () => {
+    const s = rules(
+      { type: 'object', properties: { spec: { type: 'object', properties: { size: int } } } },
+      { rule: "self.metadata.name.startsWith('r')", message: 'name must start with r' },
+      { rule: "self.kind == 'Widget' && self.apiVersion == 'example.com/v1'" },
+    );
+    const obj = (name: string) => ({
+      apiVersion: 'example.com/v1',
+      kind: 'Widget',
+      metadata: { name, labels: { a: 'b' } },
+      spec: { size: 1 },
+    });
+    assert.deepEqual(validateRules(null, obj('r1'), s), []);
+    assert.deepEqual(
+      validateRules(null, obj('w1'), s).map((e) => e.message),
+      ['<nil>: Invalid value: "object": name must start with r'],
+    );
+  });
+
   it('rules run on items and map values, with their paths', () => {
     const s: Schema = {
       type: 'object',

@@ -35,6 +35,7 @@ import {
 import { GoValue, goQuote } from '../../../api/validation/go-format.js';
 import {
   additionalProperties,
+  isEmbeddedResource,
   isObject,
   items,
   jsonEqual,
@@ -88,16 +89,36 @@ function refersToOldSelf(expression: string): boolean {
 }
 
 const cache = new WeakMap<Schema, CompiledRule[]>();
+const rootCache = new WeakMap<Schema, CompiledRule[]>();
 let nodeCount = 0;
 
-/** The compiled rules of one schema node (compiled once per node object). */
-export function compiledRules(s: Schema): CompiledRule[] {
-  const cached = cache.get(s);
+const STRING = { type: 'string' };
+
+/**
+ * The node's schema as its rules see it. At a resource's root (the whole object, or an embedded resource) `self`
+ * also has kind, apiVersion and metadata.name / metadata.generateName (and no other metadata), as upstream's
+ * WithTypeAndObjectMeta declares them, whatever the schema says of them.
+ */
+function celSchemaOf(s: Schema, resourceRoot: boolean): RawOpenAPISchema {
+  if (!resourceRoot) return s as RawOpenAPISchema;
+  const meta = { type: 'object', properties: { name: STRING, generateName: STRING } };
+  const props = { ...(properties(s) ?? {}), kind: STRING, apiVersion: STRING, metadata: meta };
+  return { ...(s as RawOpenAPISchema), properties: props } as RawOpenAPISchema;
+}
+
+/**
+ * The compiled rules of one schema node (compiled once per node object). resourceRoot: the node is the schema of a
+ * whole object (the CRD's openAPIV3Schema); an embedded resource's node counts as one by its own flag.
+ */
+export function compiledRules(s: Schema, resourceRoot = false): CompiledRule[] {
+  const root = resourceRoot || isEmbeddedResource(s);
+  const byNode = root ? rootCache : cache;
+  const cached = byNode.get(s);
   if (cached) return cached;
-  const valueSchema = openAPISchemaForCel(s as RawOpenAPISchema);
+  const valueSchema = openAPISchemaForCel(celSchemaOf(s, root));
   const key = `crd-rules-${++nodeCount}`;
   const compiled = validationRules(s).map((rule) => compileRule(s, rule, valueSchema, key));
-  cache.set(s, compiled);
+  byNode.set(s, compiled);
   return compiled;
 }
 
@@ -299,7 +320,8 @@ interface Walk {
 const childPath = (p: FieldPath | null, name: string) => (p ? p.child(name) : newPath(name));
 
 function validateExpressions(p: FieldPath | null, s: Schema, obj: unknown, oldObj: unknown, w: Walk): void {
-  const rules = compiledRules(s);
+  // No path: the value is the whole object.
+  const rules = compiledRules(s, p === null);
   if (rules.length === 0) return;
   const type = typeOf(s);
   const hasOld = oldObj !== undefined && oldObj !== null;

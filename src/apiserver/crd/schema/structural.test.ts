@@ -283,6 +283,36 @@ describe('structuralSchemaErrors: x-kubernetes-validations', () => {
     );
   });
 
+  it("declares kind, apiVersion and metadata's name and generateName at a resource's root, and nothing else of metadata", () => {
+    const withRules = (...r: Schema[]) => root({ spec: { type: 'object' } }, { 'x-kubernetes-validations': r });
+    assert.deepEqual(
+      errors(
+        withRules(
+          { rule: "self.metadata.name.startsWith('r')" },
+          { rule: "self.kind == 'Root' && self.apiVersion != ''" },
+          { rule: "!has(self.metadata.generateName) || self.metadata.generateName != ''" },
+        ),
+      ),
+      [],
+    );
+    const labels = errors(withRules({ rule: "self.metadata.labels['a'] == 'b'" }));
+    assert.equal(labels.length, 1);
+    assert.match(labels[0] ?? '', /compilation failed: ERROR: <input>:1:14: undefined field 'labels'/);
+    // An embedded resource is a root of its own; a plain object is not.
+    const nested = root({
+      template: {
+        type: 'object',
+        'x-kubernetes-embedded-resource': true,
+        'x-kubernetes-preserve-unknown-fields': true,
+        'x-kubernetes-validations': [{ rule: "self.kind != ''" }],
+      },
+      plain: { type: 'object', properties: {}, 'x-kubernetes-validations': [{ rule: "self.kind != ''" }] },
+    });
+    const nestedErrs = errors(nested);
+    assert.equal(nestedErrs.length, 1);
+    assert.match(nestedErrs[0] ?? '', /properties\[plain\].*undefined field 'kind'/);
+  });
+
   it('refuses oldSelf where old values cannot be correlated, and optionalOldSelf without oldSelf', () => {
     const schema = root({
       list: {

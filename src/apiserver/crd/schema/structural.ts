@@ -278,9 +278,9 @@ function ruleShapeChecks(s: Schema, p: FieldPath): FieldError[] {
   return errs;
 }
 
-function celChecks(s: Schema, p: FieldPath, c: Context): FieldError[] {
+function celChecks(s: Schema, p: FieldPath, c: Context, resourceRoot: boolean): FieldError[] {
   const errs: FieldError[] = [];
-  compiledRules(s).forEach((cr, i) => {
+  compiledRules(s, resourceRoot).forEach((cr, i) => {
     const at = p.child('x-kubernetes-validations').index(i);
     if (cr.error !== undefined) errs.push(invalid(at.child('rule'), goValidationRule(cr.rule), cr.error));
     if (cr.messageExpressionError !== undefined) {
@@ -376,7 +376,7 @@ function openAPISchemaChecks(
   if (validationRules(s).length > 0) {
     out.schema.push(...ruleShapeChecks(s, p));
     // CEL rules are compiled only when nothing is wrong with the schema at or below this node.
-    if (out.schema.length === 0 && c.cel && celHere) out.cel.push(...celChecks(s, p, c));
+    if (out.schema.length === 0 && c.cel && celHere) out.cel.push(...celChecks(s, p, c, isRoot));
   }
   return out;
 }
