@@ -13,6 +13,27 @@ export function goJsonMarshal(value: unknown): string {
   );
 }
 
+const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+
+/**
+ * JSON as Go's json.Marshal writes decoded JSON (map[string]interface{}, []interface{}): goJsonMarshal's text with
+ * every object's keys sorted by their bytes, as Go sorts map keys.
+ */
+export function goJsonMarshalSorted(value: unknown): string {
+  const sorted = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(sorted);
+    if (typeof v !== 'object' || v === null) return v;
+    const record = v as Record<string, unknown>;
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(record).sort(byBytes)) {
+      // defineProperty: a key such as __proto__ stays an own key.
+      Object.defineProperty(out, k, { value: sorted(record[k]), enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  };
+  return goJsonMarshal(sorted(value));
+}
+
 /**
  * What Go's json.Unmarshal into a map[string]interface{} says of text, or undefined when it takes it: the common
  * syntax errors in its words, and a value that is not an object.

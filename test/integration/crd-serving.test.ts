@@ -299,6 +299,30 @@ describe('CustomResourceDefinitions: serving custom resources', () => {
     assert.equal(warned.status, 200);
     assert.equal(warned.headers.warning, '299 - "unknown field \\"spec.shape\\""');
     assert.equal(warned.body.spec.shape, undefined);
+
+    // Keys given twice are the decoder's errors, before the unknown fields pruning finds.
+    const twice =
+      '{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"d1","name":"d1"},"spec":{"size":1,"size":2,"bogus":1}}';
+    const strict = await apiRequest(cp, 'POST', `${WIDGETS}?fieldValidation=Strict`, { body: twice });
+    assert.equal(strict.status, 400, strict.text);
+    assert.equal(
+      strict.body.message,
+      'Widget in version "v1" cannot be handled as a Widget: strict decoding error: duplicate field "metadata.name", duplicate field "spec.size", unknown field "spec.bogus"',
+    );
+    const warnedTwice = await apiRequest(cp, 'POST', WIDGETS, { body: twice });
+    assert.equal(warnedTwice.status, 201, warnedTwice.text);
+    assert.equal(
+      warnedTwice.headers.warning,
+      '299 - "duplicate field \\"metadata.name\\"", 299 - "duplicate field \\"spec.size\\"", 299 - "unknown field \\"spec.bogus\\""',
+    );
+    assert.equal(warnedTwice.body.spec.size, 2);
+    const patchTwice = await apiRequest(cp, 'PATCH', `${WIDGETS}/d1?fieldValidation=Strict`, {
+      body: '{"spec":{"size":3,"size":4}}',
+      contentType: 'application/merge-patch+json',
+    });
+    assert.equal(patchTwice.status, 422, patchTwice.text);
+    assert.match(patchTwice.body.message, /strict decoding error: duplicate field "spec.size"$/);
+    assert.equal((await apiRequest(cp, 'DELETE', `${WIDGETS}/d1`)).status, 200);
   });
 
   it('splits spec and status, and bumps generation on spec changes only', async () => {

@@ -30,10 +30,11 @@ describe('printer-column JSONPath', () => {
     assert.deepEqual(find('.status.conditions[?(@.type!="Ready")].type'), ['Synced']);
   });
 
-  it('prints values as kubectl does', () => {
-    assert.equal(printValue(['a', 'b']), '[a b]');
-    assert.equal(printValue({ b: 1, a: true }), 'map[a:true b:1]');
+  it('prints values as client-go v0.33 PrintResults does: maps and lists as JSON', () => {
+    assert.equal(printValue(['p', 'q']), '["p","q"]');
+    assert.equal(printValue({ b: [1, 'x<y'], a: true }), '{"a":true,"b":[1,"x\\u003cy"]}');
     assert.equal(printValue(1.5), '1.5');
+    assert.equal(printValue('plain'), 'plain');
   });
 
   it('refuses what it cannot parse', () => {

@@ -4,6 +4,7 @@
  * (`[?(@.type=="Ready")]`), with missing keys allowed. Results print as kubectl's jsonpath prints them: strings as
  * they are, other values as Go's fmt prints decoded JSON.
  */
+import { goJsonMarshalSorted } from '../../api/go-json.js';
 import { goNumber } from '../../api/validation/go-format.js';
 import { isObject } from '../registry/object.js';
 
@@ -126,18 +127,15 @@ export function findResults(steps: readonly Step[], obj: unknown): unknown[] {
   return apply(steps, [obj]);
 }
 
-/** A value as kubectl's jsonpath prints it: Go's fmt of decoded JSON. */
+/**
+ * A value as client-go's JSONPath.PrintResults prints it: maps and lists as Go's json.Marshal writes them, other
+ * values with Go's fmt of decoded JSON.
+ */
 export function printValue(v: unknown): string {
   if (typeof v === 'string') return v;
   if (typeof v === 'number') return goNumber(v);
   if (typeof v === 'boolean') return String(v);
   if (v === null || v === undefined) return '<nil>';
-  if (Array.isArray(v)) return `[${v.map(printValue).join(' ')}]`;
-  if (isObject(v)) {
-    return `map[${Object.keys(v)
-      .sort()
-      .map((k) => `${k}:${printValue(v[k])}`)
-      .join(' ')}]`;
-  }
+  if (typeof v === 'object') return goJsonMarshalSorted(v);
   return String(v);
 }

@@ -25,8 +25,9 @@ export function pruneCustomResource(
   directive: FieldValidationDirective,
   res: HttpResponse,
   strict: (errors: string[]) => StatusError,
+  decodingErrors: readonly string[] = [],
 ): void {
-  const errors = hooks.prune(obj).map((p) => `unknown field "${p}"`);
+  const errors = [...decodingErrors, ...hooks.prune(obj).map((p) => `unknown field "${p}"`)];
   if (errors.length === 0 || directive === 'Ignore') return;
   if (directive === 'Strict') throw strict(errors);
   addWarnings(res, errors);

@@ -18,7 +18,9 @@ import {
   convertTypeError,
   decodeTypeError,
   dropUnknownFields,
+  duplicateFieldErrors,
   fieldValidationDirective,
+  patchBodyStrictErrors,
   patchMayAddUnknownFields,
   patchStrictDecodingError,
   patchStrictErrors,
@@ -116,8 +118,14 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
           const currentRV = current.metadata.resourceVersion;
           const next = applyPatchBody(type, current, body, def, true);
           if (def.custom) {
-            pruneCustomResource(def.custom, next, directive, ctx.res, (errors) =>
-              patchStrictDecodingError(type, body, next, errors),
+            const own = directive === 'Ignore' ? [] : patchBodyStrictErrors(type, raw.toString('utf8'), body);
+            pruneCustomResource(
+              def.custom,
+              next,
+              directive,
+              ctx.res,
+              (errors) => patchStrictDecodingError(type, body, next, errors),
+              own,
             );
           }
           if (schema && !def.custom) {
@@ -413,8 +421,13 @@ async function readObject(
   const body = decodeBody(raw, type, served.def.kind);
   if (!isObject(body)) throw statusErrors.badRequest('the body of the request must be a JSON or YAML object');
   const { def } = served;
-  if (def.custom)
-    pruneCustomResource(def.custom, body as KubeObject, directive, ctx.res, (e) => strictDecodingError(body, def, e));
+  if (def.custom) {
+    // A custom resource decodes into interface{}: the decoder finds keys given twice, pruning the unknown fields.
+    const duplicates =
+      directive !== 'Ignore' && type === 'application/json' ? duplicateFieldErrors(raw.toString('utf8'), body) : [];
+    const strict = (e: string[]) => strictDecodingError(body, def, e);
+    pruneCustomResource(def.custom, body as KubeObject, directive, ctx.res, strict, duplicates);
+  }
   const schema = schemaForKind({ group: def.group, version: def.version, kind: def.kind });
   if (schema && !def.custom) {
     // Decoding into the kind's Go type stops at a value of the wrong type, before any field validation.

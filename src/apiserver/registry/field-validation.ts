@@ -14,7 +14,9 @@
  * through the unstructured converter: map keys are left out of paths, the path is not escaped, and the errors are
  * sorted. Values that preserve unknown fields (RawExtension, FieldsV1, JSON) are not looked into.
  */
+
 import { invalid, notSupported, path } from '../../api/field-errors.js';
+import { goJsonMarshalSorted } from '../../api/go-json.js';
 import { formatGoValue, jsonKindWord } from '../../api/patch/go-format.js';
 import type { SchemaNode } from '../../api/schema-node.js';
 import { StatusError, statusErrors } from '../../api/status-error.js';
@@ -370,10 +372,13 @@ function keyTokens(rawJson: string): number {
   return tokens;
 }
 
-/** The duplicate-field errors of a JSON patch body: none when its keys are as many as its key tokens. */
-function patchDuplicates(rawPatch: string, body: unknown): string[] {
-  if (body !== undefined && keyTokens(rawPatch) === knownKeyCount(body, undefined)) return [];
-  return new StrictScanner(rawPatch).run(UNTYPED).map(decoderMessage);
+/**
+ * The duplicate-field errors of a JSON body decoded into interface{} (a patch, a custom resource): none when its
+ * keys are as many as its key tokens.
+ */
+export function duplicateFieldErrors(rawJson: string, body: unknown): string[] {
+  if (body !== undefined && keyTokens(rawJson) === knownKeyCount(body, undefined)) return [];
+  return new StrictScanner(rawJson).run(UNTYPED).map(decoderMessage);
 }
 
 // ---- scanning raw JSON -----------------------------------------------------------------------------------------
@@ -572,18 +577,24 @@ export function patchStrictErrors(
   body?: unknown,
 ): string[] {
   const walked = body === undefined || patchMayAddUnknownFields(patchType, body, schema);
-  if (patchType === 'application/json-patch+json') {
-    const own = strictDecodingErrors(rawPatch, JSON_PATCH).map((e) => `json patch ${e}`);
-    if (!walked) return own;
-    return [...own, ...sortedUnknown(patched, schema, true).map((p) => `unknown field ${goQuote(p)}`)];
-  }
-  const own = patchDuplicates(rawPatch, body);
+  const own = patchBodyStrictErrors(patchType, rawPatch, body);
   if (!walked) return own;
-  if (patchType === 'application/merge-patch+json') {
+  if (patchType !== 'application/strategic-merge-patch+json') {
     return [...own, ...sortedUnknown(patched, schema, true).map((p) => `unknown field ${goQuote(p)}`)];
   }
   const converted = sortedUnknown(patched, schema, false).map((p) => `unknown field "${p}"`);
   return [...own, ...converted.sort(byBytes)];
+}
+
+/**
+ * The strict errors of a patch body itself, before the patched object is looked at: keys given twice; for a JSON
+ * patch also unknown operation fields, each prefixed `json patch `.
+ */
+export function patchBodyStrictErrors(patchType: string, rawPatch: string, body?: unknown): string[] {
+  if (patchType === 'application/json-patch+json') {
+    return strictDecodingErrors(rawPatch, JSON_PATCH).map((e) => `json patch ${e}`);
+  }
+  return duplicateFieldErrors(rawPatch, body);
 }
 
 /** Strategic merge patch directives: they order, retain or remove what is there, and add no field. */
@@ -656,23 +667,6 @@ export function strictDecodingError(
   );
 }
 
-/** Go's json.Marshal escapes these in strings. */
-function goJson(value: unknown): string {
-  const sorted = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(sorted);
-    if (!isRecord(v)) return v;
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort(byBytes)) {
-      Object.defineProperty(out, k, { value: sorted(v[k]), enumerable: true, writable: true, configurable: true });
-    }
-    return out;
-  };
-  return JSON.stringify(sorted(value)).replace(
-    /[<>&\u2028\u2029]/g,
-    (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`,
-  );
-}
-
 /**
  * A patch refused for what it made: 422 Invalid with no kind or name, one cause on field `patch` whose value is the
  * patched object as JSON (JSON and merge patches) or the patch as Go prints a map (strategic merge patches). For a
@@ -680,7 +674,8 @@ function goJson(value: unknown): string {
  * the converter's (strategic merge patches).
  */
 export function patchTypeError(patchType: string, patch: unknown, patched: unknown, message: string): StatusError {
-  const value = patchType === 'application/strategic-merge-patch+json' ? formatGoValue(patch) : goJson(patched);
+  const value =
+    patchType === 'application/strategic-merge-patch+json' ? formatGoValue(patch) : goJsonMarshalSorted(patched);
   const err = invalid(path('patch'), value, message);
   return new StatusError(422, 'Invalid', ` "" is invalid: ${err.message}`, { causes: [err.toCause()] });
 }
