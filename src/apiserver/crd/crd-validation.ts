@@ -19,7 +19,7 @@ import { isDNS1035Label, isDNS1123Subdomain } from '../../api/validation/names.j
 import type { ObjectMetaInput } from '../../api/validation/object-meta-types.js';
 import { validateImmutableField, validateObjectMetaUpdate } from '../../api/validation/object-meta-update.js';
 import { isObject } from '../registry/object.js';
-import { structuralSchemaErrors } from './schema/index.js';
+import { resolveFieldPath, type Schema, structuralSchemaErrors } from './schema/index.js';
 import {
   type CRDNames,
   type CRDSpec,
@@ -144,16 +144,6 @@ function validateColumn(col: PrinterColumn, p: FieldPath): FieldError[] {
   return errs;
 }
 
-/** The schema node a dotted path (`.spec.color`) leads to, or undefined. */
-function schemaAt(schema: Record<string, unknown>, jsonPath: string): Record<string, unknown> | undefined {
-  let node: unknown = schema;
-  for (const part of jsonPath.replace(/^\./, '').split('.')) {
-    if (!isObject(node) || !isObject(node.properties) || !isObject(node.properties[part])) return undefined;
-    node = node.properties[part];
-  }
-  return isObject(node) ? node : undefined;
-}
-
 function validateSelectableFields(version: CRDVersion, p: FieldPath): FieldError[] {
   const fields = version.selectableFields ?? [];
   if (fields.length === 0) return [];
@@ -170,11 +160,12 @@ function validateSelectableFields(version: CRDVersion, p: FieldPath): FieldError
       errs.push(required(fp));
       return;
     }
-    const node = jsonPath.startsWith('.') ? schemaAt(schema, jsonPath) : undefined;
-    if (!node) {
-      errs.push(invalid(fp, jsonPath, `is an invalid path: ${jsonPath}`));
+    const resolved = resolveFieldPath(jsonPath, schema as Schema, false);
+    if (resolved.error !== undefined) {
+      errs.push(invalid(fp, jsonPath, `is an invalid path: ${resolved.error}`));
       return;
     }
+    const node = resolved.schema ?? {};
     if (jsonPath.startsWith('.metadata')) errs.push(invalid(fp, jsonPath, 'must not point to fields in metadata'));
     if (!['string', 'boolean', 'integer'].includes(String(node.type))) {
       errs.push(

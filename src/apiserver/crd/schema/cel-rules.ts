@@ -225,42 +225,65 @@ function unescapeSingleQuoted(s: string): string | undefined {
   return bad ? undefined : out;
 }
 
+/** What a JSON path names in a schema: the field path and its schema, or upstream's words for why it names none. */
+export type ResolvedFieldPath =
+  | { path: FieldPath | undefined; schema: Schema | undefined; error?: undefined }
+  | { error: string };
+
 /**
- * A rule's fieldPath (`.spec.foo`, `['a.b']`) checked against the schema: the field path it names, or undefined
- * when it does not name a field of the schema (array subscripts are not allowed).
+ * Resolves a JSON path of field and map accessors (`.spec.foo`, `['a.b']`) against the schema, as upstream's
+ * cel.ValidFieldPath: with allowArrayNotation false (selectable fields) no `[…]` accessor is allowed.
  */
-export function validFieldPath(jsonPath: string, schema: Schema): FieldPath | undefined {
+export function resolveFieldPath(jsonPath: string, schema: Schema, allowArrayNotation = true): ResolvedFieldPath {
   const tokens = jsonPath.match(/'(?:\\.|[^'\\])*'|[.[\]]|[^.[\]']+/g) ?? [];
   let p: FieldPath | undefined;
   let s: Schema | undefined = schema;
-  const step = (name: string): boolean => {
-    if (!s) return false;
-    if (properties(s)) {
+  const NOT_A_FIELD = 'does not refer to a valid field';
+  const step = (name: string): string | undefined => {
+    if (s && properties(s)) {
       p = p ? p.child(name) : newPath(name);
       s = property(s, name);
-      return s !== undefined;
+      return s === undefined ? NOT_A_FIELD : undefined;
     }
-    const additional = additionalProperties(s);
-    if (!additional) return false;
+    const additional = s ? additionalProperties(s) : undefined;
+    if (!additional) return NOT_A_FIELD;
     p = p ? p.key(name) : newPath('').key(name);
     s = additional.schema;
-    return true;
+    return undefined;
   };
+  const END = 'unexpected end of JSON path';
   for (let i = 0; i < tokens.length; i++) {
-    const t = tokens[i];
+    const t = tokens[i] as string;
     if (t === '.') {
       const name = tokens[++i];
-      if (name === undefined || !step(name)) return undefined;
+      if (name === undefined) return { error: END };
+      const error = step(name);
+      if (error) return { error };
     } else if (t === '[') {
+      if (!allowArrayNotation) return { error: 'array notation is not allowed' };
       const quoted = tokens[++i];
-      if (!quoted || quoted.length < 2 || !quoted.startsWith("'") || !quoted.endsWith("'")) return undefined;
+      if (quoted === undefined) return { error: END };
+      if (quoted.length < 2 || !quoted.startsWith("'") || !quoted.endsWith("'")) {
+        return { error: `expected single quoted string but got ${quoted}` };
+      }
       const name = unescapeSingleQuoted(quoted.slice(1, -1));
-      if (name === undefined || !step(name) || tokens[++i] !== ']') return undefined;
+      if (name === undefined) return { error: 'invalid string literal' };
+      const error = step(name);
+      if (error) return { error };
+      const close = tokens[++i];
+      if (close === undefined) return { error: END };
+      if (close !== ']') return { error: `expected ] but got ${close}` };
     } else {
-      return undefined;
+      return { error: `expected [ or . but got: ${t}` };
     }
   }
-  return p;
+  return { path: p, schema: s };
+}
+
+/** A rule's fieldPath checked against the schema: the field path it names, or undefined when it names none. */
+export function validFieldPath(jsonPath: string, schema: Schema): FieldPath | undefined {
+  const resolved = resolveFieldPath(jsonPath, schema);
+  return resolved.error === undefined ? resolved.path : undefined;
 }
 
 function errorForReason(p: FieldPath | null, value: unknown, detail: string, reason: string | undefined): FieldError {

@@ -3,8 +3,9 @@
  * custom resources against it, as apiextensions-apiserver does.
  */
 
-export { validateRules } from './cel-rules.js';
+export { resolveFieldPath, validateRules } from './cel-rules.js';
 export { applyDefaults, lacksDefaults } from './defaults.js';
+export type { Schema } from './node.js';
 export { validateAgainstSchema } from './openapi-validate.js';
 export { pruneObject } from './prune.js';
 export { structuralSchemaErrors } from './structural.js';
