@@ -16,22 +16,30 @@ export function goJsonMarshal(value: unknown): string {
 const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
 /**
- * JSON as Go's json.Marshal writes decoded JSON (map[string]interface{}, []interface{}): goJsonMarshal's text with
- * every object's keys sorted by their bytes, as Go sorts map keys.
+ * A deep copy of value with every object's keys sorted by their bytes, as Go's json.Marshal orders a map's keys
+ * (undefined members left out).
  */
+export function withSortedKeys<T>(value: T): T {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(withSortedKeys) as T;
+  const record = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(record).sort(byBytes)) {
+    if (record[k] === undefined) continue;
+    // defineProperty: a key such as __proto__ stays an own key.
+    Object.defineProperty(out, k, {
+      value: withSortedKeys(record[k]),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out as T;
+}
+
+/** JSON as Go's json.Marshal writes decoded JSON (map[string]interface{}, []interface{}): keys sorted, HTML-safe. */
 export function goJsonMarshalSorted(value: unknown): string {
-  const sorted = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(sorted);
-    if (typeof v !== 'object' || v === null) return v;
-    const record = v as Record<string, unknown>;
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(record).sort(byBytes)) {
-      // defineProperty: a key such as __proto__ stays an own key.
-      Object.defineProperty(out, k, { value: sorted(record[k]), enumerable: true, writable: true, configurable: true });
-    }
-    return out;
-  };
-  return goJsonMarshal(sorted(value));
+  return goJsonMarshal(withSortedKeys(value));
 }
 
 /**

@@ -186,5 +186,13 @@ spec:
     assert.match(after, /^2\s+/m, after);
     assert.match(after, /^3\s+/m, 'the undone revision is renumbered 3');
     assert.doesNotMatch(after, /^1\s+/m, 'revision 1 became 3');
+    // kubectl compares the revision's bytes with the patch it builds from the live object: they are equal, so
+    // undoing to the current revision changes nothing.
+    const generation = JSON.parse(await kubectl('get', 'ds/agent', '-o', 'json')).metadata.generation;
+    assert.match(
+      await kubectl('rollout', 'undo', 'ds/agent', '--to-revision=3'),
+      /daemonset.apps\/agent skipped rollback \(current template already matches revision 3\)/,
+    );
+    assert.equal(JSON.parse(await kubectl('get', 'ds/agent', '-o', 'json')).metadata.generation, generation);
   });
 });

@@ -176,5 +176,9 @@ describe('kubectl against wheelhouse up --nodes 3: StatefulSets', () => {
     assert.match(after, /^2\s+<none>$/m);
     assert.match(after, /^3\s+<none>$/m);
     assert.doesNotMatch(after, /^1\s+/m);
+    assert.match(
+      await kubectl('rollout', 'undo', 'statefulset/db', '--to-revision=3'),
+      /statefulset\.apps\/db skipped rollback \(current template already matches revision 3\)/,
+    );
   });
 });

@@ -19,6 +19,9 @@ export interface DaemonSetCounts {
   numberUnavailable: number;
 }
 
+/** The DaemonSetStatus counts tagged omitempty in apps/v1. */
+const OMITTED_AT_ZERO = ['updatedNumberScheduled', 'numberAvailable', 'numberUnavailable'] as const;
+
 /** Upstream's StatusUpdateRetries. */
 const STATUS_UPDATE_RETRIES = 1;
 
@@ -85,6 +88,8 @@ export async function storeDaemonSetStatus(
         ...(updateObservedGeneration ? { observedGeneration: generation } : {}),
       },
     };
+    // Fields apps/v1 declares omitempty are left out at zero, as upstream's encoding of the status leaves them.
+    for (const k of OMITTED_AT_ZERO) if (next.status[k] === 0) delete next.status[k];
     try {
       await ns.updateStatus(next);
       return;

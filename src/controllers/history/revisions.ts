@@ -5,6 +5,7 @@
  * `{"spec":{"template":{…,"$patch":"replace"}}}`, which kubectl's `rollout history --revision` and `rollout undo`
  * apply to the live object.
  */
+import { withSortedKeys } from '../../api/go-json.js';
 import type { KubeObject } from '../../client/types.js';
 import { type GroupVersionKind, getControllerOf, newControllerRef } from '../common/controller-ref.js';
 import { withoutServiceAccountAlias } from '../common/pods.js';
@@ -154,16 +155,17 @@ export function isControlledBy(obj: KubeObject, parent: KubeObject): boolean {
 
 /**
  * The data a DaemonSet or StatefulSet records: a patch replacing spec.template with the object's template. The
- * template's metadata keeps `creationTimestamp: null`, as Go's encoding of a pod template always writes it, so the
- * bytes are the ones kubectl computes for the same template when it checks whether a rollback changes anything.
+ * template's metadata keeps `creationTimestamp: null`, as Go's encoding of a pod template always writes it, and the
+ * keys are sorted at every level, as Go marshals the map upstream builds the patch in: the data's bytes are then
+ * the ones kubectl computes from the live object when it checks whether a rollback changes anything.
  */
 export function templatePatch(obj: KubeObject): { spec: { template: Record<string, unknown> } } {
-  const template = structuredClone((obj.spec?.template ?? {}) as Record<string, unknown>);
-  const metadata = (template.metadata ?? {}) as Record<string, unknown>;
+  const template = { ...((obj.spec?.template ?? {}) as Record<string, unknown>) };
+  const metadata = { ...((template.metadata ?? {}) as Record<string, unknown>) };
   if (!('creationTimestamp' in metadata)) metadata.creationTimestamp = null;
   template.metadata = metadata;
   template.$patch = 'replace';
-  return { spec: { template } };
+  return withSortedKeys({ spec: { template } });
 }
 
 /**

@@ -3,6 +3,7 @@ import assert from '../../../testing/assert.js';
 import {
   defaultContainer,
   defaultPodSpec,
+  defaultPodTemplate,
   defaultPullPolicy,
   imageTag,
   serviceAccountAlias,
@@ -21,11 +22,30 @@ describe('pod template defaults', () => {
       {
         name: 'c',
         image: 'nginx',
+        resources: {},
         imagePullPolicy: 'Always',
         terminationMessagePath: '/dev/termination-log',
         terminationMessagePolicy: 'File',
       },
     ]);
+  });
+
+  it("gives a template Go's zero values: metadata with creationTimestamp null, containers' resources {}", () => {
+    const owner: Record<string, unknown> = {
+      template: { spec: { containers: [{ name: 'c', image: 'a:1', resources: null }] } },
+    };
+    defaultPodTemplate(owner, 'Deployment');
+    const template = owner.template as { metadata: unknown; spec: { containers: { resources: unknown }[] } };
+    assert.deepEqual(template.metadata, { creationTimestamp: null });
+    assert.deepEqual(template.spec.containers[0]?.resources, {});
+    const labelled: Record<string, unknown> = {
+      template: { metadata: { labels: { a: 'b' } }, spec: { containers: [] } },
+    };
+    defaultPodTemplate(labelled, 'Deployment');
+    assert.deepEqual((labelled.template as { metadata: unknown }).metadata, {
+      labels: { a: 'b' },
+      creationTimestamp: null,
+    });
   });
 
   it('keeps what the user set, a zero grace period included', () => {

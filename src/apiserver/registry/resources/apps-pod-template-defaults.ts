@@ -64,6 +64,8 @@ function defaultProbe(probe: unknown): void {
 
 /** SetDefaults_Container and the declarative defaults of what a container holds. */
 export function defaultContainer(c: Rec): void {
+  // A value struct in Go: encoded as {} when empty, as upstream always shows it.
+  defaultValue(c, 'resources', {});
   if (unset(c.imagePullPolicy) || c.imagePullPolicy === '') c.imagePullPolicy = defaultPullPolicy(str(c.image));
   defaultString(c, 'terminationMessagePath', '/dev/termination-log');
   defaultString(c, 'terminationMessagePolicy', 'File');
@@ -203,11 +205,21 @@ export function dropInitContainerAnnotations(meta: unknown): void {
 }
 
 /**
+ * The metadata of an object embedded in another (a pod template, a job template, a claim template) as Go encodes
+ * its ObjectMeta value: always there, with `creationTimestamp: null` (a zero metav1.Time) unless it is set.
+ */
+export function embeddedObjectMeta(owner: Rec): void {
+  const meta = child(owner, 'metadata');
+  if (meta.creationTimestamp === undefined) meta.creationTimestamp = null;
+}
+
+/**
  * Defaults the pod template at owner[key] (creating template and spec when missing, as Go's value structs are),
  * including the canonical form of its resource quantities; `kind` names the object in a decoding error.
  */
 export function defaultPodTemplate(owner: Rec, kind: string, key = 'template'): void {
   const template = child(owner, key);
+  embeddedObjectMeta(template);
   dropInitContainerAnnotations(template.metadata);
   const spec = child(template, 'spec');
   defaultPodSpec(spec);

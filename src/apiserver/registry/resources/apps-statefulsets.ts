@@ -19,7 +19,7 @@ import { validateAnnotations } from '../../../api/validation/object-meta.js';
 import { age } from '../../printers/duration.js';
 import { ageColumn, nameColumn } from '../../printers/table.js';
 import { isObject, jsonEqual } from '../object.js';
-import { defaultPodTemplate } from './apps-pod-template-defaults.js';
+import { defaultPodTemplate, embeddedObjectMeta } from './apps-pod-template-defaults.js';
 import { validateAppsStatusCounts } from './apps-status-validation.js';
 import { alwaysRunningTemplate, selectorMatchesTemplate } from './apps-workload-validation.js';
 import { type Builtin, builtin } from './common.js';
@@ -70,7 +70,9 @@ export function defaultStatefulSet(obj: Rec): void {
   defaultPodTemplate(spec, 'StatefulSet');
   if (Array.isArray(spec.volumeClaimTemplates)) spec.volumeClaimTemplates = spec.volumeClaimTemplates.map(claimTyped);
   for (const claim of records(spec.volumeClaimTemplates)) {
+    embeddedObjectMeta(claim);
     const claimSpec = child(claim, 'spec');
+    defaultValue(claimSpec, 'resources', {});
     defaultValue(claimSpec, 'volumeMode', 'Filesystem');
     defaultRequirements(claimSpec.resources, 'StatefulSet');
     defaultString(child(claim, 'status'), 'phase', 'Pending');

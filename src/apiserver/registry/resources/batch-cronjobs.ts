@@ -9,6 +9,7 @@ import { type FieldError, type FieldPath, invalid, notSupported, path, required 
 import { age } from '../../printers/duration.js';
 import { ageColumn, nameColumn } from '../../printers/table.js';
 import type { KubeObject } from '../object.js';
+import { embeddedObjectMeta } from './apps-pod-template-defaults.js';
 import { defaultJobSpecTemplate, validateJobSpec } from './batch-job-spec.js';
 import { type Builtin, builtin } from './common.js';
 import { column, printBoolPointer, TEMPLATE_WIDE_COLUMNS, templateWideCells } from './groups-columns.js';
@@ -23,7 +24,9 @@ export function defaultCronJob(obj: KubeObject): void {
   defaultValue(spec, 'suspend', false);
   defaultValue(spec, 'successfulJobsHistoryLimit', 3);
   defaultValue(spec, 'failedJobsHistoryLimit', 1);
-  defaultJobSpecTemplate(child(child(spec, 'jobTemplate'), 'spec'), 'CronJob');
+  const jobTemplate = child(spec, 'jobTemplate');
+  embeddedObjectMeta(jobTemplate);
+  defaultJobSpecTemplate(child(jobTemplate, 'spec'), 'CronJob');
 }
 
 function validateSchedule(schedule: string, allowTZ: boolean, timeZone: unknown, at: FieldPath): FieldError[] {
