@@ -1,12 +1,15 @@
 import { aggregateErrors } from '../authz/modes.js';
 import type { RequestContext, UserInfo } from '../context.js';
 import { AuthenticationError, type Authenticator } from '../filters/authentication.js';
+import { addWarnings } from '../registry/field-validation.js';
 
 /** A user a token names, with the audiences (of those asked for) the token is good for. */
 export interface TokenUser extends UserInfo {
   audiences?: string[];
   /** Annotations for the request's audit event (e.g. authentication.k8s.io/stale-token). */
   auditAnnotations?: Record<string, string>;
+  /** Warnings for the request's answer (Warning headers). */
+  warnings?: string[];
 }
 
 /**
@@ -91,9 +94,11 @@ export function bearerTokenAuthenticator(
     const {
       audiences: _audiences,
       auditAnnotations,
+      warnings,
       ...user
     } = await authenticateToken(tokenAuthenticators, token, apiAudiences);
     if (auditAnnotations) Object.assign(ctx.auditAnnotations, auditAnnotations);
+    if (warnings) addWarnings(ctx.res, warnings);
     return user;
   };
 }

@@ -1,4 +1,4 @@
-import { StatusError } from '../../api/status-error.js';
+import { StatusError, statusErrors } from '../../api/status-error.js';
 import type { Clock } from '../../util/clock.js';
 import { type Logger, silentLogger } from '../../util/logger.js';
 import type { APIRegistry } from '../api-registry.js';
@@ -10,7 +10,11 @@ import { type ObjectGetter, serviceAccountTokenAuthenticator } from './serviceac
 import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from './serviceaccount/claims.js';
 import { ServiceAccountTokenIssuer } from './serviceaccount/issuer.js';
 import { readPublicKeys, readSigningKey } from './serviceaccount/keys.js';
-import { legacyServiceAccountTokenAuthenticator } from './serviceaccount/legacy.js';
+import {
+  LAST_USED_LABEL,
+  type LastUsedLabeler,
+  legacyServiceAccountTokenAuthenticator,
+} from './serviceaccount/legacy.js';
 import { cachedTokenAuthenticator } from './token-cache.js';
 import { type StaticToken, staticTokenAuthenticator, staticTokens } from './token-file.js';
 import { tokenWebhookAuthenticator } from './webhook/token-webhook.js';
@@ -88,6 +92,39 @@ export function registryObjectGetter(registry: APIRegistry): ObjectGetter {
 }
 
 /**
+ * Labels a legacy token's Secret with the day it was used on, as upstream's legacy validator patches it (its uid a
+ * precondition); a failure is logged, and the request goes on.
+ */
+function lastUsedLabeler(registry: APIRegistry, log: Logger): LastUsedLabeler {
+  return async (namespace, name, uid, date) => {
+    const served = registry.lookup('', 'v1', 'secrets');
+    if (!served) return;
+    try {
+      await served.store.guaranteedUpdate(
+        namespace,
+        name,
+        (current) => {
+          if (current.metadata.uid !== uid) {
+            throw statusErrors.conflict(
+              { group: '', resource: 'secrets' },
+              name,
+              `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid ?? ''}`,
+            );
+          }
+          current.metadata.labels = { ...(current.metadata.labels ?? {}), [LAST_USED_LABEL]: date };
+          return current;
+        },
+        { fieldManager: 'kube-apiserver' },
+      );
+    } catch (err) {
+      log.error(
+        `Failed to label legacy service account token ${name}/${namespace} with last-used date, err: ${(err as Error).message}`,
+      );
+    }
+  };
+}
+
+/**
  * Builds the authenticators in upstream's order — client certificates, then bearer tokens (static tokens,
  * ServiceAccount JWTs, OIDC ID tokens, the token webhook last) — from the flags. Throws on unreadable files, as kube-apiserver refuses to start.
  */
@@ -122,7 +159,13 @@ export function buildAuthentication(
         ...(clock ? { clock } : {}),
       }),
       // The tokens serviceaccount-token-controller writes into kubernetes.io/service-account-token Secrets.
-      legacyServiceAccountTokenAuthenticator({ keys, audiences: apiAudiences, getObject }),
+      legacyServiceAccountTokenAuthenticator({
+        keys,
+        audiences: apiAudiences,
+        getObject,
+        labelLastUsed: lastUsedLabeler(registry, log),
+        ...(clock ? { now: () => clock.now() } : {}),
+      }),
     );
   }
   const max = opts.serviceAccountMaxTokenExpirationSeconds;

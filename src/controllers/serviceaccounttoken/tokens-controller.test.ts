@@ -85,6 +85,26 @@ describe('serviceaccount-token-controller', () => {
       'system:serviceaccounts:default',
       'system:authenticated',
     ]);
+    // Use is tracked on the Secret, by the UTC day; a token made by hand draws no warning.
+    const today = new Date().toISOString().slice(0, 10);
+    const used = await cp.client.secrets(NS).get('builder-token');
+    assert.equal(used.metadata.labels?.['kubernetes.io/legacy-token-last-used'], today);
+    assert.equal(review.headers.warning, undefined);
+    // A Secret the ServiceAccount lists holds an auto-generated token: the answer warns.
+    const account = await cp.client.serviceAccounts(NS).get('builder');
+    await cp.client.serviceAccounts(NS).update({ ...account, secrets: [{ name: 'builder-token' }] } as typeof account);
+    const listed = await whoami(text('token'));
+    assert.equal(listed.status, 201, listed.text);
+    assert.equal(
+      listed.headers.warning,
+      '299 - "Use tokens from the TokenRequest API or manually created secret-based tokens instead of auto-generated secret-based tokens."',
+    );
+    // The legacy token cleaner's label refuses the token, naming how to let it work again.
+    await cp.client
+      .secrets(NS)
+      .patch('builder-token', 'merge', { metadata: { labels: { 'kubernetes.io/legacy-token-invalid-since': today } } });
+    const invalid = await whoami(text('token'));
+    assert.equal(invalid.status, 401);
     await cp.client.secrets(NS).delete('builder-token');
     assert.equal((await whoami(text('token'))).status, 401);
     await cp.client.secrets(NS).create(tokenSecret('builder-token-2', 'builder'));
