@@ -153,7 +153,15 @@ describe('ValidatingAdmissionPolicy', () => {
         metadata: { name: 'bad' },
         spec: {
           matchConstraints: { resourceRules: [] },
-          validations: [{ expression: 'object.spec.replicas > x' }, { expression: '1' }, { expression: 'params.x' }],
+          validations: [
+            { expression: 'object.spec.replicas > x' },
+            { expression: '1' },
+            { expression: 'params.x' },
+            // object is dyn, so is what is read from it: upstream wants the exact type, not dyn.
+            { expression: 'object.spec.paused', messageExpression: 'object.metadata.name' },
+            // request is typed: its username is a string.
+            { expression: 'object.spec.replicas > 1', messageExpression: "'by ' + request.userInfo.username" },
+          ],
         },
       },
     });
@@ -178,6 +186,20 @@ describe('ValidatingAdmissionPolicy', () => {
       ),
       causes.join('\n'),
     );
+
+    assert.ok(
+      causes.includes(
+        'spec.validations[3].expression: Invalid value: "object.spec.paused": must evaluate to bool but got dyn',
+      ),
+      causes.join('\n'),
+    );
+    assert.ok(
+      causes.includes(
+        'spec.validations[3].messageExpression: Invalid value: "object.metadata.name": must evaluate to string but got dyn',
+      ),
+      causes.join('\n'),
+    );
+    assert.ok(!causes.some((c: string) => c.startsWith('spec.validations[4]')), causes.join('\n'));
 
     const binding = await apiRequest(cp, 'POST', BINDINGS, {
       body: {

@@ -15,5 +15,5 @@ export {
   type CelAuthzQuestion,
   type CelRequestResource,
 } from './libraries/authz.js';
-export { type TypedVariable, typeCheckCel } from './typed.js';
+export { type TypedVariable, typeCheckCel, typeCheckCelType } from './typed.js';
 export { type CelValueSchema, fromCel, openAPISchemaForCel, type RawOpenAPISchema, toCel } from './values.js';

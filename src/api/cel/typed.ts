@@ -87,14 +87,27 @@ export function typeCheckCel(
   variables: readonly TypedVariable[],
   cacheKey: string,
 ): string | undefined {
+  const checked = typeCheckCelType(expression, variables, cacheKey);
+  return 'issue' in checked ? checked.issue : undefined;
+}
+
+/**
+ * The expression's type against the variables (`bool`, `string`, `dyn`, `list<string>`…), or the issue text when it
+ * does not type-check (as typeCheckCel's).
+ */
+export function typeCheckCelType(
+  expression: string,
+  variables: readonly TypedVariable[],
+  cacheKey: string,
+): { type: string } | { issue: string } {
   const env = environmentFor(cacheKey, variables);
   try {
     const program = env.parse(expression);
     rewriteMatches(program.ast);
     const checked = program.check();
     if (!checked.valid) throw checked.error;
-    return undefined;
+    return { type: checked.type ?? 'dyn' };
   } catch (err) {
-    return compileErrorFrom(expression, err).issue;
+    return { issue: compileErrorFrom(expression, err).issue };
   }
 }

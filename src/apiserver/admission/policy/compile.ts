@@ -14,6 +14,7 @@ import {
   openAPISchemaForCel,
   type TypedVariable,
   typeCheckCel,
+  typeCheckCelType,
 } from '../../../api/cel/index.js';
 
 export interface PolicyEnvironment {
@@ -38,8 +39,104 @@ function declarations(env: PolicyEnvironment): CelVariableDeclaration[] {
   return vars;
 }
 
-function typeAccepted(outputType: string, want: ReturnTypes): boolean {
-  if (want === 'any' || outputType === 'dyn') return true;
+const STRING = { type: 'string' };
+const GVK = { type: 'object', properties: { group: STRING, version: STRING, kind: STRING } };
+const GVR = { type: 'object', properties: { group: STRING, version: STRING, resource: STRING } };
+const STRINGS = { type: 'array', items: STRING };
+const STRING_MAP = { type: 'object', additionalProperties: STRING };
+
+/** The type upstream declares `request` with (its AdmissionRequest type; options free-form). */
+const REQUEST_SCHEMA = openAPISchemaForCel({
+  type: 'object',
+  properties: {
+    kind: GVK,
+    resource: GVR,
+    subResource: STRING,
+    requestKind: GVK,
+    requestResource: GVR,
+    requestSubResource: STRING,
+    name: STRING,
+    namespace: STRING,
+    operation: STRING,
+    userInfo: {
+      type: 'object',
+      properties: {
+        username: STRING,
+        uid: STRING,
+        groups: STRINGS,
+        extra: { type: 'object', additionalProperties: STRINGS },
+      },
+    },
+    dryRun: { type: 'boolean' },
+    options: {},
+  },
+});
+
+/** The type upstream declares `namespaceObject` with (its times as strings here, as values are given). */
+const NAMESPACE_SCHEMA = openAPISchemaForCel({
+  type: 'object',
+  properties: {
+    metadata: {
+      type: 'object',
+      properties: {
+        name: STRING,
+        generateName: STRING,
+        namespace: STRING,
+        labels: STRING_MAP,
+        annotations: STRING_MAP,
+        UID: STRING,
+        creationTimestamp: STRING,
+        deletionGracePeriodSeconds: { type: 'integer' },
+        deletionTimestamp: STRING,
+        generation: { type: 'integer' },
+        resourceVersion: STRING,
+        finalizers: STRINGS,
+      },
+    },
+    spec: { type: 'object', properties: { finalizers: STRINGS } },
+    status: {
+      type: 'object',
+      properties: {
+        conditions: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { status: STRING, type: STRING, lastTransitionTime: STRING, message: STRING, reason: STRING },
+          },
+        },
+        phase: STRING,
+      },
+    },
+  },
+});
+
+/**
+ * The expression's type as upstream's compiler sees it: object, oldObject and params are dyn; request,
+ * namespaceObject and authorizer have their types. undefined when that check finds an issue the evaluation
+ * environment did not (then the evaluation's type stands).
+ */
+function declaredType(expression: string, env: PolicyEnvironment): string | undefined {
+  const vars: TypedVariable[] = [
+    { name: 'object' },
+    { name: 'oldObject' },
+    { name: 'request', schema: REQUEST_SCHEMA },
+    { name: 'namespaceObject', schema: NAMESPACE_SCHEMA },
+    { name: 'variables' },
+  ];
+  if (env.hasParams) vars.push({ name: 'params' });
+  if (env.hasAuthorizer) vars.push({ name: 'authorizer', type: 'kubernetes.authorization.Authorizer' });
+  const checked = typeCheckCelType(expression, vars, `vap-types ${env.hasParams ? 1 : 0}${env.hasAuthorizer ? 1 : 0}`);
+  return 'type' in checked ? checked.type : undefined;
+}
+
+/**
+ * Whether the result type is one the expression kind takes. dyn is not (upstream wants the exact type), except
+ * from an expression reading `variables`: upstream types each variable by its own expression, which is not done
+ * here, so such a result is given the benefit of the doubt.
+ */
+function typeAccepted(outputType: string, want: ReturnTypes, expression: string): boolean {
+  if (want === 'any') return true;
+  if (outputType === 'dyn') return /\bvariables\b/.test(expression);
   if (want === 'string-or-null') return outputType === 'string' || outputType === 'null_type' || outputType === 'null';
   return outputType === want;
 }
@@ -67,7 +164,8 @@ export function compilePolicyExpression(
   let result: CompiledCelExpression | string;
   try {
     const program = compileCel(expression, declarations(env));
-    result = typeAccepted(program.outputType, want) ? program : typeError(program.outputType, want);
+    const type = program.outputType === 'dyn' ? (declaredType(expression, env) ?? 'dyn') : program.outputType;
+    result = typeAccepted(type, want, expression) ? program : typeError(type, want);
   } catch (err) {
     result = err instanceof CelCompileError ? err.compilationFailed : String((err as Error).message);
   }

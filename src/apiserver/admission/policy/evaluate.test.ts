@@ -58,7 +58,8 @@ describe('ValidatingAdmissionPolicy evaluation', () => {
         failurePolicy,
         validations: [{ expression: 'true' }],
         auditAnnotations: [
-          { key: 'bad', valueExpression: 'object.data.missing' },
+          // A string (a bare object.data.missing would be dyn, refused when compiled): it fails as it runs.
+          { key: 'bad', valueExpression: "'v' + object.data.missing" },
           { key: 'good', valueExpression: "'fine'" },
         ],
       });
@@ -73,7 +74,7 @@ describe('ValidatingAdmissionPolicy evaluation', () => {
     const fail = run('Fail');
     assert.deepEqual(fail.decisions, [{ action: 'admit', message: '', index: 0 }]);
     assert.deepEqual(fail.auditAnnotationErrors, [
-      "expression 'object.data.missing' resulted in error: no such key: missing",
+      "expression ''v' + object.data.missing' resulted in error: no such key: missing",
     ]);
     assert.deepEqual(fail.auditAnnotations, [{ key: 'good', value: 'fine' }]);
     const ignore = run('Ignore');
