@@ -19,6 +19,11 @@ describe('CEL type checking against schemas', () => {
       check('object.replicas > 1'),
       "ERROR: <input>:1:7: undefined field 'replicas'\n | object.replicas > 1\n | ......^",
     );
+    // A presence test looks its field up too.
+    assert.equal(
+      check('!has(object.spec.replica)'),
+      "ERROR: <input>:1:17: undefined field 'replica'\n | !has(object.spec.replica)\n | ................^",
+    );
     assert.match(
       check('object.spec.replicas == "a"') ?? '',
       /found no matching overload for '_==_' applied to '\(int, string\)'/,

@@ -77,6 +77,48 @@ function environmentFor(cacheKey: string, variables: readonly TypedVariable[]): 
   return env;
 }
 
+interface AstNode {
+  op?: unknown;
+  args?: unknown;
+  /** The parser's node data: how the checker checks it (a macro's check, or the operator's). */
+  readonly meta?: { check?: unknown; macro?: unknown };
+}
+
+type Check = (checker: { check(node: unknown, ctx: unknown): unknown }, node: unknown, ctx: unknown) => unknown;
+interface Macro {
+  typeCheck(checker: unknown, macro: Macro, ctx: unknown): unknown;
+}
+
+/**
+ * cel-go checks the field a presence test names (`has(self.spec.nope)`: undefined field 'nope'); the checker here
+ * passes over it. Each has(x.f) is given a check that looks x.f up as a plain field selection first, then checks the
+ * macro as before. Only for type checking: the program is never evaluated.
+ */
+function checkPresenceTests(node: unknown): void {
+  if (node === null || typeof node !== 'object') return;
+  if (Array.isArray(node)) {
+    for (const n of node) checkPresenceTests(n);
+    return;
+  }
+  const ast = node as AstNode;
+  if (typeof ast.op !== 'string') return;
+  const args = ast.args;
+  if (ast.op === 'call' && Array.isArray(args) && args[0] === 'has' && Array.isArray(args[1])) {
+    const selected = args[1][0] as AstNode | undefined;
+    const meta = ast.meta;
+    const macro = meta?.macro as Macro | undefined;
+    if (args[1].length === 1 && selected?.op === '.' && meta && typeof macro?.typeCheck === 'function') {
+      const check: Check = (checker, _node, ctx) => {
+        checker.check(selected, ctx);
+        return macro.typeCheck(checker, macro, ctx);
+      };
+      meta.macro = undefined;
+      meta.check = check;
+    }
+  }
+  if (args && typeof args === 'object') checkPresenceTests(args);
+}
+
 /**
  * The cel-go style issue text (`ERROR: <input>:1:8: undefined field 'foo'` and the caret lines) when the expression
  * does not type-check against the variables, undefined when it does. `cacheKey` names the variable set (the same
@@ -104,6 +146,7 @@ export function typeCheckCelType(
   try {
     const program = env.parse(expression);
     rewriteMatches(program.ast);
+    checkPresenceTests(program.ast);
     const checked = program.check();
     if (!checked.valid) throw checked.error;
     return { type: checked.type ?? 'dyn' };
