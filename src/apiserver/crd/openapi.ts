@@ -52,6 +52,42 @@ function forDialect(schema: unknown, dialect: Dialect): unknown {
   return out;
 }
 
+const EMBEDDED_API_VERSION_DOC =
+  'apiVersion defines the versioned schema of this representation of an object. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources';
+const EMBEDDED_KIND_DOC =
+  'kind is a string value representing the type of this object. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds';
+
+function objectMetaRef(dialect: Dialect): SchemaObject {
+  return dialect === 'v3'
+    ? { allOf: [refTo(OBJECT_META, dialect)], description: METADATA_DOC }
+    : { ...refTo(OBJECT_META, dialect), description: METADATA_DOC };
+}
+
+const isSchema = (v: unknown): v is SchemaObject => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * Gives every embedded resource (x-kubernetes-embedded-resource) in a published schema its apiVersion, kind and
+ * metadata, kind and apiVersion required, as upstream's addEmbeddedProperties (in v2 not where unknown fields are
+ * kept: kubectl would then refuse them). Changes the schema, a copy of the stored one, in place.
+ */
+function addEmbeddedProperties(schema: unknown, dialect: Dialect): void {
+  if (!isSchema(schema)) return;
+  if (isSchema(schema.properties)) for (const v of Object.values(schema.properties)) addEmbeddedProperties(v, dialect);
+  addEmbeddedProperties(schema.items, dialect);
+  addEmbeddedProperties(schema.additionalProperties, dialect);
+  if (dialect === 'v2' && schema['x-kubernetes-preserve-unknown-fields'] === true) return;
+  if (schema['x-kubernetes-embedded-resource'] !== true) return;
+  schema.properties = {
+    ...(isSchema(schema.properties) ? schema.properties : {}),
+    apiVersion: { type: 'string', description: EMBEDDED_API_VERSION_DOC },
+    kind: { type: 'string', description: EMBEDDED_KIND_DOC },
+    metadata: objectMetaRef(dialect),
+  };
+  const required = Array.isArray(schema.required) ? [...(schema.required as string[])] : [];
+  for (const name of ['kind', 'apiVersion']) if (!required.includes(name)) required.push(name);
+  schema.required = required;
+}
+
 /** The custom definitions of the served resources that have a schema, by name. */
 export function customDefinitions(
   resources: readonly ServedResource[],
@@ -63,21 +99,25 @@ export function customDefinitions(
     const { def } = served;
     const names = customDefinitionNames(def);
     const schema = forDialect(served.openapi.schema, dialect) as SchemaObject;
-    const metadata =
-      dialect === 'v3'
-        ? { allOf: [refTo(OBJECT_META, dialect)], description: METADATA_DOC }
-        : { ...refTo(OBJECT_META, dialect), description: METADATA_DOC };
-    out[names.kind] = {
-      ...schema,
-      type: 'object',
-      properties: {
-        apiVersion: { type: 'string', description: API_VERSION_DOC },
-        kind: { type: 'string', description: KIND_DOC },
-        metadata,
-        ...((schema.properties as SchemaObject | undefined) ?? {}),
-      },
-      'x-kubernetes-group-version-kind': [{ group: def.group, kind: def.kind, version: def.version }],
-    };
+    const gvk = [{ group: def.group, kind: def.kind, version: def.version }];
+    if (dialect === 'v2' && schema['x-kubernetes-preserve-unknown-fields'] === true) {
+      // Upstream publishes no fields at all then: kubectl would refuse the unknown ones.
+      out[names.kind] = { type: 'object', 'x-kubernetes-group-version-kind': gvk };
+    } else {
+      addEmbeddedProperties(schema, dialect);
+      // apiVersion, kind and metadata are set over the schema's own, as upstream's buildKubeNative sets them.
+      out[names.kind] = {
+        ...schema,
+        type: 'object',
+        properties: {
+          ...((schema.properties as SchemaObject | undefined) ?? {}),
+          apiVersion: { type: 'string', description: API_VERSION_DOC },
+          kind: { type: 'string', description: KIND_DOC },
+          metadata: objectMetaRef(dialect),
+        },
+        'x-kubernetes-group-version-kind': gvk,
+      };
+    }
     const listMeta =
       dialect === 'v3'
         ? { allOf: [refTo(LIST_META, dialect)], description: LIST_METADATA_DOC }
