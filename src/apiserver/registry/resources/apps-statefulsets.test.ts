@@ -39,7 +39,7 @@ describe('apps/v1 StatefulSets', () => {
       {
         apiVersion: 'v1',
         kind: 'PersistentVolumeClaim',
-        metadata: { name: 'data' },
+        metadata: { name: 'data', creationTimestamp: null },
         spec: { resources: { requests: { storage: '1Gi' } }, volumeMode: 'Filesystem' },
         status: { phase: 'Pending' },
       },
