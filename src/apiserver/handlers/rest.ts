@@ -31,7 +31,13 @@ import {
 import { bookmarkObject, listObjects, validateWatchRequest, watchObjects } from '../registry/list.js';
 import { fieldManagerOf } from '../registry/managed-fields.js';
 import { deepClone, isObject, type KubeObject } from '../registry/object.js';
-import { apiVersionOf, groupResource, type ResourceDefinition } from '../registry/resource.js';
+import {
+  apiVersionOf,
+  groupResource,
+  type ResourceDefinition,
+  type StatusLikeSubresource,
+  statusLikeStrategy,
+} from '../registry/resource.js';
 import { evictPod } from '../registry/resources/core-pods-eviction.js';
 import { applyScale, type Scale, scaleOf } from '../registry/scale.js';
 import { selectionFromQuery } from '../registry/selection.js';
@@ -67,11 +73,12 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
   if (info.subresource === 'eviction' && def.eviction) {
     return serveEviction(ctx, registry, served, ns, dryRun);
   }
-  const statusLike = (info.subresource === 'status' && def.status) || (info.subresource === 'approval' && def.approval);
+  const statusLike = statusLikeStrategy(def, info.subresource) !== undefined;
   if (info.subresource && !statusLike) throw statusErrors.pathNotFound();
-  // status, or a CSR's approval: the object is read and written whole, with the subresource's strategy.
-  const status = info.subresource === 'status' || info.subresource === 'approval';
-  const statusSubresource = info.subresource as 'status' | 'approval';
+  // status, a CSR's approval, a pod's ephemeral containers: the object is read and written whole, with the
+  // subresource's strategy.
+  const status = statusLike;
+  const statusSubresource = info.subresource as StatusLikeSubresource;
   const manager = fieldManagerOf(q, header(ctx, 'user-agent'));
   const user = ctx.user;
   const sink = admissionSinkOf(ctx);

@@ -108,6 +108,21 @@ export interface StatusStrategy {
   validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
 }
 
+/** The subresources written like status: the object read and written whole, with the subresource's strategy. */
+export const STATUS_LIKE_SUBRESOURCES = ['status', 'approval', 'ephemeralcontainers'] as const;
+export type StatusLikeSubresource = (typeof STATUS_LIKE_SUBRESOURCES)[number];
+
+/** The strategy of a status-like subresource of def, if it serves that subresource. */
+export function statusLikeStrategy(
+  def: ResourceDefinition,
+  subresource: string | undefined,
+): StatusStrategy | undefined {
+  if (subresource === 'status') return def.status;
+  if (subresource === 'approval') return def.approval;
+  if (subresource === 'ephemeralcontainers') return def.ephemeralContainers;
+  return undefined;
+}
+
 export interface ResourceDefinition {
   group: string;
   version: string;
@@ -127,6 +142,8 @@ export interface ResourceDefinition {
    * strategy (only status.conditions change).
    */
   approval?: StatusStrategy;
+  /** For pods: the ephemeralcontainers subresource, written like status (PUT, PATCH), changing only them. */
+  ephemeralContainers?: StatusStrategy;
   /** True for namespaces: the finalize subresource writes spec.finalizers. */
   finalize?: boolean;
   /** For pods: the binding subresource (POST a Binding to set spec.nodeName), as the scheduler uses it. */

@@ -25,6 +25,9 @@ import {
   groupResource,
   type HookContext,
   type ResourceDefinition,
+  STATUS_LIKE_SUBRESOURCES,
+  type StatusLikeSubresource,
+  statusLikeStrategy,
   storageKey,
   type WriteOptions,
 } from './resource.js';
@@ -467,7 +470,7 @@ export class GenericStore {
     namespace: string,
     name: string,
     input: KubeObject,
-    opts: StoreWriteOptions & { subresource?: 'status' | 'approval' } = {},
+    opts: StoreWriteOptions & { subresource?: StatusLikeSubresource } = {},
   ): Promise<{ object: KubeObject; created: boolean }> {
     const obj = opts.ownsInput ? input : deepClone(input);
     this.checkNamespace(obj, namespace);
@@ -476,7 +479,7 @@ export class GenericStore {
     }
     obj.metadata.name = name;
     const wantRV = obj.metadata.resourceVersion;
-    const status = opts.subresource === 'status' || opts.subresource === 'approval';
+    const status = opts.subresource !== undefined && STATUS_LIKE_SUBRESOURCES.includes(opts.subresource);
     if (!status && this.def.strategy.allowCreateOnUpdate && !wantRV) {
       const exists = await this.wrap(name, () => this.storage.get(this.key(namespace, name)));
       if (!exists) return { object: await this.create(namespace, obj, opts), created: true };
@@ -561,9 +564,9 @@ export class GenericStore {
     return this.def.strategy.validateUpdate?.(next, old) ?? [];
   }
 
-  /** The strategy of a status-like subresource: a CSR's approval, else status. */
+  /** The strategy of a status-like subresource (status when none is named). */
   private statusLikeStrategy(subresource: string | undefined) {
-    return subresource === 'approval' ? this.def.approval : this.def.status;
+    return statusLikeStrategy(this.def, subresource ?? 'status');
   }
 
   /**

@@ -9,6 +9,7 @@ import {
   type FieldPath,
   forbidden,
   invalid,
+  notFound,
   notSupported,
   required,
 } from '../../../api/field-errors.js';
@@ -87,6 +88,65 @@ function initContainers(spec: Rec, volumes: Set<string>, grace: number | undefin
         if (c[f] !== undefined && c[f] !== null) errs.push(forbidden(idx.child(f), INIT_ONLY));
       }
     }
+  });
+  return errs;
+}
+
+/** The EphemeralContainerCommon fields an ephemeral container may set (upstream's allowedEphemeralContainerFields). */
+const EPHEMERAL_ALLOWED = new Set([
+  'name',
+  'image',
+  'command',
+  'args',
+  'workingDir',
+  'env',
+  'envFrom',
+  'volumeMounts',
+  'volumeDevices',
+  'terminationMessagePath',
+  'terminationMessagePolicy',
+  'imagePullPolicy',
+  'securityContext',
+  'stdin',
+  'stdinOnce',
+  'tty',
+  'targetContainerName',
+]);
+const NOT_EPHEMERAL = 'cannot be set for an Ephemeral Container';
+
+/** A zero value in Go (a field left at it is not set): absent, null, false, 0, "", or an empty list or object. */
+function goZero(v: unknown): boolean {
+  if (v === undefined || v === null || v === false || v === 0 || v === '') return true;
+  if (Array.isArray(v)) return v.length === 0;
+  return typeof v === 'object' && Object.values(v as Rec).every(goZero);
+}
+
+/**
+ * validateEphemeralContainers: each is a container (validateContainerCommon), named uniquely among all the pod's
+ * containers, targeting a regular or init container, and setting only what upstream allows ephemeral containers.
+ */
+function ephemeralContainers(spec: Rec, volumes: Set<string>, at: FieldPath): FieldError[] {
+  const list = recs(spec.ephemeralContainers);
+  if (list.length === 0) return [];
+  const errs: FieldError[] = [];
+  const others = new Set([...recs(spec.containers), ...recs(spec.initContainers)].map((c) => str(c.name)));
+  const all = new Set(others);
+  list.forEach((c, i) => {
+    const idx = at.index(i);
+    errs.push(...validateContainerCommon(c, volumes, idx));
+    const name = str(c.name);
+    if (all.has(name)) errs.push(duplicate(idx.child('name'), name));
+    else all.add(name);
+    const target = str(c.targetContainerName);
+    if (target && !others.has(target)) errs.push(notFound(idx.child('targetContainerName'), target));
+    for (const [field, value] of Object.entries(c)) {
+      if (!EPHEMERAL_ALLOWED.has(field) && !goZero(value)) errs.push(forbidden(idx.child(field), NOT_EPHEMERAL));
+    }
+    recs(c.volumeMounts).forEach((m, j) => {
+      for (const field of ['subPath', 'subPathExpr']) {
+        if (str(m[field])) errs.push(forbidden(idx.child('volumeMounts').index(j).child(field), NOT_EPHEMERAL));
+      }
+    });
   });
   return errs;
 }
@@ -214,6 +274,7 @@ export function validatePodSpec(specValue: unknown, at: FieldPath, options: PodS
   errs.push(...volumes.errs);
   errs.push(...containers(spec, volumes.names, grace, at.child('containers')));
   errs.push(...initContainers(spec, volumes.names, grace, at.child('initContainers')));
+  errs.push(...ephemeralContainers(spec, volumes.names, at.child('ephemeralContainers')));
   errs.push(...hostNetworkPorts(spec, at, options));
   errs.push(...enumField(spec.restartPolicy, at.child('restartPolicy'), RESTART_POLICIES));
   errs.push(...enumField(spec.dnsPolicy, at.child('dnsPolicy'), DNS_POLICIES));

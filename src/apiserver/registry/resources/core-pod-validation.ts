@@ -90,6 +90,11 @@ export function validatePodCreate(pod: KubeObject): FieldError[] {
   return errs;
 }
 
+/** Part one of ValidatePodEphemeralContainersUpdate: the pod as a whole, its new ephemeral containers included. */
+export function validatePodUpdateOfEphemeralContainers(pod: KubeObject): FieldError[] {
+  return podMetadataAndSpec(pod);
+}
+
 /** ValidateContainerUpdates: the same number of containers, each with an image. */
 function containerUpdates(next: unknown, old: unknown, at: FieldPath): { errs: FieldError[]; stop: boolean } {
   if (arr(next).length !== arr(old).length) {

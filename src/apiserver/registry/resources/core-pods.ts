@@ -6,6 +6,7 @@ import { type FieldError, forbidden, invalid, path } from '../../../api/field-er
 import { nameIsDNSSubdomain } from '../../../api/validation/name-validators.js';
 import { jsonEqual, type KubeObject, nowTimestamp } from '../object.js';
 import type { DeleteOptions, StatusStrategy } from '../resource.js';
+import { defaultContainer } from './apps-pod-template-defaults.js';
 import { type Builtin, builtin } from './common.js';
 import { FIELD_IMMUTABLE, qualifiedName } from './core-field-checks.js';
 import { type Rec, rec, recs, str } from './core-json.js';
@@ -13,7 +14,7 @@ import { defaultPod } from './core-pod-defaults.js';
 import { podPrinter } from './core-pod-printer.js';
 import { computePodQOS } from './core-pod-qos.js';
 import { syncPodIPs, validateStatusIPs } from './core-pod-status-ips.js';
-import { validatePodCreate, validatePodUpdate } from './core-pod-validation.js';
+import { validatePodCreate, validatePodUpdate, validatePodUpdateOfEphemeralContainers } from './core-pod-validation.js';
 import { keepAllButStatus } from './core-status.js';
 
 const podIPOf = (pod: KubeObject) => {
@@ -75,6 +76,40 @@ function validatePodStatusUpdate(pod: KubeObject, old: KubeObject): FieldError[]
   errs.push(...validateStatusIPs(status, oldStatus));
   return errs;
 }
+
+/**
+ * A write to pods/ephemeralcontainers (what `kubectl debug` patches): only spec.ephemeralContainers is taken, the
+ * rest of the pod stays as it was (upstream's podEphemeralContainersStrategy); the new containers get the container
+ * defaults.
+ */
+const podEphemeralContainersStrategy: StatusStrategy = {
+  prepareForUpdate(pod, old) {
+    const ephemeral = rec(pod.spec).ephemeralContainers;
+    for (const key of Object.keys(pod)) delete pod[key];
+    Object.assign(pod, structuredClone(old));
+    const spec = rec(pod.spec);
+    if (ephemeral === undefined || ephemeral === null) delete spec.ephemeralContainers;
+    else spec.ephemeralContainers = ephemeral;
+    for (const c of recs(spec.ephemeralContainers)) defaultContainer(c);
+    pod.spec = spec;
+  },
+  validateUpdate(pod, old) {
+    const errs = validatePodUpdateOfEphemeralContainers(pod);
+    // Existing ephemeral containers may be neither removed nor changed (matched by name: a patch may reorder them).
+    const next = new Map(recs(rec(pod.spec).ephemeralContainers).map((c) => [str(c.name), c]));
+    const at = path('spec', 'ephemeralContainers');
+    for (const c of recs(rec(old.spec).ephemeralContainers)) {
+      const now = next.get(str(c.name));
+      if (!now)
+        errs.push(forbidden(at, `existing ephemeral containers ${JSON.stringify(str(c.name))} may not be removed\n`));
+      else if (!jsonEqual(now, c)) {
+        // Upstream appends Go's cmp.Diff of the two containers, which this server does not reproduce.
+        errs.push(forbidden(at, `existing ephemeral containers ${JSON.stringify(str(c.name))} may not be changed\n`));
+      }
+    }
+    return errs;
+  },
+};
 
 /** A write to pods/status changes status (and the metadata a kubelet may touch); spec stays as it was. */
 const podStatusStrategy: StatusStrategy = {
@@ -140,6 +175,7 @@ export function pods(): Builtin {
     },
   });
   served.def.status = podStatusStrategy;
+  served.def.ephemeralContainers = podEphemeralContainersStrategy;
   // pods/eviction: served by the REST handler with core-pods-eviction.ts.
   served.def.eviction = true;
   return served;
