@@ -167,6 +167,38 @@ describe('simulated kubelets', () => {
     });
   });
 
+  it('starts an ephemeral container added by kubectl debug: running, never ready, with its events', async () => {
+    await boundPod('debugged', 'node-3');
+    await step(1000);
+    await eventually(async () => assert.equal((await getPod('debugged')).status.phase, 'Running'));
+    await cp.client
+      .pods(NS)
+      .patch(
+        'debugged',
+        'strategic',
+        { spec: { ephemeralContainers: [{ name: 'debugger-abcde', image: 'busybox:1.36', stdin: true, tty: true }] } },
+        { subresource: 'ephemeralcontainers' },
+      );
+    const pod = await eventually(async () => {
+      const p = await getPod('debugged');
+      assert.equal(p.status.ephemeralContainerStatuses?.[0]?.state?.running !== undefined, true);
+      return p;
+    });
+    const [status] = pod.status.ephemeralContainerStatuses;
+    assert.equal(status.name, 'debugger-abcde');
+    assert.equal(status.ready, false);
+    assert.equal(status.image, 'docker.io/library/busybox:1.36');
+    assert.equal(pod.status.phase, 'Running');
+    assert.equal(condition(pod, 'Ready').status, 'True', 'the pod stays ready');
+    await eventually(async () => {
+      const events = await cp.client.events(NS).list({ fieldSelector: 'involvedObject.name=debugged' });
+      const started = events.items.find(
+        (e) => e.reason === 'Started' && e.message === 'Started container debugger-abcde',
+      );
+      assert.equal(started?.involvedObject?.fieldPath, 'spec.ephemeralContainers{debugger-abcde}');
+    });
+  });
+
   it('completes a pod whose restartPolicy is Never with exit code 0', async () => {
     await boundPod('job-pod', 'node-3', { restartPolicy: 'Never' });
     await step(3000);

@@ -48,6 +48,8 @@ export interface RuntimePodStatus {
   podIP: string | undefined;
   initContainers: RuntimeContainerStatus[];
   containers: RuntimeContainerStatus[];
+  /** The ephemeral containers started so far (kubectl debug). */
+  ephemeralContainers?: RuntimeContainerStatus[];
   /** Reason and message the kubelet gives the whole pod (e.g. admission failures). */
   reason?: string;
   message?: string;
@@ -344,6 +346,17 @@ export function generatePodStatus(
     fields.initContainerStatuses = rt.initContainers.map((s) => containerStatusJson(s, initSpecs.get(s.name)));
   }
   fields.containerStatuses = rt.containers.map((s) => containerStatusJson(s, specs.get(s.name)));
+  if (rt.ephemeralContainers?.length) {
+    const ephemeralSpecs = new Map(
+      ((pod.spec?.ephemeralContainers ?? []) as (ContainerSpec & { volumeMounts?: MountSpec[] })[]).map((c) => [
+        c.name,
+        c,
+      ]),
+    );
+    fields.ephemeralContainerStatuses = rt.ephemeralContainers.map((s) =>
+      containerStatusJson(s, ephemeralSpecs.get(s.name)),
+    );
+  }
   if (rt.reason) fields.reason = rt.reason;
   if (rt.message) fields.message = rt.message;
   return { phase, conditions, fields };

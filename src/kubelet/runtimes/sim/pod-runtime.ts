@@ -110,8 +110,12 @@ class SimContainer implements RuntimeContainerStatus {
     return this.init && this.spec.restartPolicy === 'Always';
   }
 
+  /** Added to the running pod through pods/ephemeralcontainers (kubectl debug). */
+  ephemeral = false;
+
   get fieldPath(): string {
-    return `spec.${this.init ? 'initContainers' : 'containers'}{${this.name}}`;
+    const list = this.ephemeral ? 'ephemeralContainers' : this.init ? 'initContainers' : 'containers';
+    return `spec.${list}{${this.name}}`;
   }
 
   cancelTimers(): void {
@@ -141,6 +145,8 @@ export class SimPod {
   private failed = false;
   readonly initContainers: SimContainer[];
   readonly containers: SimContainer[];
+  /** The ephemeral containers started so far, in the order they were added. */
+  readonly ephemeralContainers: SimContainer[] = [];
 
   constructor(
     pod: KubeObject,
@@ -276,6 +282,27 @@ export class SimPod {
   update(pod: KubeObject): void {
     this.pod = pod;
     if (pod.metadata.deletionTimestamp) this.terminate();
+    else this.startEphemeral();
+  }
+
+  /**
+   * Starts the ephemeral containers the pod has gained (kubectl debug), as the kubelet runs them: at once, in the
+   * running sandbox, never ready and never restarted.
+   */
+  private startEphemeral(): void {
+    if (this.terminal || this.terminating || !this.sandboxReady || this.rejected) return;
+    const specs: ContainerSpec[] = this.pod.spec?.ephemeralContainers ?? [];
+    let started = false;
+    specs.forEach((spec, i) => {
+      if (this.ephemeralContainers.some((c) => c.name === spec.name)) return;
+      const c = new SimContainer(spec, false, i, 'ContainerCreating');
+      c.ephemeral = true;
+      this.ephemeralContainers.push(c);
+      this.startContainer(c);
+      c.ready = false;
+      started = true;
+    });
+    if (started) this.host.changed(this);
   }
 
   /** Refused by admission: never ran. */
@@ -298,6 +325,7 @@ export class SimPod {
       podIP: this.podIP,
       initContainers: this.rejected ? [] : this.initContainers,
       containers: this.rejected ? [] : this.containers,
+      ephemeralContainers: this.rejected ? [] : this.ephemeralContainers,
       ...(this.reason ? { reason: this.reason } : {}),
       ...(this.message ? { message: this.message } : {}),
       ...(this.failed ? { failed: true } : {}),
@@ -306,14 +334,16 @@ export class SimPod {
 
   /** The log of a container's current run (previous: the run before its last restart). */
   logOf(container: string, previous = false): ContainerLog | undefined {
-    const c = [...this.containers, ...this.initContainers].find((x) => x.name === container);
+    const c = [...this.containers, ...this.initContainers, ...this.ephemeralContainers].find(
+      (x) => x.name === container,
+    );
     if (!c) return undefined;
     return previous ? c.previousLog : c.log;
   }
 
   /** The names of the containers, regular ones first. */
   containerNames(): string[] {
-    return [...this.containers, ...this.initContainers].map((c) => c.name);
+    return [...this.containers, ...this.initContainers, ...this.ephemeralContainers].map((c) => c.name);
   }
 
   /** The pod is gone from the API: stop everything and give the address back. */
@@ -328,7 +358,7 @@ export class SimPod {
   }
 
   private all(): SimContainer[] {
-    return [...this.initContainers, ...this.containers];
+    return [...this.initContainers, ...this.containers, ...this.ephemeralContainers];
   }
 
   private releaseIP(): void {
