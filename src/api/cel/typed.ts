@@ -32,6 +32,10 @@ class TypeBuilder {
     if (schema.format === 'int-or-string') return 'dyn';
     switch (schema.type) {
       case 'string':
+        // Formats that upstream types as timestamps, durations and bytes (see values.ts's stringToCel).
+        if (schema.format === 'date-time' || schema.format === 'date') return 'google.protobuf.Timestamp';
+        if (schema.format === 'duration') return 'google.protobuf.Duration';
+        if (schema.format === 'byte') return 'bytes';
         return 'string';
       case 'integer':
         return 'int';

@@ -4,7 +4,7 @@
  * schema a whole number becomes an int and any other number a double, as upstream's unstructured decoding gives
  * int64 and float64. CEL ints are bigints here, doubles plain numbers; results come back as JSON numbers.
  */
-import { Optional } from '@marcbachmann/cel-js';
+import { Environment, Optional } from '@marcbachmann/cel-js';
 
 /**
  * The part of a schema that decides CEL types. The API's SchemaNode satisfies it; `openAPISchemaForCel` wraps a raw
@@ -48,6 +48,44 @@ export function openAPISchemaForCel(raw: RawOpenAPISchema): CelValueSchema {
   };
 }
 
+/** Parses Go duration text (`1h30m`, `-1.5s`) with the CEL library's own duration(): undefined when it is not one. */
+let durationOf: ((text: string) => unknown) | undefined;
+function parseDuration(text: string): unknown {
+  durationOf ??= (() => {
+    const env = new Environment().registerVariable('text', 'string');
+    const program = env.parse('duration(text)');
+    return (t: string) => program({ text: t });
+  })();
+  try {
+    return durationOf(text);
+  } catch {
+    return undefined;
+  }
+}
+
+const RFC3339_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * A string as its format types it in CEL, as upstream's UnstructuredToVal does: `date-time` and `date` a timestamp,
+ * `duration` a duration, `byte` bytes (base64). Text that does not parse stays a string.
+ */
+function stringToCel(text: string, format: string | undefined): unknown {
+  switch (format) {
+    case 'date-time':
+    case 'date': {
+      if (format === 'date' && !RFC3339_DATE.test(text)) return text;
+      const t = Date.parse(format === 'date' ? `${text}T00:00:00Z` : text);
+      return Number.isNaN(t) ? text : new Date(t);
+    }
+    case 'duration':
+      return parseDuration(text) ?? text;
+    case 'byte':
+      return /^[A-Za-z0-9+/]*={0,2}$/.test(text) ? new Uint8Array(Buffer.from(text, 'base64')) : text;
+    default:
+      return text;
+  }
+}
+
 function numberToCel(n: number, schema: CelValueSchema | undefined): bigint | number {
   const type = schema?.type;
   if (type === 'number') return n;
@@ -62,6 +100,7 @@ export function toCel(value: unknown, schema?: CelValueSchema): unknown {
     case 'number':
       return numberToCel(value, schema);
     case 'string':
+      return schema?.type === 'string' ? stringToCel(value, schema.format) : value;
     case 'boolean':
     case 'bigint':
       return value;

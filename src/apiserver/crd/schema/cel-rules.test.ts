@@ -47,6 +47,39 @@ describe('x-kubernetes-validations: rules', () => {
     );
   });
 
+  it('date-time and date strings are timestamps, duration strings durations, byte strings bytes', () => {
+    const s = rules(
+      {
+        type: 'object',
+        properties: {
+          start: { type: 'string', format: 'date-time' },
+          end: { type: 'string', format: 'date-time' },
+          day: { type: 'string', format: 'date' },
+          timeout: { type: 'string', format: 'duration' },
+          data: { type: 'string', format: 'byte' },
+        },
+      },
+      { rule: 'self.end > self.start', message: 'end before start' },
+      { rule: "self.timeout <= duration('1h')", message: 'timeout over an hour' },
+      { rule: "self.day.getFullYear() == 2026 && self.end - self.start >= duration('30m')", message: 'day or length' },
+      { rule: 'size(self.data) == 3', message: 'three bytes' },
+    );
+    const ok = {
+      start: '2026-03-01T10:00:00Z',
+      end: '2026-03-01T11:00:00Z',
+      day: '2026-03-01',
+      timeout: '45m',
+      data: 'YWJj',
+    };
+    assert.deepEqual(check(s, ok), []);
+    assert.deepEqual(check(s, { ...ok, end: '2026-03-01T09:00:00Z', timeout: '1h30m', data: 'YQ==' }), [
+      'root: Invalid value: "object": end before start',
+      'root: Invalid value: "object": timeout over an hour',
+      'root: Invalid value: "object": day or length',
+      'root: Invalid value: "object": three bytes',
+    ]);
+  });
+
   it('rules run on items and map values, with their paths', () => {
     const s: Schema = {
       type: 'object',

@@ -313,6 +313,24 @@ describe('structuralSchemaErrors: x-kubernetes-validations', () => {
     assert.match(nestedErrs[0] ?? '', /properties\[plain\].*undefined field 'kind'/);
   });
 
+  it('types date-time strings as timestamps when compiling: comparing one with a string does not compile', () => {
+    const schema = root(
+      { at: { type: 'string', format: 'date-time' } },
+      {
+        'x-kubernetes-validations': [
+          { rule: "self.at > timestamp('2020-01-01T00:00:00Z')" },
+          { rule: "self.at == '2020-01-01T00:00:00Z'" },
+        ],
+      },
+    );
+    const errs = errors(schema);
+    assert.equal(errs.length, 1, errs.join('\n'));
+    assert.match(
+      errs[0] ?? '',
+      /\[1\]\.rule: .*found no matching overload for '_==_' applied to '\(google\.protobuf\.Timestamp, string\)'/,
+    );
+  });
+
   it('refuses oldSelf where old values cannot be correlated, and optionalOldSelf without oldSelf', () => {
     const schema = root({
       list: {
