@@ -199,6 +199,70 @@ describe('CustomResourceDefinitions: serving custom resources', () => {
     assert.equal(cmPut.status, 200, cmPut.text);
   });
 
+  it("records managedFields by the schema's list types and map keys, and field by field where unknown fields are kept", async () => {
+    const gadgets = widgetCRD();
+    // biome-ignore lint/suspicious/noExplicitAny: a test CRD is plain JSON
+    const spec = gadgets.spec as Record<string, any>;
+    gadgets.metadata.name = 'gadgets.example.org';
+    spec.group = 'example.org';
+    spec.names = { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' };
+    spec.versions = [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: {
+                type: 'object',
+                properties: {
+                  ports: {
+                    type: 'array',
+                    'x-kubernetes-list-type': 'map',
+                    'x-kubernetes-list-map-keys': ['name'],
+                    items: {
+                      type: 'object',
+                      required: ['name'],
+                      properties: { name: { type: 'string' }, port: { type: 'integer' } },
+                    },
+                  },
+                  tags: { type: 'array', items: { type: 'string' } },
+                  extra: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+                },
+              },
+            },
+          },
+        },
+      },
+    ];
+    const made = await apiRequest(cp, 'POST', CRDS, { body: gadgets });
+    assert.equal(made.status, 201, made.text);
+    await established(cp, 'gadgets.example.org');
+    const created = await apiRequest(cp, 'POST', '/apis/example.org/v1/namespaces/default/gadgets', {
+      body: {
+        apiVersion: 'example.org/v1',
+        kind: 'Gadget',
+        metadata: { name: 'g1', labels: { a: 'b' } },
+        spec: { ports: [{ name: 'http', port: 80 }], tags: ['x'], extra: { deep: { n: 1 } } },
+      },
+      headers: { 'user-agent': 'gadget-writer/1.0' },
+    });
+    assert.equal(created.status, 201, created.text);
+    const [entry] = created.body.metadata.managedFields;
+    assert.equal(entry.manager, 'gadget-writer');
+    assert.deepEqual(entry.fieldsV1, {
+      'f:metadata': { 'f:labels': { '.': {}, 'f:a': {} } },
+      // A struct has no "." of its own, a map has; keyed list elements are k:{…}; a plain list is atomic.
+      'f:spec': {
+        'f:extra': { '.': {}, 'f:deep': { '.': {}, 'f:n': {} } },
+        'f:ports': { 'k:{"name":"http"}': { '.': {}, 'f:name': {}, 'f:port': {} } },
+        'f:tags': {},
+      },
+    });
+  });
+
   it('publishes the schema in OpenAPI v3 and v2', async () => {
     const index = await apiRequest(cp, 'GET', '/openapi/v3');
     const entry = index.body.paths['apis/example.com/v1'];

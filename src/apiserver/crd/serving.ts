@@ -15,7 +15,7 @@ import type { GenericStore } from '../registry/store.js';
 import { customResourceScale } from './cr-scale.js';
 import { customResourceStrategies } from './cr-strategy.js';
 import { customResourcePrinter } from './printer.js';
-import { applyDefaults, lacksDefaults, pruneObject } from './schema/index.js';
+import { applyDefaults, lacksDefaults, pruneObject, schemaNodeOf } from './schema/index.js';
 import { type CRDVersion, type CustomResourceDefinition, type JSONSchemaProps, storageVersion } from './types.js';
 import { compareKubeAwareVersions } from './version-priority.js';
 
@@ -159,6 +159,7 @@ export function servedVersions(
       custom: {
         prune: (obj) => [...(schema ? pruneObject(obj, schema) : []), ...pruneMetadata(obj)],
         warnings: version.deprecated ? [deprecationWarning(crd, version)] : [],
+        ...(schema ? { schema: schemaNodeOf(schema) } : {}),
         ...(scale ? { scale: customResourceScale(scale) } : {}),
       },
     };

@@ -1,4 +1,5 @@
 import type { FieldError } from '../../api/field-errors.js';
+import type { SchemaNode } from '../../api/schema-node.js';
 import type { GroupKind, GroupResource } from '../../api/status-error.js';
 import type { Store } from '../../storage/types.js';
 import type { UserInfo } from '../context.js';
@@ -168,6 +169,8 @@ export interface CustomResourceHooks {
   prune(obj: KubeObject): string[];
   /** Warnings every request to this version answers with (a deprecated version's warning). */
   warnings: readonly string[];
+  /** The version's schema as a SchemaNode (managedFields follow its list types and map keys). */
+  schema?: SchemaNode;
   /** The scale subresource over the CRD's replica paths (when the version has one). */
   scale?: {
     of(obj: KubeObject): KubeObject;

@@ -336,7 +336,9 @@ export class GenericStore {
       manager: opts.fieldManager,
       apiVersion: apiVersionOf(this.def),
       time: nowTimestamp(this.clock.now()),
-      schema: schemaForKind({ group: this.def.group, version: this.def.version, kind: this.def.kind }),
+      schema:
+        this.def.custom?.schema ??
+        schemaForKind({ group: this.def.group, version: this.def.version, kind: this.def.kind }),
       ...(opts.subresource ? { subresource: opts.subresource } : {}),
     });
     if (entries.length > 0) next.metadata.managedFields = entries as unknown as Array<Record<string, unknown>>;

@@ -6,6 +6,7 @@
 export { resolveFieldPath, validateRules } from './cel-rules.js';
 export { applyDefaults, lacksDefaults } from './defaults.js';
 export type { Schema } from './node.js';
+export { schemaNodeOf } from './node.js';
 export { validateAgainstSchema } from './openapi-validate.js';
 export { pruneObject } from './prune.js';
 export { structuralSchemaErrors } from './structural.js';

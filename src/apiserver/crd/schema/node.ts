@@ -3,6 +3,7 @@
  * node — what pruning, defaulting and CEL walk — is its `properties`, `items` (one schema) and
  * `additionalProperties`; value validations under allOf/anyOf/oneOf/not never add fields.
  */
+import type { SchemaNode } from '../../../api/schema-node.js';
 import type { JSONSchemaProps } from '../types.js';
 
 export type Schema = JSONSchemaProps;
@@ -92,4 +93,43 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
     return ka.every((k) => Object.hasOwn(b, k) && jsonEqual(a[k], b[k]));
   }
   return false;
+}
+
+const SCHEMA_TYPES = new Set(['object', 'array', 'string', 'integer', 'number', 'boolean']);
+const asSchemaNode = new WeakMap<Schema, SchemaNode>();
+const asRootSchemaNode = new WeakMap<Schema, SchemaNode>();
+
+/**
+ * A CRD schema node as the API's SchemaNode, for what reads schemas generically (managedFields): types, fields,
+ * list types and map keys, map types. Nodes that keep unknown fields are left open (walked field by field, as
+ * upstream's deduced types are), and the object's metadata stays ObjectMeta's business (no schema given for it).
+ */
+export function schemaNodeOf(s: Schema, root = true): SchemaNode {
+  const cache = root ? asRootSchemaNode : asSchemaNode;
+  const known = cache.get(s);
+  if (known) return known;
+  const props = properties(s);
+  const names = props && !preservesUnknownFields(s) ? Object.keys(props) : undefined;
+  const additional = additionalProperties(s)?.schema;
+  const item = items(s);
+  const listType = stringValue(s, 'x-kubernetes-list-type');
+  const mapType = stringValue(s, 'x-kubernetes-map-type');
+  const type = typeOf(s);
+  const node: SchemaNode = {
+    type: (SCHEMA_TYPES.has(type) && !isIntOrString(s) ? type : 'any') as SchemaNode['type'],
+    ...(typeof s.format === 'string' ? { format: s.format } : {}),
+    property: (name) => {
+      if (root && name === 'metadata') return undefined;
+      const p = names?.includes(name) ? props?.[name] : undefined;
+      return p ? schemaNodeOf(p, false) : undefined;
+    },
+    ...(names ? { propertyNames: names } : {}),
+    ...(additional ? { additionalProperties: schemaNodeOf(additional, false) } : {}),
+    ...(item ? { items: schemaNodeOf(item, false) } : {}),
+    ...(listType === 'atomic' || listType === 'set' || listType === 'map' ? { listType } : {}),
+    ...(listType === 'map' ? { listMapKeys: stringList(s, 'x-kubernetes-list-map-keys') } : {}),
+    ...(mapType === 'atomic' || mapType === 'granular' ? { mapType } : {}),
+  };
+  cache.set(s, node);
+  return node;
 }
