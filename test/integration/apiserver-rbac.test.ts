@@ -172,6 +172,23 @@ describe('RBAC authorization (--authorization-mode=RBAC)', () => {
     }
     const why = await sar(cp, 'jane', [A], { verb: 'list', group: '', resource: 'pods', namespace: 'dev' });
     assert.equal(why.reason, 'RBAC: allowed by RoleBinding "jane-reads-pods/dev" of Role "pod-reader" to User "jane"');
+    // Both kinds of attributes: refused, the non-resource ones printed as Go prints the internal struct.
+    const both = await apiRequest(cp, 'POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
+      body: {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SubjectAccessReview',
+        spec: {
+          user: 'a',
+          resourceAttributes: { verb: 'get', resource: 'pods' },
+          nonResourceAttributes: { path: '/x', verb: 'get' },
+        },
+      },
+    });
+    assert.equal(both.status, 422, both.text);
+    assert.match(
+      both.body.message,
+      /spec.nonResourceAttributes: Invalid value: authorization.NonResourceAttributes\{Path:"\/x", Verb:"get"\}: cannot be specified in combination with resourceAttributes/,
+    );
   });
 
   it('forbids jane with upstream message, then allows her once bound', async () => {

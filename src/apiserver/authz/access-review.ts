@@ -6,6 +6,7 @@
  */
 import { type FieldError, invalid, invalidStatus, path, required } from '../../api/field-errors.js';
 import { StatusError, statusErrors } from '../../api/status-error.js';
+import { GoValue, goQuote } from '../../api/validation/go-format.js';
 import type { APIRegistry } from '../api-registry.js';
 import type { RequestContext, UserInfo } from '../context.js';
 import { contentTypeOf, decodeBody, readBody } from '../handlers/body.js';
@@ -106,6 +107,13 @@ async function serveReview(ctx: RequestContext, review: Review, authorizer: Mode
   writeJson(ctx, 201, { kind: review.kind, apiVersion: `${GROUP}/${VERSION}`, metadata, spec, status });
 }
 
+/** The attributes as upstream's error prints them: Go's %#v of the internal struct. */
+function goNonResource(attrs: unknown): GoValue {
+  const a = (attrs ?? {}) as Rec;
+  const text = (v: unknown) => goQuote(typeof v === 'string' ? v : '');
+  return new GoValue(`authorization.NonResourceAttributes{Path:${text(a.path)}, Verb:${text(a.verb)}}`);
+}
+
 function validateSpec(spec: Rec, kind: string): FieldError[] {
   const errs: FieldError[] = [];
   const at = path('spec');
@@ -115,7 +123,11 @@ function validateSpec(spec: Rec, kind: string): FieldError[] {
     if (!hasResource) errs.push(required(at.child('resourceAttributes'), 'disallowed on this kind of request'));
     if (hasNonResource) {
       errs.push(
-        invalid(at.child('nonResourceAttributes'), spec.nonResourceAttributes, 'disallowed on this kind of request'),
+        invalid(
+          at.child('nonResourceAttributes'),
+          goNonResource(spec.nonResourceAttributes),
+          'disallowed on this kind of request',
+        ),
       );
     }
   } else {
@@ -123,7 +135,7 @@ function validateSpec(spec: Rec, kind: string): FieldError[] {
       errs.push(
         invalid(
           at.child('nonResourceAttributes'),
-          spec.nonResourceAttributes,
+          goNonResource(spec.nonResourceAttributes),
           'cannot be specified in combination with resourceAttributes',
         ),
       );
