@@ -86,10 +86,24 @@ function environmentFor(variables: readonly CelVariableDeclaration[]): Environme
   return env;
 }
 
-interface AstLike {
-  op?: string;
+/** A parsed expression's node, as the parser builds it (the checker's data in meta). */
+export interface AstNode {
+  op?: unknown;
   args?: unknown;
-  meta?: { alternate?: unknown };
+  readonly meta?: { alternate?: unknown; check?: unknown; macro?: unknown };
+}
+
+/** Calls visit on every node of a parsed expression, parents before their arguments. */
+export function visitAst(node: unknown, visit: (ast: AstNode) => void): void {
+  if (node === null || typeof node !== 'object') return;
+  if (Array.isArray(node)) {
+    for (const n of node) visitAst(n, visit);
+    return;
+  }
+  const ast = node as AstNode;
+  if (typeof ast.op !== 'string') return;
+  visit(ast);
+  if (ast.args && typeof ast.args === 'object') visitAst(ast.args, visit);
 }
 
 /**
@@ -97,17 +111,11 @@ interface AstLike {
  * reads another syntax) and checks literal patterns now, as upstream validates regex literals at compile time.
  */
 export function rewriteMatches(node: unknown): void {
-  if (node === null || typeof node !== 'object') return;
-  if (Array.isArray(node)) {
-    for (const n of node) rewriteMatches(n);
-    return;
-  }
-  const ast = node as AstLike;
-  if (typeof ast.op !== 'string') return;
-  const args = ast.args;
-  if ((ast.op === 'rcall' || ast.op === 'call') && Array.isArray(args) && args[0] === 'matches') {
+  visitAst(node, (ast) => {
+    const args = ast.args;
+    if ((ast.op !== 'rcall' && ast.op !== 'call') || !Array.isArray(args) || args[0] !== 'matches') return;
     args[0] = RE2_MATCHES;
-    const params = (ast.op === 'rcall' ? args[2] : args[1]) as AstLike[] | undefined;
+    const params = (ast.op === 'rcall' ? args[2] : args[1]) as AstNode[] | undefined;
     const pattern = params?.[params.length - 1];
     if (pattern?.op === 'value' && typeof pattern.args === 'string') {
       try {
@@ -118,9 +126,7 @@ export function rewriteMatches(node: unknown): void {
         throw Object.assign(new Error(summary), { summary, range: { start: at, end: at } });
       }
     }
-  }
-  if (Array.isArray(args)) rewriteMatches(args);
-  else if (args && typeof args === 'object') rewriteMatches(args);
+  });
 }
 
 /**

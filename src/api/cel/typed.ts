@@ -5,7 +5,7 @@
  * comparison is found without evaluating. Only for reporting: evaluation always uses the dynamic environment.
  */
 import type { Environment } from '@marcbachmann/cel-js';
-import { baseEnvironment, rewriteMatches } from './environment.js';
+import { type AstNode, baseEnvironment, rewriteMatches, visitAst } from './environment.js';
 import { compileErrorFrom } from './errors.js';
 import type { CelValueSchema } from './values.js';
 
@@ -81,13 +81,6 @@ function environmentFor(cacheKey: string, variables: readonly TypedVariable[]): 
   return env;
 }
 
-interface AstNode {
-  op?: unknown;
-  args?: unknown;
-  /** The parser's node data: how the checker checks it (a macro's check, or the operator's). */
-  readonly meta?: { check?: unknown; macro?: unknown };
-}
-
 type Check = (checker: { check(node: unknown, ctx: unknown): unknown }, node: unknown, ctx: unknown) => unknown;
 interface Macro {
   typeCheck(checker: unknown, macro: Macro, ctx: unknown): unknown;
@@ -99,28 +92,20 @@ interface Macro {
  * macro as before. Only for type checking: the program is never evaluated.
  */
 function checkPresenceTests(node: unknown): void {
-  if (node === null || typeof node !== 'object') return;
-  if (Array.isArray(node)) {
-    for (const n of node) checkPresenceTests(n);
-    return;
-  }
-  const ast = node as AstNode;
-  if (typeof ast.op !== 'string') return;
-  const args = ast.args;
-  if (ast.op === 'call' && Array.isArray(args) && args[0] === 'has' && Array.isArray(args[1])) {
+  visitAst(node, (ast) => {
+    const args = ast.args;
+    if (ast.op !== 'call' || !Array.isArray(args) || args[0] !== 'has' || !Array.isArray(args[1])) return;
     const selected = args[1][0] as AstNode | undefined;
     const meta = ast.meta;
     const macro = meta?.macro as Macro | undefined;
-    if (args[1].length === 1 && selected?.op === '.' && meta && typeof macro?.typeCheck === 'function') {
-      const check: Check = (checker, _node, ctx) => {
-        checker.check(selected, ctx);
-        return macro.typeCheck(checker, macro, ctx);
-      };
-      meta.macro = undefined;
-      meta.check = check;
-    }
-  }
-  if (args && typeof args === 'object') checkPresenceTests(args);
+    if (args[1].length !== 1 || selected?.op !== '.' || !meta || typeof macro?.typeCheck !== 'function') return;
+    const check: Check = (checker, _node, ctx) => {
+      checker.check(selected, ctx);
+      return macro.typeCheck(checker, macro, ctx);
+    };
+    meta.macro = undefined;
+    meta.check = check;
+  });
 }
 
 /**
