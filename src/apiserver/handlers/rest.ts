@@ -73,11 +73,10 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
   if (info.subresource === 'eviction' && def.eviction) {
     return serveEviction(ctx, registry, served, ns, dryRun);
   }
-  const statusLike = statusLikeStrategy(def, info.subresource) !== undefined;
-  if (info.subresource && !statusLike) throw statusErrors.pathNotFound();
   // status, a CSR's approval, a pod's ephemeral containers: the object is read and written whole, with the
   // subresource's strategy.
-  const status = statusLike;
+  const status = statusLikeStrategy(def, info.subresource) !== undefined;
+  if (info.subresource && !status) throw statusErrors.pathNotFound();
   const statusSubresource = info.subresource as StatusLikeSubresource;
   const manager = fieldManagerOf(q, header(ctx, 'user-agent'));
   const user = ctx.user;
