@@ -98,6 +98,12 @@ export interface Strategy {
   allowUnconditionalUpdate?: boolean;
   /** Whether a DELETE answers with the deleted object rather than a Success status. */
   returnDeletedObject?: boolean;
+  /**
+   * A DELETE that names no propagation policy (and an object without the orphan or foregroundDeletion finalizer)
+   * orphans the dependents: upstream's DefaultGarbageCollectionPolicy OrphanDependents, which batch/v1 Jobs and v1
+   * ReplicationControllers keep for backward compatibility.
+   */
+  orphanDependentsByDefault?: boolean;
   /** Whether changes to the object outside metadata and status count as spec changes that bump generation. */
   tracksGeneration?: boolean;
 }

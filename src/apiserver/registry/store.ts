@@ -517,6 +517,18 @@ export class GenericStore {
   }
 
   /**
+   * The propagation policy a DELETE takes: the one it names, else the strategy's default (orphaning, for Jobs and
+   * ReplicationControllers) unless the object already carries a garbage collector finalizer, which then stands.
+   */
+  private propagationPolicy(current: KubeObject, opts: StoreDeleteOptions): DeleteOptions['propagationPolicy'] {
+    if (opts.propagationPolicy !== undefined || !this.def.strategy.orphanDependentsByDefault) {
+      return opts.propagationPolicy;
+    }
+    const finalizers = current.metadata.finalizers ?? [];
+    return finalizers.includes('orphan') || finalizers.includes('foregroundDeletion') ? undefined : 'Orphan';
+  }
+
+  /**
    * The refusal of an update without a resourceVersion when the strategy does not allow unconditional updates. As
    * upstream's generic store words it, the "kind" is the resource's plural and the value Go's %#v of a uint64 zero.
    */
@@ -607,7 +619,7 @@ export class GenericStore {
       }
       this.def.strategy.beforeDelete?.(current);
       const next = deepClone(current);
-      const finalizers = new Set(gcFinalizers(next.metadata.finalizers ?? [], opts.propagationPolicy));
+      const finalizers = new Set(gcFinalizers(next.metadata.finalizers ?? [], this.propagationPolicy(current, opts)));
       if (finalizers.size > 0) next.metadata.finalizers = [...finalizers];
       else delete next.metadata.finalizers;
       // Graceful deletion (a pod on a node, a namespace with content): the strategy marks the object and keeps it.

@@ -187,6 +187,7 @@ export const jobs: Builtin = withStatusValidation(
     resource: 'jobs',
     hasStatus: true,
     strategy: {
+      orphanDependentsByDefault: true,
       default: defaultJob,
       prepareForCreate(obj) {
         if (rec(obj.spec).manualSelector !== true) generateSelector(obj);

@@ -129,6 +129,7 @@ export function replicationcontrollers(): Builtin {
     hasScale: true,
     printer: replicationControllerPrinter,
     strategy: {
+      orphanDependentsByDefault: true,
       default: defaultReplicationController,
       prepareForCreate(rc) {
         rc.status = { replicas: 0 };
