@@ -89,6 +89,10 @@ export interface Strategy {
   beginUpdate?(obj: KubeObject, old: KubeObject, ctx: HookContext): Promise<FinishFunc>;
   /** Upstream's AfterDelete: after the object is gone from storage (not when it is only marked for deletion). */
   afterDelete?(obj: KubeObject, ctx: HookContext): Promise<void>;
+  /** Upstream's WarningsOnCreate: the Warning texts a valid create answers with. */
+  warningsOnCreate?(obj: KubeObject): string[];
+  /** Upstream's WarningsOnUpdate: the Warning texts a valid update (not of a status-like subresource) answers with. */
+  warningsOnUpdate?(obj: KubeObject, old: KubeObject): string[];
   /** Whether an update (PUT) of a missing object creates it. */
   allowCreateOnUpdate?: boolean;
   /**

@@ -304,6 +304,7 @@ export class GenericStore {
       this.def.strategy.prepareForCreate?.(typed, opts.user);
       const problems = opts.internal ? [] : (this.def.strategy.validate?.(typed) ?? []);
       if (problems.length > 0) throw invalidError(this.def, meta.name ?? '', problems);
+      if (opts.sink) for (const text of this.def.strategy.warningsOnCreate?.(typed) ?? []) opts.sink.warn(text);
       const name = meta.name as string;
       await this.validatingAdmission('CREATE', typed, undefined, namespace, name, opts);
       if (managedFields) meta.managedFields = managedFields;
@@ -436,6 +437,9 @@ export class GenericStore {
       const problems = opts.validate?.(next, current) ?? [];
       this.recordManager(next, current, opts);
       if (problems.length > 0) throw invalidError(this.def, name, problems);
+      if (opts.sink && opts.prepare && !opts.prepare.status) {
+        for (const text of this.def.strategy.warningsOnUpdate?.(next, current) ?? []) opts.sink.warn(text);
+      }
       await this.validatingAdmission('UPDATE', next, current, namespace, name, opts);
       // A no-op writes nothing, unless storage holds the value in a form it no longer writes (an encryption key
       // that is not first any more), as upstream's GuaranteedUpdate rewrites a stale state.

@@ -25,6 +25,7 @@ import {
   parseSelector,
   validatePositiveIntOrPercent,
 } from './groups-validation.js';
+import { specTemplateWarnings } from './pod-warnings.js';
 
 /** Where apps/v1 keeps a DaemonSet's template generation. */
 export const TEMPLATE_GENERATION_ANNOTATION = 'deprecated.daemonset.template.generation';
@@ -128,6 +129,9 @@ export const daemonsets: Builtin = withStatusValidation(
     resource: 'daemonsets',
     hasStatus: true,
     strategy: {
+      warningsOnCreate: (obj) => specTemplateWarnings(obj),
+      warningsOnUpdate: (obj, old) =>
+        (obj.metadata.generation ?? 0) !== (old.metadata.generation ?? 0) ? specTemplateWarnings(obj) : [],
       default: defaultDaemonSet,
       prepareForCreate(obj) {
         obj.status = { currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 };

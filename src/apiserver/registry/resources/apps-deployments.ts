@@ -31,6 +31,7 @@ import {
   validatePositiveIntOrPercent,
   validateRequiredSelector,
 } from './groups-validation.js';
+import { nameWarnings, specTemplateWarnings } from './pod-warnings.js';
 
 /** SetDefaults_Deployment and the pod template defaults. */
 export function defaultDeployment(obj: KubeObject): void {
@@ -120,6 +121,9 @@ export const deployments: Builtin = withStatusValidation(
     hasStatus: true,
     hasScale: true,
     strategy: {
+      warningsOnCreate: (obj) => [...nameWarnings(obj.metadata.name), ...specTemplateWarnings(obj)],
+      warningsOnUpdate: (obj, old) =>
+        (obj.metadata.generation ?? 0) !== (old.metadata.generation ?? 0) ? specTemplateWarnings(obj) : [],
       default: defaultDeployment,
       prepareForCreate(obj) {
         obj.status = {};

@@ -14,6 +14,7 @@ import { child, defaultValue, type Rec, rec } from './groups-fields.js';
 import { goLabelSelector } from './groups-go-format.js';
 import { withStatusValidation } from './groups-status.js';
 import { immutable, nonNegative, validateRequiredSelector } from './groups-validation.js';
+import { nameWarnings, specTemplateWarnings } from './pod-warnings.js';
 
 /** ValidateReplicaSetSpec (upstream's message for an empty selector says "deployment" here too). */
 export function validateReplicaSetSpec(spec: Rec, at: FieldPath): FieldError[] {
@@ -37,6 +38,9 @@ export const replicasets: Builtin = withStatusValidation(
     hasStatus: true,
     hasScale: true,
     strategy: {
+      warningsOnCreate: (obj) => [...nameWarnings(obj.metadata.name), ...specTemplateWarnings(obj)],
+      warningsOnUpdate: (obj, old) =>
+        (obj.metadata.generation ?? 0) !== (old.metadata.generation ?? 0) ? specTemplateWarnings(obj) : [],
       default(obj) {
         const spec = child(obj, 'spec');
         defaultValue(spec, 'replicas', 1);

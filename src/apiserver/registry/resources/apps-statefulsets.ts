@@ -35,6 +35,7 @@ import {
   validatePositiveIntOrPercent,
   validateRequiredSelector,
 } from './groups-validation.js';
+import { specTemplateWarnings } from './pod-warnings.js';
 
 /**
  * A claim template as upstream's apps/v1 conversion writes it out: whatever type it was given is dropped on the way
@@ -209,6 +210,9 @@ export const statefulsets: Builtin = withStatusValidation(
     hasStatus: true,
     hasScale: true,
     strategy: {
+      warningsOnCreate: (obj) => specTemplateWarnings(obj),
+      warningsOnUpdate: (obj, old) =>
+        (obj.metadata.generation ?? 0) !== (old.metadata.generation ?? 0) ? specTemplateWarnings(obj) : [],
       default: defaultStatefulSet,
       prepareForCreate(obj) {
         obj.status = { replicas: 0 };

@@ -17,6 +17,10 @@ import { child, defaultString, defaultValue, list, type Rec, rec, str, unset } f
 import { goLabelSelector } from './groups-go-format.js';
 import { withStatusValidation } from './groups-status.js';
 import { nonNegative } from './groups-validation.js';
+import { nameWarnings, templateWarnings } from './pod-warnings.js';
+
+const cronJobTemplateWarnings = (obj: KubeObject) =>
+  templateWarnings(rec(rec(rec(obj.spec).jobTemplate).spec).template, path('spec', 'jobTemplate', 'spec', 'template'));
 
 export function defaultCronJob(obj: KubeObject): void {
   const spec = child(obj, 'spec');
@@ -107,6 +111,9 @@ export const cronjobs: Builtin = withStatusValidation(
     resource: 'cronjobs',
     hasStatus: true,
     strategy: {
+      warningsOnCreate: (obj) => [...nameWarnings(obj.metadata.name), ...cronJobTemplateWarnings(obj)],
+      warningsOnUpdate: (obj, old) =>
+        (obj.metadata.generation ?? 0) !== (old.metadata.generation ?? 0) ? cronJobTemplateWarnings(obj) : [],
       default: defaultCronJob,
       prepareForCreate(obj) {
         obj.status = {};

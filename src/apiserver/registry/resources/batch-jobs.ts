@@ -19,6 +19,7 @@ import { child, num, type Rec, rec, records, str, stringMap, unset } from './gro
 import { goLabelSelector, goStringMap } from './groups-go-format.js';
 import { withStatusValidation } from './groups-status.js';
 import { immutable, parseSelector } from './groups-validation.js';
+import { nameWarnings, specTemplateWarnings } from './pod-warnings.js';
 
 export const JOB_NAME_LABEL = 'batch.kubernetes.io/job-name';
 export const CONTROLLER_UID_LABEL = 'batch.kubernetes.io/controller-uid';
@@ -187,6 +188,9 @@ export const jobs: Builtin = withStatusValidation(
     resource: 'jobs',
     hasStatus: true,
     strategy: {
+      warningsOnCreate: (obj) => [...nameWarnings(obj.metadata.name), ...specTemplateWarnings(obj)],
+      warningsOnUpdate: (obj, old) =>
+        (obj.metadata.generation ?? 0) !== (old.metadata.generation ?? 0) ? specTemplateWarnings(obj) : [],
       orphanDependentsByDefault: true,
       default: defaultJob,
       prepareForCreate(obj) {

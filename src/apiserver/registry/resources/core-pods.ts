@@ -16,6 +16,7 @@ import { computePodQOS } from './core-pod-qos.js';
 import { syncPodIPs, validateStatusIPs } from './core-pod-status-ips.js';
 import { validatePodCreate, validatePodUpdate, validatePodUpdateOfEphemeralContainers } from './core-pod-validation.js';
 import { keepAllButStatus } from './core-status.js';
+import { nameWarnings, podSpecWarnings } from './pod-warnings.js';
 
 const podIPOf = (pod: KubeObject) => {
   const status = rec(pod.status);
@@ -151,6 +152,11 @@ export function pods(): Builtin {
     hasStatus: true,
     printer: podPrinter,
     strategy: {
+      warningsOnCreate: (pod) => [
+        ...nameWarnings(pod.metadata.name, "the Pod's hostname"),
+        ...podSpecWarnings(null, pod.spec, pod.metadata),
+      ],
+      warningsOnUpdate: (pod) => podSpecWarnings(null, pod.spec, pod.metadata),
       returnDeletedObject: true,
       default: defaultPod,
       prepareForCreate,

@@ -7,6 +7,7 @@ import { type Builtin, builtin } from './common.js';
 import { rec } from './core-json.js';
 import { validatePodTemplateSpec } from './core-pod-validation.js';
 import { column, containerCells, formatLabels } from './groups-columns.js';
+import { templateWarnings } from './pod-warnings.js';
 
 export const podTemplatePrinter: Printer = {
   columns: [
@@ -29,6 +30,8 @@ export function podtemplates(): Builtin {
     resource: 'podtemplates',
     printer: podTemplatePrinter,
     strategy: {
+      warningsOnCreate: (obj) => templateWarnings(obj.template, path('template')),
+      warningsOnUpdate: (obj) => templateWarnings(obj.template, path('template')),
       returnDeletedObject: true,
       default: (t) => defaultPodTemplate(t, 'PodTemplate'),
       validate: (t) => validatePodTemplateSpec(t.template, path('template')),

@@ -15,6 +15,7 @@ import { child, type Rec, rec, str, stringMap } from './core-json.js';
 import { validatePodTemplateSpec } from './core-pod-validation.js';
 import { specKeepingStatusStrategy } from './core-status.js';
 import { column, containerCells, formatLabels } from './groups-columns.js';
+import { nameWarnings, specTemplateWarnings } from './pod-warnings.js';
 
 const count = (v: unknown) => (typeof v === 'number' ? v : 0);
 
@@ -129,6 +130,9 @@ export function replicationcontrollers(): Builtin {
     hasScale: true,
     printer: replicationControllerPrinter,
     strategy: {
+      warningsOnCreate: (obj) => [...nameWarnings(obj.metadata.name), ...specTemplateWarnings(obj)],
+      warningsOnUpdate: (obj, old) =>
+        (obj.metadata.generation ?? 0) !== (old.metadata.generation ?? 0) ? specTemplateWarnings(obj) : [],
       orphanDependentsByDefault: true,
       default: defaultReplicationController,
       prepareForCreate(rc) {
