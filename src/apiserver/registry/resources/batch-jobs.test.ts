@@ -129,6 +129,16 @@ describe('batch/v1 Jobs', () => {
     const template = (moved.spec as { template: { spec: Record<string, unknown> } }).template;
     template.spec.nodeSelector = { zone: 'a' };
     assert.deepEqual(strategy.validateUpdate?.(moved, suspended), [], 'a suspended job that never ran may move');
+    // A pod failure policy added later: named by its Go type, as upstream's %#v of the struct begins.
+    const policy = structuredClone(old);
+    (policy.spec as Record<string, unknown>).podFailurePolicy = {
+      rules: [{ action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget', status: 'True' }] }],
+    };
+    const policyErrors = (strategy.validateUpdate?.(policy, old) ?? []).map((e) => e.message);
+    assert.ok(
+      policyErrors.includes('spec.podFailurePolicy: Invalid value: batch.PodFailurePolicy{…}: field is immutable'),
+      policyErrors.join('\n'),
+    );
   });
 
   it("refuses what upstream's validateJobSpec refuses: index limits, success policies, managedBy", () => {

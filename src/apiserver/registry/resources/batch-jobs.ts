@@ -129,8 +129,15 @@ function validateJobUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
   }
   errs.push(...immutable(path('spec', 'selector'), spec.selector, prev.selector, goLabelSelector(spec.selector)));
   errs.push(...templateImmutable(spec, prev, old));
+  // Pointers to structs upstream, printed with %#v (addresses within): named here by their type alone.
+  const shown: Record<string, string> = {
+    podFailurePolicy: 'batch.PodFailurePolicy{…}',
+    successPolicy: 'batch.SuccessPolicy{…}',
+  };
   for (const key of ['completionMode', 'podFailurePolicy', 'backoffLimitPerIndex', 'managedBy', 'successPolicy']) {
-    errs.push(...immutable(path('spec', key), spec[key], prev[key]));
+    const type = shown[key];
+    const value = type && !unset(spec[key]) ? new GoValue(type) : undefined;
+    errs.push(...immutable(path('spec', key), spec[key], prev[key], value));
   }
   return errs;
 }
