@@ -43,6 +43,17 @@ describe('strategy warnings', () => {
     );
   });
 
+  it('every request to v1 Endpoints is answered with its deprecation warning', async () => {
+    const list = await apiRequest(cp, 'GET', '/api/v1/namespaces/default/endpoints');
+    assert.equal(list.status, 200);
+    assert.equal(
+      list.headers.warning,
+      '299 - "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"',
+    );
+    const slices = await apiRequest(cp, 'GET', '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices');
+    assert.equal(slices.headers.warning, undefined);
+  });
+
   it('a Deployment update warns when it changes the spec, not on a label change', async () => {
     const deployments = '/apis/apps/v1/namespaces/default/deployments';
     const body = {

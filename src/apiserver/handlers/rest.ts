@@ -63,6 +63,7 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
   }
   const { def } = served;
   if (def.custom) addWarnings(ctx.res, def.custom.warnings);
+  if (def.deprecationWarning) addWarnings(ctx.res, [def.deprecationWarning]);
   if (!def.namespaced && info.namespace && info.resource !== 'namespaces') throw statusErrors.pathNotFound();
   const q = ctx.url.searchParams;
   const dryRun = parseDryRun(q);

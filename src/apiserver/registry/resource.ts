@@ -153,6 +153,8 @@ export interface ResourceDefinition {
    * strategy (only status.conditions change).
    */
   approval?: StatusStrategy;
+  /** The warning every request to this deprecated API answers with (`v1 Endpoints is deprecated in v1.33+; …`). */
+  deprecationWarning?: string;
   /** For pods: the ephemeralcontainers subresource, written like status (PUT, PATCH), changing only them. */
   ephemeralContainers?: StatusStrategy;
   /** True for namespaces: the finalize subresource writes spec.finalizers. */

@@ -101,7 +101,7 @@ export const endpointsPrinter: Printer = {
 };
 
 export function endpoints(): Builtin {
-  return builtin({
+  const served = builtin({
     group: '',
     version: 'v1',
     resource: 'endpoints',
@@ -114,4 +114,7 @@ export function endpoints(): Builtin {
       validateUpdate: validateEndpoints,
     },
   });
+  // Deprecated in v1.33 (KEP-4974): every request is answered with upstream's deprecation warning.
+  served.def.deprecationWarning = 'v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice';
+  return served;
 }

@@ -82,6 +82,27 @@ describe('pod warnings', () => {
     );
   });
 
+  it('warns about seccomp and (in templates) AppArmor annotations without their fields', () => {
+    const meta = {
+      annotations: {
+        'seccomp.security.alpha.kubernetes.io/pod': 'runtime/default',
+        'container.seccomp.security.alpha.kubernetes.io/c': 'runtime/default',
+        'container.apparmor.security.beta.kubernetes.io/c': 'runtime/default',
+      },
+    };
+    const spec = { containers: [{ name: 'c', image: 'x' }] };
+    const fixed = 'non-functional in v1.27+; use the "seccompProfile" field instead';
+    assert.deepEqual(podSpecWarnings(null, spec, meta), [
+      `metadata.annotations[seccomp.security.alpha.kubernetes.io/pod]: ${fixed}`,
+      `metadata.annotations[container.seccomp.security.alpha.kubernetes.io/c]: ${fixed}`,
+    ]);
+    assert.deepEqual(templateWarnings({ metadata: meta, spec }), [
+      `spec.template.metadata.annotations[seccomp.security.alpha.kubernetes.io/pod]: ${fixed}`,
+      `spec.template.metadata.annotations[container.seccomp.security.alpha.kubernetes.io/c]: ${fixed}`,
+      'spec.template.metadata.annotations[container.apparmor.security.beta.kubernetes.io/c]: deprecated since v1.30; use the "appArmorProfile" field instead',
+    ]);
+  });
+
   it('warns about a name that is not a DNS label', () => {
     assert.deepEqual(nameWarnings('x.y'), [
       'metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: [must not contain dots]',

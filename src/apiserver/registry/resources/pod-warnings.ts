@@ -36,6 +36,7 @@ const DEPRECATED_VOLUMES: ReadonlyArray<readonly [string, string]> = [
 ];
 
 const has = (v: unknown) => v !== undefined && v !== null;
+const SECCOMP_ANNOTATION = 'non-functional in v1.27+; use the "seccompProfile" field instead';
 
 /** Whether a memory or ephemeral-storage quantity is a fraction of a byte (MilliValue() % 1000 != 0). */
 function fractionalBytes(value: unknown): string | undefined {
@@ -129,7 +130,25 @@ export function podSpecWarnings(base: FieldPath | null, specValue: unknown, meta
       });
     }
   };
+  const podSecurity = rec(spec.securityContext);
+  const seccompAnnotation = 'seccomp.security.alpha.kubernetes.io/pod';
+  if (!has(podSecurity.seccompProfile) && Object.hasOwn(annotations, seccompAnnotation)) {
+    out.push(`${at('metadata', 'annotations').key(seccompAnnotation)}: ${SECCOMP_ANNOTATION}`);
+  }
   containers((c, p) => {
+    const security = rec(c.securityContext);
+    const seccomp = `container.seccomp.security.alpha.kubernetes.io/${str(c.name)}`;
+    if (!has(security.seccompProfile) && Object.hasOwn(annotations, seccomp)) {
+      out.push(`${at('metadata', 'annotations').key(seccomp)}: ${SECCOMP_ANNOTATION}`);
+    }
+    // Templates only: a pod's AppArmor annotations are turned into the fields instead.
+    const appArmor = `container.apparmor.security.beta.kubernetes.io/${str(c.name)}`;
+    const hasAppArmorField = has(podSecurity.appArmorProfile) || has(security.appArmorProfile);
+    if (base && !hasAppArmorField && Object.hasOwn(annotations, appArmor)) {
+      out.push(
+        `${at('metadata', 'annotations').key(appArmor)}: deprecated since v1.30; use the "appArmorProfile" field instead`,
+      );
+    }
     const resources = rec(c.resources);
     for (const kind of ['limits', 'requests']) {
       for (const resource of ['memory', 'ephemeral-storage']) {
