@@ -65,7 +65,8 @@ export class StatusError extends Error {
       metadata: {},
       status: 'Failure',
       message,
-      reason,
+      // StatusReasonUnknown is the empty reason, which upstream's Status leaves out.
+      ...(reason ? { reason } : {}),
       ...(details ? { details } : {}),
       code,
     };

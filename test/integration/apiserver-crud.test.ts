@@ -96,6 +96,25 @@ describe('apiserver: the generic registry on ConfigMaps, Secrets and Namespaces'
     assert.match(yaml.text, /^apiVersion: v1\n/);
   });
 
+  it('refuses a create that names a resourceVersion, as the storage layer does (500, no reason)', async () => {
+    const named = cm('with-rv', { a: '1' }) as { metadata: Record<string, unknown> };
+    named.metadata.resourceVersion = '123';
+    const refused = await apiRequest(cp, 'POST', CMS, { body: named });
+    assert.equal(refused.status, 500, refused.text);
+    assert.deepEqual(refused.body, {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'resourceVersion should not be set on objects to be created',
+      code: 500,
+    });
+    // A dry run does not reach storage; "0" names no revision.
+    assert.equal((await apiRequest(cp, 'POST', `${CMS}?dryRun=All`, { body: named })).status, 201);
+    named.metadata.resourceVersion = '0';
+    assert.equal((await apiRequest(cp, 'POST', CMS, { body: named })).status, 201);
+  });
+
   it('generates names from generateName', async () => {
     const res = await apiRequest(cp, 'POST', CMS, { body: { metadata: { generateName: 'gen-' } } });
     assert.equal(res.status, 201);
