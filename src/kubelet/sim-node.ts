@@ -27,6 +27,7 @@ import {
   registrationNode,
   SIM_HOST_IP,
 } from './nodestatus/node-status.js';
+import { needsPreflight, type ObjectReader, type PreflightResult, preflight } from './preflight.js';
 import type { Lifecycles } from './runtimes/sim/lifecycle-config.js';
 import type { ContainerLog } from './runtimes/sim/logs.js';
 import { type EventType, type PodHost, SimPod } from './runtimes/sim/pod-runtime.js';
@@ -91,6 +92,10 @@ interface PodRecord {
 }
 
 const kubeletOwned = new Set<string>(KUBELET_CONDITIONS);
+/** Upstream's exponential backoff of volume operations ends at 2 min 2 s. */
+const MAX_MOUNT_BACKOFF_MS = 122_000;
+/** How often containers waiting on their configuration are tried again. */
+const CONFIG_RETRY_MS = 10_000;
 
 export class SimNode implements PodHost {
   readonly name: string;
@@ -468,7 +473,63 @@ export class SimNode implements PodHost {
       return;
     }
     this.log.v(3).info('SyncLoop ADD', { pod: `${pod.metadata.namespace}/${pod.metadata.name}` });
-    sim.start();
+    if (needsPreflight(pod)) void this.startAfterPreflight(record, 0);
+    else sim.start();
+  }
+
+  /** The pod's ConfigMaps and Secrets, read as this node's kubelet reads them. */
+  private objectReader(pod: KubeObject): ObjectReader {
+    const namespace = pod.metadata.namespace ?? 'default';
+    return async (kind, name) => {
+      const resource = kind === 'configmap' ? this.client.configMaps(namespace) : this.client.secrets(namespace);
+      try {
+        return await resource.get(name);
+      } catch (err) {
+        if (isNotFound(err)) return undefined;
+        throw err;
+      }
+    };
+  }
+
+  /**
+   * Starts a pod once its volumes mount (FailedMount and a retry with upstream's volume backoff, 0.5 s doubling to
+   * 2 min 2 s, meanwhile); its containers whose environment cannot be made wait (CreateContainerConfigError) and are
+   * tried again every 10 s. An API failure does not hold the pod back.
+   */
+  private async startAfterPreflight(rec: PodRecord, attempt: number): Promise<void> {
+    let result: PreflightResult | undefined;
+    try {
+      result = await preflight(rec.sim.pod, this.objectReader(rec.sim.pod));
+    } catch (err) {
+      this.log.error('Failed to read the objects a pod refers to', { err: String(err) });
+    }
+    if (this.pods.get(rec.sim.uid) !== rec || rec.sim.terminal || rec.sim.terminating || this.ctx.closed) return;
+    if (result?.mount) {
+      this.event(rec.sim.pod, undefined, 'Warning', 'FailedMount', result.mount);
+      rec.sim.holdForVolumes();
+      const delay = Math.min(500 * 2 ** attempt, MAX_MOUNT_BACKOFF_MS);
+      rec.retry = this.ctx.wheel.after(delay, () => void this.startAfterPreflight(rec, attempt + 1));
+      return;
+    }
+    const errors = result?.config ?? new Map<string, string>();
+    rec.sim.setConfigErrors(errors);
+    rec.sim.start();
+    if (errors.size > 0) this.retryConfig(rec);
+  }
+
+  private retryConfig(rec: PodRecord): void {
+    rec.retry = this.ctx.wheel.after(CONFIG_RETRY_MS, async () => {
+      let result: PreflightResult;
+      try {
+        result = await preflight(rec.sim.pod, this.objectReader(rec.sim.pod));
+      } catch {
+        this.retryConfig(rec);
+        return;
+      }
+      if (this.pods.get(rec.sim.uid) !== rec || rec.sim.terminal || this.ctx.closed) return;
+      rec.sim.retryBlocked(result.config);
+      if (result.config.size > 0) this.retryConfig(rec);
+    });
   }
 
   /** Whether the API shows, after this kubelet's last report, other values for what the kubelet reports. */

@@ -199,6 +199,73 @@ describe('simulated kubelets', () => {
     });
   });
 
+  it('holds a container whose environment names a missing ConfigMap or key (CreateContainerConfigError)', async () => {
+    await boundPod('needs-config', 'node-2', {
+      containers: [
+        {
+          name: 'c',
+          image: 'busybox',
+          env: [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'app-config', key: 'mode' } } }],
+        },
+      ],
+    });
+    // Started once preflight has read the API: reported Pending, the sandbox made a second later.
+    await eventually(async () =>
+      assert.equal(
+        (await getPod('needs-config')).status.containerStatuses?.[0]?.state?.waiting?.reason,
+        'ContainerCreating',
+      ),
+    );
+    await step(1000);
+    const waiting = await eventually(async () => {
+      const p = await getPod('needs-config');
+      assert.equal(p.status.containerStatuses?.[0]?.state?.waiting?.reason, 'CreateContainerConfigError');
+      return p;
+    });
+    assert.equal(waiting.status.containerStatuses[0].state.waiting.message, 'configmap "app-config" not found');
+    assert.equal(waiting.status.phase, 'Pending');
+    await eventually(async () => {
+      const events = await cp.client.events(NS).list({ fieldSelector: 'involvedObject.name=needs-config' });
+      assert.ok(
+        events.items.some((e) => e.reason === 'Failed' && e.message === 'Error: configmap "app-config" not found'),
+      );
+    });
+    // The ConfigMap without the key: the message names the key.
+    await cp.client
+      .configMaps(NS)
+      .create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'app-config' }, data: {} });
+    await step(10_000, 2000);
+    await eventually(async () =>
+      assert.equal(
+        (await getPod('needs-config')).status.containerStatuses?.[0]?.state?.waiting?.message,
+        "couldn't find key mode in ConfigMap default/app-config",
+      ),
+    );
+    await cp.client.configMaps(NS).patch('app-config', 'merge', { data: { mode: 'fast' } });
+    await step(10_000, 2000);
+    await eventually(async () => assert.equal((await getPod('needs-config')).status.phase, 'Running'));
+  });
+
+  it('keeps a pod whose Secret volume is missing in ContainerCreating, with FailedMount, until it appears', async () => {
+    await boundPod('needs-secret', 'node-2', {
+      volumes: [{ name: 'creds', secret: { secretName: 'db-creds' } }],
+      containers: [{ name: 'c', image: 'busybox', volumeMounts: [{ name: 'creds', mountPath: '/creds' }] }],
+    });
+    await eventually(async () => {
+      const events = await cp.client.events(NS).list({ fieldSelector: 'involvedObject.name=needs-secret' });
+      const failed = events.items.find((e) => e.reason === 'FailedMount');
+      assert.equal(failed?.message, 'MountVolume.SetUp failed for volume "creds" : secret "db-creds" not found');
+      assert.equal(failed?.type, 'Warning');
+    });
+    const pending = await getPod('needs-secret');
+    assert.equal(pending.status.phase, 'Pending');
+    assert.ok(pending.status.startTime, 'admitted: a start time');
+    assert.equal(pending.status.containerStatuses?.[0]?.state?.waiting?.reason, 'ContainerCreating');
+    await cp.client.secrets(NS).create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db-creds' }, data: {} });
+    await step(5000, 500);
+    await eventually(async () => assert.equal((await getPod('needs-secret')).status.phase, 'Running'));
+  });
+
   it('completes a pod whose restartPolicy is Never with exit code 0', async () => {
     await boundPod('job-pod', 'node-3', { restartPolicy: 'Never' });
     await step(3000);

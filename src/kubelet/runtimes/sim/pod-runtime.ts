@@ -56,6 +56,9 @@ interface ContainerSpec {
   readinessProbe?: ProbeSpec;
 }
 
+/** The waiting reason of a container whose configuration cannot be made. */
+export const CONFIG_ERROR = 'CreateContainerConfigError';
+
 /** Upstream's default probe period. */
 const PROBE_PERIOD_SECONDS = 10;
 
@@ -171,9 +174,45 @@ export class SimPod {
     return this.pod.spec?.restartPolicy ?? 'Always';
   }
 
+  /**
+   * Why each regular container cannot be created yet (a ConfigMap, Secret or key its environment needs is missing:
+   * upstream's CreateContainerConfigError), by name; set by the node before start() and on each retry.
+   */
+  private configErrors = new Map<string, string>();
+
+  /** The pod is admitted but its volumes cannot be mounted yet: Pending, with its start time, nothing created. */
+  holdForVolumes(): void {
+    this.startTime ??= this.now;
+    this.host.changed(this);
+  }
+
+  /** Sets what blocks which containers (see configErrors); used by start() and retryBlocked(). */
+  setConfigErrors(errors: ReadonlyMap<string, string>): void {
+    this.configErrors = new Map(errors);
+  }
+
+  /** Whether a regular container waits on its configuration (so the node should look again later). */
+  hasBlockedContainers(): boolean {
+    return this.containers.some((c) => c.state.kind === 'waiting' && c.state.reason === CONFIG_ERROR);
+  }
+
+  /**
+   * Tries the blocked containers again with the errors as they are now: those no longer blocked start, the others
+   * report their error once more (a Failed event each time, as the kubelet's retries do).
+   */
+  retryBlocked(errors: ReadonlyMap<string, string>): void {
+    if (this.terminal || this.terminating) return;
+    this.setConfigErrors(errors);
+    for (const c of this.containers) {
+      if (c.state.kind !== 'waiting' || c.state.reason !== CONFIG_ERROR) continue;
+      this.startRegular(c);
+    }
+    this.host.changed(this);
+  }
+
   /** Starts the pod: the sandbox now, or after the lifecycle's startSeconds (reporting Pending meanwhile). */
   start(): void {
-    this.startTime = this.now;
+    this.startTime ??= this.now;
     this.pullStartedAt = this.now;
     this.watchDeadline();
     const delay = this.lifecycle.startSeconds * 1000;
@@ -404,10 +443,21 @@ export class SimPod {
   }
 
   private startRegulars(): void {
-    for (const c of this.containers) {
+    for (const c of this.containers) this.startRegular(c);
+  }
+
+  /** Starts a regular container, unless its configuration cannot be made: then it waits, as upstream's does. */
+  private startRegular(c: SimContainer): void {
+    const error = this.configErrors.get(c.name);
+    if (error === undefined) {
       this.startContainer(c);
       this.scheduleLifecycle(c);
+      return;
     }
+    // The image is pulled first; making the container's configuration is what fails.
+    if (c.state.kind !== 'waiting' || c.state.reason !== CONFIG_ERROR) this.pullEvents(c);
+    c.state = { kind: 'waiting', reason: CONFIG_ERROR, message: error };
+    this.host.event(this.pod, c.fieldPath, 'Warning', 'Failed', `Error: ${error}`);
   }
 
   private scheduleLifecycle(c: SimContainer): void {
