@@ -89,6 +89,8 @@ interface PodRecord {
   writtenRV: number;
   deleteSent: boolean;
   retry: TimerHandle | undefined;
+  /** The next look at the objects a held pod or blocked container waits on. */
+  preflightRetry: TimerHandle | undefined;
 }
 
 const kubeletOwned = new Set<string>(KUBELET_CONDITIONS);
@@ -452,6 +454,7 @@ export class SimNode implements PodHost {
       writtenRV: 0,
       deleteSent: false,
       retry: undefined,
+      preflightRetry: undefined,
     };
     this.pods.set(uid, record);
     this.running.add(record);
@@ -508,7 +511,7 @@ export class SimNode implements PodHost {
       this.event(rec.sim.pod, undefined, 'Warning', 'FailedMount', result.mount);
       rec.sim.holdForVolumes();
       const delay = Math.min(500 * 2 ** attempt, MAX_MOUNT_BACKOFF_MS);
-      rec.retry = this.ctx.wheel.after(delay, () => void this.startAfterPreflight(rec, attempt + 1));
+      rec.preflightRetry = this.ctx.wheel.after(delay, () => void this.startAfterPreflight(rec, attempt + 1));
       return;
     }
     const errors = result?.config ?? new Map<string, string>();
@@ -518,7 +521,7 @@ export class SimNode implements PodHost {
   }
 
   private retryConfig(rec: PodRecord): void {
-    rec.retry = this.ctx.wheel.after(CONFIG_RETRY_MS, async () => {
+    rec.preflightRetry = this.ctx.wheel.after(CONFIG_RETRY_MS, async () => {
       let result: PreflightResult;
       try {
         result = await preflight(rec.sim.pod, this.objectReader(rec.sim.pod));
@@ -551,6 +554,7 @@ export class SimNode implements PodHost {
     const rec = this.pods.get(uid);
     if (!rec) return;
     rec.retry?.cancel();
+    rec.preflightRetry?.cancel();
     rec.sim.dispose();
     this.pods.delete(uid);
     this.running.delete(rec);
