@@ -57,7 +57,7 @@ interface ContainerSpec {
 }
 
 /** The waiting reason of a container whose configuration cannot be made. */
-export const CONFIG_ERROR = 'CreateContainerConfigError';
+const CONFIG_ERROR = 'CreateContainerConfigError';
 
 /** Upstream's default probe period. */
 const PROBE_PERIOD_SECONDS = 10;
@@ -189,11 +189,6 @@ export class SimPod {
   /** Sets what blocks which containers (see configErrors); used by start() and retryBlocked(). */
   setConfigErrors(errors: ReadonlyMap<string, string>): void {
     this.configErrors = new Map(errors);
-  }
-
-  /** Whether a regular container waits on its configuration (so the node should look again later). */
-  hasBlockedContainers(): boolean {
-    return this.containers.some((c) => c.state.kind === 'waiting' && c.state.reason === CONFIG_ERROR);
   }
 
   /**
