@@ -116,6 +116,9 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
       const raw = await readBody(ctx);
       const body = decodeBody(raw, type);
       const schema = schemaForKind({ group: def.group, version: def.version, kind: def.kind });
+      // A custom resource's patch body is checked once, not on every try of the update.
+      const customPatchErrors =
+        def.custom && directive !== 'Ignore' ? patchBodyStrictErrors(type, raw.toString('utf8'), body) : [];
       const patched = await served.store.guaranteedUpdate(
         ns,
         info.name,
@@ -125,14 +128,13 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
           const currentRV = current.metadata.resourceVersion;
           const next = applyPatchBody(type, current, body, def, true);
           if (def.custom) {
-            const own = directive === 'Ignore' ? [] : patchBodyStrictErrors(type, raw.toString('utf8'), body);
             pruneCustomResource(
               def.custom,
               next,
               directive,
               ctx.res,
               (errors) => patchStrictDecodingError(type, body, next, errors),
-              own,
+              customPatchErrors,
             );
           }
           if (schema && !def.custom) {
