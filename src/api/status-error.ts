@@ -120,6 +120,13 @@ export const statusErrors = {
       name,
       'the object has been modified; please apply your changes to the latest version and try again',
     ),
+  /** A uid precondition (a DeleteOptions', or the uid a write names) that the stored object does not meet. */
+  uidPreconditionFailed: (gr: GroupResource, name: string, wanted: string, actual: string | undefined) =>
+    statusErrors.conflict(
+      gr,
+      name,
+      `Precondition failed: UID in precondition: ${wanted}, UID in object meta: ${actual ?? ''}`,
+    ),
   forbidden: (gr: GroupResource, name: string, why: string, causes?: StatusCause[]) =>
     new StatusError(403, 'Forbidden', `${qualifiedResource(gr)}${name ? ` ${quote(name)}` : ''} is forbidden: ${why}`, {
       ...resourceDetails(gr, name),

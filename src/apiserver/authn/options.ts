@@ -105,10 +105,11 @@ function lastUsedLabeler(registry: APIRegistry, log: Logger): LastUsedLabeler {
         name,
         (current) => {
           if (current.metadata.uid !== uid) {
-            throw statusErrors.conflict(
+            throw statusErrors.uidPreconditionFailed(
               { group: '', resource: 'secrets' },
               name,
-              `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid ?? ''}`,
+              uid,
+              current.metadata.uid,
             );
           }
           current.metadata.labels = { ...(current.metadata.labels ?? {}), [LAST_USED_LABEL]: date };

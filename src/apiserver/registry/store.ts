@@ -507,11 +507,7 @@ export class GenericStore {
         // A uid in the body is a precondition, as upstream treats it: it must be the stored object's.
         const uid = obj.metadata.uid;
         if (uid && uid !== current.metadata.uid) {
-          throw statusErrors.conflict(
-            groupResource(this.def),
-            name,
-            `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata.uid ?? ''}`,
-          );
+          throw statusErrors.uidPreconditionFailed(groupResource(this.def), name, uid, current.metadata.uid);
         }
         return deepClone(obj);
       },
@@ -607,11 +603,7 @@ export class GenericStore {
       const current = await this.get(namespace, name);
       const pre = opts.preconditions;
       if (pre?.uid && pre.uid !== current.metadata.uid) {
-        throw statusErrors.conflict(
-          groupResource(this.def),
-          name,
-          `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid ?? ''}`,
-        );
+        throw statusErrors.uidPreconditionFailed(groupResource(this.def), name, pre.uid, current.metadata.uid);
       }
       if (pre?.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion) {
         throw statusErrors.conflict(
