@@ -4,12 +4,8 @@
  * key keeps that container from being created: `CreateContainerConfigError`). Messages are upstream's kubelet's.
  * Optional references never block.
  */
+import { type Rec, rec, recs, str } from '../api/json-readers.js';
 import type { KubeObject } from '../client/types.js';
-
-type Rec = Record<string, unknown>;
-const rec = (v: unknown): Rec => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : {});
-const recs = (v: unknown): Rec[] => (Array.isArray(v) ? v.map(rec) : []);
-const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** Reads a ConfigMap or Secret of the pod's namespace; undefined when it does not exist. */
 export type ObjectReader = (kind: 'configmap' | 'secret', name: string) => Promise<KubeObject | undefined>;

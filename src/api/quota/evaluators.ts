@@ -4,15 +4,12 @@
  * one object uses. The controller sums usage over every object of a namespace from the informer caches.
  */
 
+import { type Rec, rec, recs } from '../json-readers.js';
 import { quantityFromInt } from '../quantity.js';
 import type { QuotaObject, QuotaResource } from './object.js';
 import { isBestEffort, podLimits, podRequests } from './pod-resources.js';
 import { addInto, parseResourceList, type ResourceList } from './resource-list.js';
 import { type ScopeRequirement, scopeSelectorMatches } from './scopes.js';
-
-type Rec = Record<string, unknown>;
-const rec = (v: unknown): Rec => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : {});
-const recs = (v: unknown): Rec[] => (Array.isArray(v) ? v.map(rec) : []);
 
 export interface Evaluator {
   /** The resource whose objects it measures (the version is the one listed and watched). */

@@ -9,13 +9,9 @@
  *
  * A container whose status reports resources (in-place resize) is charged the larger of spec and status.
  */
+import { type Rec, rec, recs } from '../json-readers.js';
 import type { QuotaObject } from './object.js';
 import { addInto, maxInto, parseResourceList, type ResourceList } from './resource-list.js';
-
-type Rec = Record<string, unknown>;
-
-const rec = (v: unknown): Rec => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : {});
-const recs = (v: unknown): Rec[] => (Array.isArray(v) ? v.map(rec) : []);
 
 type Which = 'requests' | 'limits';
 

@@ -2,20 +2,11 @@
  * Readers for the decoded JSON of core/v1 objects. Objects arrive as clients sent them, so every field may be
  * missing or of the wrong type; these return a safe empty value instead of throwing.
  */
+
+import { type Rec, rec } from '../../../api/json-readers.js';
 import { isObject } from '../object.js';
 
-export type Rec = Record<string, unknown>;
-
-/** The object at v, or a fresh empty one. */
-export const rec = (v: unknown): Rec => (isObject(v) ? v : {});
-
-/** The array at v (objects only when `objects`), or an empty one. */
-export const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-
-/** The objects of the array at v; entries that are not objects become empty objects. */
-export const recs = (v: unknown): Rec[] => arr(v).map(rec);
-
-export const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+export { arr, type Rec, rec, recs, str } from '../../../api/json-readers.js';
 
 export const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
