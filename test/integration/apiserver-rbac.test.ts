@@ -225,6 +225,32 @@ describe('RBAC authorization (--authorization-mode=RBAC)', () => {
     });
   });
 
+  it('accepts a rule naming resourceNames for several resources, as upstream, and grants each named object', async () => {
+    // kubectl create role pod-logs --verb=get --resource=pods,pods/log --resource-name=p1: upstream's rule
+    // validation has no check tying resourceNames to a single resource.
+    const made = await admin(cp, 'POST', `${RBAC}/namespaces/dev/roles`, {
+      metadata: { name: 'pod-logs' },
+      rules: [{ apiGroups: [''], resources: ['pods', 'pods/log'], resourceNames: ['p1'], verbs: ['get'] }],
+    });
+    assert.equal(made.status, 201, made.text);
+    await admin(cp, 'POST', `${RBAC}/namespaces/dev/rolebindings`, {
+      metadata: { name: 'dora-pod-logs' },
+      roleRef: { apiGroup: rbacGroup, kind: 'Role', name: 'pod-logs' },
+      subjects: [{ kind: 'User', name: 'dora' }],
+    });
+    const attrs = (resource: string, subresource: string, name: string) => ({
+      namespace: 'dev',
+      verb: 'get',
+      resource,
+      subresource,
+      name,
+    });
+    await eventually(async () => assert.equal((await sar(cp, 'dora', [], attrs('pods', '', 'p1'))).allowed, true));
+    assert.equal((await sar(cp, 'dora', [], attrs('pods', 'log', 'p1'))).allowed, true);
+    assert.equal((await sar(cp, 'dora', [], attrs('pods', 'log', 'p2'))).allowed, false);
+    assert.equal((await sar(cp, 'dora', [], attrs('pods', 'exec', 'p1'))).allowed, false);
+  });
+
   it('lets a resourceNames rule list and watch its object by a metadata.name field selector, as upstream', async () => {
     const carl = await mintIdentity(cp, 'carl');
     await admin(cp, 'POST', `${RBAC}/namespaces/dev/roles`, {

@@ -38,9 +38,6 @@ function validatePolicyRule(rule: Record<string, unknown>, namespaced: boolean, 
   if (list(rule.resources).length === 0) {
     errs.push(required(at.child('resources'), 'resource rules must supply at least one resource'));
   }
-  if (list(rule.resourceNames).length > 0 && list(rule.resources).length > 1) {
-    errs.push(required(at.child('resourceNames'), 'resource names cannot apply to multiple resources'));
-  }
   return errs;
 }
 
