@@ -15,6 +15,7 @@ import { KubeletServer } from '../../src/kubelet/server/server.js';
 import { apiRequest, kubectl } from '../../src/testing/api-client.js';
 import assert from '../../src/testing/assert.js';
 import { eventually } from '../../src/testing/controllers.js';
+import { startWebhookServer } from '../../src/testing/webhook-server.js';
 
 const running = { running: { startedAt: new Date().toISOString() } };
 
@@ -336,5 +337,64 @@ describe('kubectl logs, exec, attach and port-forward on simulated pods', () => 
       assert.equal(err.code, 4);
       return true;
     });
+  });
+  it('exec is admitted as CONNECT: a validating webhook on pods/exec refuses a command, kubectl prints why', async () => {
+    const hook = await startWebhookServer();
+    try {
+      hook.on('/exec', (review) =>
+        review.request.object.command?.[0] === 'rm'
+          ? { allowed: false, status: { code: 403, reason: 'Forbidden', message: 'no rm in web' } }
+          : { allowed: true },
+      );
+      const name = 'deny-rm';
+      const config = {
+        apiVersion: 'admissionregistration.k8s.io/v1',
+        kind: 'ValidatingWebhookConfiguration',
+        metadata: { name },
+        webhooks: [
+          {
+            name: 'exec.wheelhouse.test',
+            clientConfig: { url: `${hook.url}/exec`, caBundle: hook.caBundle },
+            rules: [
+              {
+                operations: ['CONNECT'],
+                apiGroups: [''],
+                apiVersions: ['v1'],
+                resources: ['pods/exec', 'pods/attach', 'pods/portforward'],
+              },
+            ],
+            sideEffects: 'None',
+            admissionReviewVersions: ['v1'],
+          },
+        ],
+      };
+      const vwc = '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations';
+      assert.equal((await apiRequest(cp, 'POST', vwc, { body: config })).status, 201);
+      await eventually(async () => {
+        const list = await apiRequest(cp, 'GET', `${vwc}?resourceVersion=0`);
+        assert.equal(list.body.items.length, 1);
+      });
+      const denied = await kubectl(cp, ['exec', 'web', '--', 'rm', '-rf', '/']);
+      assert.equal(denied.code, 1);
+      assert.equal(
+        denied.stderr,
+        'Error from server (Forbidden): admission webhook "exec.wheelhouse.test" denied the request: no rm in web\n',
+      );
+      const sent = hook.received.at(-1)?.review;
+      assert.equal(sent.request.operation, 'CONNECT');
+      assert.deepEqual(sent.request.object, {
+        kind: 'PodExecOptions',
+        apiVersion: 'v1',
+        stdout: true,
+        stderr: true,
+        container: 'app',
+        command: ['rm', '-rf', '/'],
+      });
+      const hi = await kubectl(cp, ['exec', 'web', '--', 'echo', 'hi']);
+      assert.deepEqual(withoutDroppedReadyLine(hi), { code: 0, stdout: 'hi\n', stderr: '' });
+      assert.equal((await apiRequest(cp, 'DELETE', `${vwc}/${name}`)).status, 200);
+    } finally {
+      await hook.close();
+    }
   });
 });

@@ -529,6 +529,126 @@ describe('admission webhooks: Mutating/ValidatingWebhookConfigurations called ov
     assert.deepEqual(sent.request.resource, { group: 'apps', version: 'v1', resource: 'deployments' });
   });
 
+  /** A pod with one container `c`, not bound to a node (a connect request that gets past admission stops there). */
+  async function unboundPod(ns: string, name: string): Promise<void> {
+    const res = await apiRequest(cp, 'POST', `/api/v1/namespaces/${ns}/pods`, {
+      body: { metadata: { name }, spec: { containers: [{ name: 'c', image: 'busybox' }] } },
+    });
+    assert.equal(res.status, 201, res.text);
+  }
+
+  it('CONNECT: exec, attach and portforward are sent with their options object, and a denial stops them', async () => {
+    const ns = await namespace();
+    await unboundPod(ns, 'p');
+    hook.on('/connect', (review) => {
+      const { subResource, object } = review.request;
+      if (subResource === 'exec' && object.command?.[0] !== 'rm') return { allowed: true };
+      return { allowed: false, status: { code: 403, reason: 'Forbidden', message: `no ${subResource} here` } };
+    });
+    await configure(VWC, `connect-${ns}`, [
+      {
+        ...webhook('connect.example.com', '/connect', ns),
+        rules: [
+          {
+            operations: ['CONNECT'],
+            apiGroups: [''],
+            apiVersions: ['v1'],
+            resources: ['pods/exec', 'pods/attach', 'pods/portforward'],
+          },
+        ],
+      },
+    ]);
+    const pod = `/api/v1/namespaces/${ns}/pods/p`;
+    const sent = () => hook.received.filter((r) => r.path === '/connect').at(-1)?.review;
+
+    const exec = await apiRequest(cp, 'POST', `${pod}/exec?command=rm&command=-rf&container=c&stdin=true&stdout=true`);
+    assert.equal(exec.status, 403, exec.text);
+    assert.equal(exec.body.reason, 'Forbidden');
+    assert.equal(exec.body.message, 'admission webhook "connect.example.com" denied the request: no exec here');
+    const review = sent();
+    assert.equal(review.request.operation, 'CONNECT');
+    assert.deepEqual(review.request.kind, { group: '', version: 'v1', kind: 'PodExecOptions' });
+    assert.deepEqual(review.request.requestKind, { group: '', version: 'v1', kind: 'PodExecOptions' });
+    assert.deepEqual(review.request.resource, { group: '', version: 'v1', resource: 'pods' });
+    assert.equal(review.request.subResource, 'exec');
+    assert.equal(review.request.requestSubResource, 'exec');
+    assert.equal(review.request.name, 'p');
+    assert.equal(review.request.namespace, ns);
+    assert.deepEqual(review.request.object, {
+      kind: 'PodExecOptions',
+      apiVersion: 'v1',
+      stdin: true,
+      stdout: true,
+      container: 'c',
+      command: ['rm', '-rf'],
+    });
+    assert.equal(review.request.oldObject, null);
+    assert.equal(review.request.options, null);
+    assert.equal(review.request.dryRun, false);
+
+    // Allowed: the request goes on to the pod, which has no node.
+    const allowed = await apiRequest(cp, 'GET', `${pod}/exec?command=ls&stdout=1&tty=false`);
+    assert.deepEqual([allowed.status, allowed.body.message], [400, 'pod p does not have a host assigned']);
+    assert.deepEqual(sent().request.object, {
+      kind: 'PodExecOptions',
+      apiVersion: 'v1',
+      stdout: true,
+      command: ['ls'],
+    });
+
+    const attach = await apiRequest(cp, 'POST', `${pod}/attach?stdout=true&stderr=true`);
+    assert.deepEqual(
+      [attach.status, attach.body.message],
+      [403, `admission webhook "connect.example.com" denied the request: no attach here`],
+    );
+    assert.deepEqual(sent().request.object, { kind: 'PodAttachOptions', apiVersion: 'v1', stdout: true, stderr: true });
+
+    const forward = await apiRequest(cp, 'POST', `${pod}/portforward?ports=80,8080`);
+    assert.equal(forward.status, 403, forward.text);
+    assert.deepEqual(sent().request.object, { kind: 'PodPortForwardOptions', apiVersion: 'v1', ports: [80, 8080] });
+    assert.deepEqual(sent().request.kind, { group: '', version: 'v1', kind: 'PodPortForwardOptions' });
+
+    // Refused before admission, as upstream's connect handler does.
+    const calls = hook.received.length;
+    const badPort = await apiRequest(cp, 'POST', `${pod}/portforward?ports=http`);
+    assert.deepEqual(
+      [badPort.status, badPort.body.message],
+      [400, 'cannot convert to []int32: strconv.ParseUint: parsing "http": invalid syntax'],
+    );
+    const dryRun = await apiRequest(cp, 'POST', `${pod}/exec?command=ls&dryRun=All`);
+    assert.deepEqual([dryRun.status, dryRun.body.message], [400, 'dryRun is not supported']);
+    assert.equal(hook.received.length, calls);
+
+    const metrics = await apiRequest(cp, 'GET', '/metrics');
+    assert.match(
+      metrics.text,
+      /apiserver_admission_webhook_rejection_count\{name="connect.example.com",type="validating",operation="CONNECT",error_type="no_error",rejection_code="403"\} 3/,
+    );
+  });
+
+  it('CONNECT: a mutating webhook may change the options the kubelet would be asked for', async () => {
+    const ns = await namespace();
+    await unboundPod(ns, 'p');
+    hook.on('/connect-mutate', () => ({
+      allowed: true,
+      ...jsonPatch([{ op: 'add', path: '/container', value: 'sidecar' }]),
+    }));
+    await configure(MWC, `connect-mutate-${ns}`, [
+      {
+        ...webhook('connect-mutate.example.com', '/connect-mutate', ns),
+        rules: [{ operations: ['CONNECT'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods/*'] }],
+      },
+    ]);
+    // The patched container is the one looked for in the pod.
+    const res = await apiRequest(cp, 'POST', `/api/v1/namespaces/${ns}/pods/p/exec?command=ls&stdout=true`);
+    assert.deepEqual([res.status, res.body.message], [400, 'container sidecar is not valid for pod p']);
+    // pods/log is a read, not a connect: no webhook sees it.
+    const calls = hook.received.length;
+    const log = await apiRequest(cp, 'GET', `/api/v1/namespaces/${ns}/pods/p/log`);
+    assert.equal(log.status, 200, log.text);
+    assert.equal(hook.received.length, calls);
+  });
+
   it("a Namespace is matched by namespaceSelector on its own labels, and its name is the request's namespace", async () => {
     hook.on('/namespaces', () => ({ allowed: false, status: { message: 'frozen namespaces stay' } }));
     await configure(VWC, 'frozen-namespaces', [

@@ -2,7 +2,8 @@
  * The pod subresources the apiserver serves by talking to the pod's kubelet (upstream's LogREST, ExecREST,
  * AttachREST and PortForwardREST): `pods/log` is a GET proxied to `/containerLogs/…` and streamed back;
  * `pods/exec`, `pods/attach` and `pods/portforward` are connection upgrades (WebSocket or SPDY) passed through to
- * `/exec/…`, `/attach/…` and `/portForward/…` once the request has been authenticated and authorized.
+ * `/exec/…`, `/attach/…` and `/portForward/…` once the request has been authenticated, authorized and admitted
+ * (operation CONNECT with the request's options object, `connect-options.ts`).
  *
  * The kubelet is found as upstream does: the pod's spec.nodeName, that Node's address (InternalIP, then
  * ExternalIP, then Hostname — kubeadm's --kubelet-preferred-address-types) and
@@ -17,6 +18,13 @@ import type { APIRegistry } from '../api-registry.js';
 import type { HttpRequest, RequestContext } from '../context.js';
 import type { KubeObject } from '../registry/object.js';
 import type { RequestInfo } from '../request-info.js';
+import {
+  admitConnect,
+  type ConnectOptions,
+  connectOptionsOf,
+  kubeletStreamQuery,
+  optionsContainer,
+} from './connect-options.js';
 
 /** The subresources of pods served through the kubelet, with the verbs discovery lists for them. */
 export const POD_CONNECT_SUBRESOURCES: ReadonlySet<string> = new Set(['log', 'exec', 'attach', 'portforward']);
@@ -74,12 +82,21 @@ export async function servePodConnect(ctx: RequestContext, registry: APIRegistry
     throw statusErrors.methodNotSupported({ group: '', resource: `pods/${sub}` }, info.verb || method.toLowerCase());
   }
   const q = ctx.url.searchParams;
+  let options: ConnectOptions | undefined;
   if (sub === 'log') validateLogOptions(info.name, q);
+  else {
+    // Upstream's ConnectResource: no dry run, the options read from the query, then admission (CONNECT), all
+    // before the pod is looked at.
+    if (q.has('dryRun')) throw statusErrors.badRequest('dryRun is not supported');
+    options = await admitConnect(ctx, pods, connectOptionsOf(sub, q));
+  }
   const pod = (await pods.store.get(info.namespace, info.name)) as KubeObject & Json;
   const name = info.name;
 
   let container = '';
-  if (sub !== 'portforward') container = chooseContainer(pod, name, q.get('container') ?? '');
+  if (sub !== 'portforward') {
+    container = chooseContainer(pod, name, options ? optionsContainer(options) : (q.get('container') ?? ''));
+  }
   const nodeName: string = pod.spec?.nodeName ?? '';
   if (!nodeName) {
     // Upstream answers an empty log for a pod that has no node yet.
@@ -108,7 +125,7 @@ export async function servePodConnect(ctx: RequestContext, registry: APIRegistry
     sub === 'portforward'
       ? `/portForward/${ns}/${podName}`
       : `/${sub}/${ns}/${podName}/${encodeURIComponent(container)}`;
-  return proxyUpgrade(ctx, upgrade, { host, port, path, query: streamQuery(sub, q) });
+  return proxyUpgrade(ctx, upgrade, { host, port, path, query: kubeletStreamQuery(options as ConnectOptions) });
 }
 
 /** Upstream's container choice for logs, exec and attach, with its error texts. */
@@ -186,22 +203,6 @@ function logQuery(q: URLSearchParams): URLSearchParams {
     const v = q.get(key);
     if (v !== null && v !== '') out.set(key, v);
   }
-  return out;
-}
-
-/** The kubelet's query for exec, attach and portforward (upstream's streamParams). */
-function streamQuery(sub: string, q: URLSearchParams): URLSearchParams {
-  const out = new URLSearchParams();
-  if (sub === 'portforward') {
-    const ports = q
-      .getAll('ports')
-      .flatMap((p) => p.split(','))
-      .filter(Boolean);
-    if (ports.length > 0) out.set('ports', ports.join(','));
-    return out;
-  }
-  for (const key of ['stdin', 'stdout', 'stderr', 'tty']) if (isTrue(q.get(key))) out.set(key, '1');
-  if (sub === 'exec') for (const c of q.getAll('command')) out.append('command', c);
   return out;
 }
 
