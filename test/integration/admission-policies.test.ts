@@ -15,13 +15,17 @@ const CONFIGMAPS = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
 
 const VALIDATION_FAILURE = 'validation.policy.admission.k8s.io/validation_failure';
 
-/** Configmap writes are audited (at Metadata, where admission annotations are recorded); nothing else is. */
+/**
+ * Configmap writes and pod execs are audited (at Metadata, where admission annotations are recorded); nothing else
+ * is.
+ */
 const AUDIT_POLICY: Policy = {
   apiVersion: 'audit.k8s.io/v1',
   kind: 'Policy',
   omitStages: ['RequestReceived'],
   rules: [
     { level: 'Metadata', verbs: ['create', 'update', 'patch'], resources: [{ group: '', resources: ['configmaps'] }] },
+    { level: 'Metadata', resources: [{ group: '', resources: ['pods/exec'] }] },
   ],
 };
 
@@ -611,5 +615,61 @@ describe('ValidatingAdmissionPolicy', () => {
       (await apiRequest(cp, 'POST', CONFIGMAPS(ns), { body: configMap('c', {}, { skip: 'y' }) })).status,
       201,
     );
+  });
+  it('CONNECT: a policy on pods/exec sees the PodExecOptions as object; denials are audited as any other', async () => {
+    const ns = await namespace();
+    const pod = await apiRequest(cp, 'POST', `/api/v1/namespaces/${ns}/pods`, {
+      body: { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } },
+    });
+    assert.equal(pod.status, 201, pod.text);
+    const connects = {
+      resourceRules: [
+        { operations: ['CONNECT'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods/exec', 'pods/attach'] },
+      ],
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ns } },
+    };
+    const policy = `exec-${ns}`;
+    await bind(
+      policy,
+      {
+        matchConstraints: connects,
+        validations: [
+          {
+            expression: "object.kind == 'PodExecOptions' && !(object.command[0] in ['sh', 'bash'])",
+            messageExpression:
+              "'no shells in ' + request.name + ' (' + request.operation + ' ' + request.subResource + ')'",
+          },
+          { expression: 'oldObject == null && request.options == null && !request.dryRun' },
+        ],
+      },
+      { validationActions: ['Deny', 'Audit'] },
+    );
+    // The options have no metadata: an objectSelector never matches them.
+    await bind(
+      `selected-${ns}`,
+      { matchConstraints: connects, validations: [{ expression: 'false', message: 'objectSelector matched' }] },
+      { matchResources: { objectSelector: { matchExpressions: [{ key: 'x', operator: 'DoesNotExist' }] } } },
+    );
+    const path = `/api/v1/namespaces/${ns}/pods/p`;
+    const denied = await apiRequest(cp, 'POST', `${path}/exec?command=sh&stdin=true&stdout=true&tty=true`);
+    assert.equal(denied.status, 422, denied.text);
+    assert.equal(denied.body.reason, 'Invalid');
+    const message = `ValidatingAdmissionPolicy '${policy}' with binding '${policy}-binding' denied request: no shells in p (CONNECT exec)`;
+    assert.equal(denied.body.message, `pods "p" is forbidden: ${message}`);
+    assert.deepEqual(JSON.parse(auditedAnnotations(denied)[VALIDATION_FAILURE] ?? 'null'), [
+      {
+        message: 'no shells in p (CONNECT exec)',
+        policy,
+        binding: `${policy}-binding`,
+        expressionIndex: 0,
+        validationActions: ['Deny', 'Audit'],
+      },
+    ]);
+    const attach = await apiRequest(cp, 'POST', `${path}/attach?stdout=true`);
+    assert.equal(attach.status, 422, attach.text);
+    // Admitted: on to the pod, which has no node.
+    const allowed = await apiRequest(cp, 'POST', `${path}/exec?command=ls&stdout=true`);
+    assert.deepEqual([allowed.status, allowed.body.message], [400, 'pod p does not have a host assigned']);
+    assert.equal(auditedAnnotations(allowed)[VALIDATION_FAILURE], undefined);
   });
 });

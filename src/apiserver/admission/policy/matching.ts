@@ -96,7 +96,9 @@ export async function matchResourcesCover(
   }
   const objSelector = selector(m.objectSelector);
   if (!objSelector.isEmpty()) {
-    const matches = (o: KubeObject | undefined) => o !== undefined && objSelector.matches(labelsOf(o));
+    // An object without metadata (a connect request's options) matches no selector, as upstream's matcher has it.
+    const matches = (o: KubeObject | undefined) =>
+      o !== undefined && o.metadata !== undefined && objSelector.matches(labelsOf(o));
     if (!matches(attrs.object) && !matches(attrs.oldObject)) return false;
   }
   const names = namesOf(registry, attrs, m.matchPolicy !== 'Exact');
