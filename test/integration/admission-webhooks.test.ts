@@ -649,6 +649,114 @@ describe('admission webhooks: Mutating/ValidatingWebhookConfigurations called ov
     assert.equal(hook.received.length, calls);
   });
 
+  it("request.options is the write's Create/UpdateOptions from its query, for subresources too", async () => {
+    const ns = await namespace();
+    hook.on('/options', () => ({ allowed: true }));
+    await configure(VWC, `options-${ns}`, [
+      {
+        ...webhook('options.example.com', '/options', ns),
+        rules: [
+          {
+            operations: ['*'],
+            apiGroups: ['', 'apps'],
+            apiVersions: ['v1'],
+            resources: ['deployments', 'deployments/*', 'pods', 'pods/*'],
+          },
+        ],
+      },
+    ]);
+    const seen = () => {
+      const review = hook.received.filter((r) => r.path === '/options').at(-1)?.review;
+      return [review.request.operation, review.request.subResource ?? '', review.request.options];
+    };
+    const update = (extra: Record<string, unknown> = {}) => ({
+      kind: 'UpdateOptions',
+      apiVersion: 'meta.k8s.io/v1',
+      ...extra,
+    });
+    const deployments = `/apis/apps/v1/namespaces/${ns}/deployments`;
+    const created = await apiRequest(cp, 'POST', `${deployments}?fieldManager=kubectl-create&fieldValidation=Strict`, {
+      body: {
+        metadata: { name: 'd1' },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: { app: 'd1' } },
+          template: { metadata: { labels: { app: 'd1' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+        },
+      },
+    });
+    assert.equal(created.status, 201, created.text);
+    assert.deepEqual(seen(), [
+      'CREATE',
+      '',
+      {
+        kind: 'CreateOptions',
+        apiVersion: 'meta.k8s.io/v1',
+        fieldManager: 'kubectl-create',
+        fieldValidation: 'Strict',
+      },
+    ]);
+    // No fieldManager in the query: none in the options (the User-Agent only names the managedFields entry).
+    const merge = { contentType: 'application/merge-patch+json', headers: { 'user-agent': 'tester/1.0' } };
+    const patched = await apiRequest(cp, 'PATCH', `${deployments}/d1`, {
+      ...merge,
+      body: { metadata: { labels: { a: 'b' } } },
+    });
+    assert.equal(patched.status, 200, patched.text);
+    assert.deepEqual(seen(), ['UPDATE', '', update()]);
+
+    // kubectl scale and kubectl patch --subresource=scale.
+    const scaled = await apiRequest(cp, 'PATCH', `${deployments}/d1/scale?fieldManager=kubectl-patch`, {
+      ...merge,
+      body: { spec: { replicas: 2 } },
+    });
+    assert.equal(scaled.status, 200, scaled.text);
+    assert.deepEqual(seen(), ['UPDATE', 'scale', update({ fieldManager: 'kubectl-patch' })]);
+    const scale = await apiRequest(cp, 'GET', `${deployments}/d1/scale`);
+    const put = await apiRequest(cp, 'PUT', `${deployments}/d1/scale?fieldValidation=Ignore`, {
+      body: { ...scale.body, spec: { replicas: 3 } },
+    });
+    assert.equal(put.status, 200, put.text);
+    assert.deepEqual(seen(), ['UPDATE', 'scale', update({ fieldValidation: 'Ignore' })]);
+
+    const current = await apiRequest(cp, 'GET', `${deployments}/d1`);
+    const status = await apiRequest(cp, 'PUT', `${deployments}/d1/status?fieldManager=ctl`, {
+      body: { ...current.body, status: { observedGeneration: 1 } },
+    });
+    assert.equal(status.status, 200, status.text);
+    assert.deepEqual(seen(), ['UPDATE', 'status', update({ fieldManager: 'ctl' })]);
+    const statusPatch = await apiRequest(cp, 'PATCH', `${deployments}/d1/status?dryRun=All`, {
+      ...merge,
+      body: { status: { observedGeneration: 2 } },
+    });
+    assert.equal(statusPatch.status, 200, statusPatch.text);
+    assert.deepEqual(seen(), ['UPDATE', 'status', update({ dryRun: ['All'] })]);
+
+    const pods = `/api/v1/namespaces/${ns}/pods`;
+    const pod = await apiRequest(cp, 'POST', pods, {
+      body: { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } },
+    });
+    assert.equal(pod.status, 201, pod.text);
+    const binding = await apiRequest(cp, 'POST', `${pods}/p/binding?fieldManager=kube-scheduler`, {
+      body: { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'p' }, target: { kind: 'Node', name: 'n1' } },
+    });
+    assert.equal(binding.status, 201, binding.text);
+    assert.deepEqual(seen(), [
+      'CREATE',
+      'binding',
+      { kind: 'CreateOptions', apiVersion: 'meta.k8s.io/v1', fieldManager: 'kube-scheduler' },
+    ]);
+    const eviction = await apiRequest(cp, 'POST', `${pods}/p/eviction`, {
+      body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'p', namespace: ns } },
+    });
+    assert.equal(eviction.status, 201, eviction.text);
+    assert.deepEqual(seen().slice(0, 3), [
+      'CREATE',
+      'eviction',
+      { kind: 'CreateOptions', apiVersion: 'meta.k8s.io/v1' },
+    ]);
+  });
+
   it("a Namespace is matched by namespaceSelector on its own labels, and its name is the request's namespace", async () => {
     hook.on('/namespaces', () => ({ allowed: false, status: { message: 'frozen namespaces stay' } }));
     await configure(VWC, 'frozen-namespaces', [

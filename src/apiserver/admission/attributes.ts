@@ -1,7 +1,8 @@
 /**
  * Building admission attributes for a request on a served resource, and running a chain over them. The registry
  * does this for writes of the resource itself (create, update, patch, status, delete); handlers of subresources
- * whose body is another kind (pods/binding, pods/eviction, the scale subresources) do it with that kind's object.
+ * whose body is another kind (pods/binding, pods/eviction, the scale subresources) do it with that kind's object,
+ * and the connect handler with the request's options object (pods/exec, attach, portforward).
  */
 import type { UserInfo } from '../context.js';
 import type { KubeObject } from '../registry/object.js';
@@ -35,13 +36,20 @@ export interface AttributeFields {
 /** What a write's options say, as far as upstream's Create/Update/DeleteOptions carry them. */
 export interface RequestOptionFields {
   dryRun?: boolean | undefined;
+  /** The request's ?fieldManager (not the User-Agent default that only names the managedFields entry). */
   fieldManager?: string | undefined;
+  /** The request's ?fieldValidation, as given. */
+  fieldValidation?: string | undefined;
   gracePeriodSeconds?: number | undefined;
   propagationPolicy?: string | undefined;
   preconditions?: { uid?: string; resourceVersion?: string } | undefined;
 }
 
-/** The request's options object as admission webhooks see it (`request.options`), for the operation's kind. */
+/**
+ * The request's options object as admission webhooks see it (`request.options`), for the operation's kind: a
+ * PATCH is admitted as an UPDATE (or a CREATE) with its PatchOptions carried over, as upstream's patch handler does;
+ * a CONNECT has none.
+ */
 export function requestOptions(operation: Operation, fields: RequestOptionFields): Record<string, unknown> | undefined {
   const kind =
     operation === 'CREATE'
@@ -60,6 +68,7 @@ export function requestOptions(operation: Operation, fields: RequestOptionFields
   }
   if (fields.dryRun) options.dryRun = ['All'];
   if (operation !== 'DELETE' && fields.fieldManager) options.fieldManager = fields.fieldManager;
+  if (operation !== 'DELETE' && fields.fieldValidation) options.fieldValidation = fields.fieldValidation;
   return options;
 }
 

@@ -2,7 +2,7 @@ import { stringify as toYaml } from 'yaml';
 import { invalid, path } from '../../api/field-errors.js';
 import { schemaForKind } from '../../api/schema.js';
 import { StatusError, statusErrors, successStatus } from '../../api/status-error.js';
-import { admitObject, attributesFor } from '../admission/attributes.js';
+import { admitObject, attributesFor, type RequestOptionFields, requestOptions } from '../admission/attributes.js';
 import type { AdmissionSink } from '../admission/types.js';
 import type { APIRegistry, ServedResource } from '../api-registry.js';
 import { LEVEL_RANK } from '../audit/policy.js';
@@ -84,7 +84,16 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
   const sink = admissionSinkOf(ctx);
   // A create or update of the request's body: the body is the store's to change, and the object written is only
   // read afterwards (to answer), so the watch cache may share it.
-  const bodyWrite = { dryRun, fieldManager: manager, user, sink, ownsInput: true, shareResult: true };
+  const options = requestOptionFieldsOf(ctx, dryRun);
+  const bodyWrite = {
+    dryRun,
+    fieldManager: manager,
+    user,
+    sink,
+    requestOptions: options,
+    ownsInput: true,
+    shareResult: true,
+  };
   switch (info.verb) {
     case 'get':
       return serveGet(ctx, served, ns, info.name);
@@ -175,6 +184,8 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
           fieldManager: manager,
           user,
           sink,
+          // Admitted as an UPDATE with the PatchOptions carried over into UpdateOptions.
+          requestOptions: options,
           shareResult: true,
           prepare: { status },
           ...(status ? { subresource: statusSubresource } : {}),
@@ -267,6 +278,7 @@ async function serveScale(ctx: RequestContext, served: ServedResource, ns: strin
         user: ctx.user,
         sink: admissionSinkOf(ctx),
         dryRun,
+        options: requestOptions('UPDATE', requestOptionFieldsOf(ctx, dryRun)),
       });
       wanted = (await admitObject(served.store.admission, attrs)) as unknown as Scale;
       const replicas = wanted.spec?.replicas ?? 0;
@@ -312,7 +324,13 @@ async function serveFinalize(ctx: RequestContext, served: ServedResource, dryRun
       };
       return current;
     },
-    { dryRun, user: ctx.user, sink: admissionSinkOf(ctx), subresource: 'finalize' },
+    {
+      dryRun,
+      user: ctx.user,
+      sink: admissionSinkOf(ctx),
+      requestOptions: requestOptionFieldsOf(ctx, dryRun),
+      subresource: 'finalize',
+    },
   );
   return respondObject(ctx, served, updated);
 }
@@ -692,6 +710,7 @@ export function subresourceCreateAdmission(
   dryRun: boolean,
 ): CreateAdmission {
   const sink = admissionSinkOf(ctx);
+  const options = requestOptions('CREATE', requestOptionFieldsOf(ctx, dryRun));
   const attrs = (object: KubeObject) =>
     attributesFor(served.def, {
       operation: 'CREATE',
@@ -703,12 +722,26 @@ export function subresourceCreateAdmission(
       user: ctx.user,
       sink,
       dryRun,
+      options,
     });
   return {
     admit: (object) => admitObject(served.store.admission, attrs(object)),
     validate: async (object) => {
       await served.store.admission?.validate(attrs(object));
     },
+  };
+}
+
+/**
+ * What the request's query says of its Create/Update/PatchOptions, as admission sees them (`request.options`): the
+ * fieldManager and fieldValidation as given, and the dry run.
+ */
+export function requestOptionFieldsOf(ctx: RequestContext, dryRun: boolean): RequestOptionFields {
+  const q = ctx.url.searchParams;
+  return {
+    dryRun,
+    fieldManager: q.get('fieldManager') || undefined,
+    fieldValidation: q.get('fieldValidation') || undefined,
   };
 }
 

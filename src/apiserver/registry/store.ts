@@ -4,7 +4,7 @@ import { StatusError, statusErrors } from '../../api/status-error.js';
 import { GoValue } from '../../api/validation/go-format.js';
 import { handOver, isStorageError, type KeyValue, type Store } from '../../storage/types.js';
 import { type Clock, realClock } from '../../util/clock.js';
-import { admitObject, attributesFor, requestOptions } from '../admission/attributes.js';
+import { admitObject, attributesFor, type RequestOptionFields, requestOptions } from '../admission/attributes.js';
 import type { AdmissionChain } from '../admission/chain.js';
 import type { AdmissionSink, Operation } from '../admission/types.js';
 import type { Cacher } from '../cacher/cacher.js';
@@ -45,6 +45,11 @@ export interface AdmissionRequest {
    * admission ran on its own object (binding, eviction, scale), as upstream's subresource handlers do them.
    */
   skipAdmission?: boolean;
+  /**
+   * The options the request itself gave (its query), which admission sees as `request.options`; absent for the
+   * apiserver's own writes, whose options are made from the write's.
+   */
+  requestOptions?: RequestOptionFields | undefined;
 }
 
 /** The options of a write through the store: the registry's, and admission's. */
@@ -171,7 +176,7 @@ export class GenericStore {
       user: opts.user,
       dryRun: opts.dryRun === true,
       sink: opts.sink,
-      options: requestOptions(operation, opts),
+      options: requestOptions(operation, opts.requestOptions ?? opts),
     });
   }
 
