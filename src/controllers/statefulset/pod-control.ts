@@ -154,7 +154,7 @@ export class StatefulPodControl {
       try {
         await this.claims.namespace(set.metadata.namespace ?? '').update(claim);
       } catch (err) {
-        throw new Error(`Could not update claim ${name} for delete policy ownerRefs: ${message(err)}`);
+        throw new Error(`could not update claim ${name} for delete policy ownerRefs: ${message(err)}`);
       }
     }
   }
