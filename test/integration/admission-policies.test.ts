@@ -672,4 +672,59 @@ describe('ValidatingAdmissionPolicy', () => {
     assert.deepEqual([allowed.status, allowed.body.message], [400, 'pod p does not have a host assigned']);
     assert.equal(auditedAnnotations(allowed)[VALIDATION_FAILURE], undefined);
   });
+
+  it('applies to writes of webhook configurations; never to those of policies and bindings', async () => {
+    const name = `vap-guards-${++seq}`;
+    await bind(name, {
+      matchConstraints: {
+        resourceRules: [
+          {
+            operations: ['CREATE'],
+            apiGroups: ['admissionregistration.k8s.io'],
+            apiVersions: ['v1'],
+            resources: [
+              'validatingwebhookconfigurations',
+              'mutatingwebhookconfigurations',
+              'validatingadmissionpolicies',
+              'validatingadmissionpolicybindings',
+            ],
+          },
+        ],
+      },
+      validations: [{ expression: `!object.metadata.name.startsWith('${name}-no')`, message: 'not that name' }],
+    });
+    const webhook = {
+      name: 'guarded.example.com',
+      clientConfig: { url: 'https://127.0.0.1:1/hook' },
+      rules: [{ operations: ['CREATE'], apiGroups: ['example.com'], apiVersions: ['v1'], resources: ['nothing'] }],
+      sideEffects: 'None',
+      admissionReviewVersions: ['v1'],
+    };
+    for (const collection of ['validatingwebhookconfigurations', 'mutatingwebhookconfigurations']) {
+      const denied = await apiRequest(cp, 'POST', `${GROUP}/${collection}`, {
+        body: { metadata: { name: `${name}-no` }, webhooks: [webhook] },
+      });
+      assert.equal(denied.status, 422, denied.text);
+      assert.match(
+        denied.body.message,
+        new RegExp(`ValidatingAdmissionPolicy '${name}' with binding '${name}-binding' denied request: not that name$`),
+      );
+      const allowed = await apiRequest(cp, 'POST', `${GROUP}/${collection}`, {
+        body: { metadata: { name: `${name}-yes` }, webhooks: [webhook] },
+      });
+      assert.equal(allowed.status, 201, allowed.text);
+      await apiRequest(cp, 'DELETE', `${GROUP}/${collection}/${name}-yes`);
+    }
+    const policy = await apiRequest(cp, 'POST', POLICIES, {
+      body: {
+        metadata: { name: `${name}-no-policy` },
+        spec: { matchConstraints: onConfigMapsIn('none'), validations: [{ expression: 'true' }] },
+      },
+    });
+    assert.equal(policy.status, 201, policy.text);
+    const binding = await apiRequest(cp, 'POST', BINDINGS, {
+      body: { metadata: { name: `${name}-no-binding` }, spec: { policyName: 'x', validationActions: ['Deny'] } },
+    });
+    assert.equal(binding.status, 201, binding.text);
+  });
 });

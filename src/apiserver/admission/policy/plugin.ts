@@ -6,8 +6,9 @@
  * …`, reason Invalid (422) unless the validation names another), Warn adds a Warning header, Audit records the
  * `validation.policy.admission.k8s.io/validation_failure` audit annotation. Audit annotations of the policy are
  * recorded as `<policy>/<key>`. Configuration problems (a param not found with parameterNotFoundAction Deny, an
- * unknown paramKind, a broken selector) deny under failurePolicy Fail and are skipped under Ignore. The policies'
- * own kinds and the webhook configurations are never subject to policies.
+ * unknown paramKind, a broken selector) deny under failurePolicy Fail and are skipped under Ignore. Writes of the
+ * policies and their bindings (validating and mutating) are never subject to policies, as upstream's plugin
+ * excludes them; the webhook configurations are.
  */
 import { goJsonMarshal } from '../../../api/go-json.js';
 import { LabelSelector, type LabelSelectorObject } from '../../../api/labels.js';
@@ -15,10 +16,9 @@ import { StatusError } from '../../../api/status-error.js';
 import type { APIRegistry } from '../../api-registry.js';
 import type { KubeObject } from '../../registry/object.js';
 import { type AdmissionAttributes, type AdmissionPlugin, admissionForbidden } from '../types.js';
-import { isExemptFromWebhooks } from '../webhook/matching.js';
 import { type PolicyDecision, validatePolicy } from './evaluate.js';
 import { matchResourcesCover, type NamespaceReader, namespaceReaderFrom } from './matching.js';
-import { PolicySource } from './source.js';
+import { POLICY_GROUP, PolicySource } from './source.js';
 
 export const VALIDATING_ADMISSION_POLICY = 'ValidatingAdmissionPolicy';
 export const VALIDATION_FAILURE_ANNOTATION = 'validation.policy.admission.k8s.io/validation_failure';
@@ -41,6 +41,21 @@ export interface Denial {
   binding?: string;
   message: string;
   reason?: string;
+}
+
+/**
+ * The resources whose writes no policy sees (upstream's admissionResources, by group and resource: every version
+ * and subresource of them).
+ */
+const EXEMPT_RESOURCES = new Set([
+  'validatingadmissionpolicies',
+  'validatingadmissionpolicybindings',
+  'mutatingadmissionpolicies',
+  'mutatingadmissionpolicybindings',
+]);
+
+export function isExemptFromPolicies(attrs: AdmissionAttributes): boolean {
+  return attrs.resource.group === POLICY_GROUP && EXEMPT_RESOURCES.has(attrs.resource.resource);
 }
 
 class ConfigurationError extends Error {}
@@ -121,7 +136,7 @@ export function validatingAdmissionPolicy(registry: APIRegistry, readNamespace?:
     name: VALIDATING_ADMISSION_POLICY,
     validate(attrs) {
       // Nothing to wait for when no configuration has anything to say: the case of most clusters, most requests.
-      if (isExemptFromWebhooks(attrs) || source.policiesNow()?.length === 0) return;
+      if (isExemptFromPolicies(attrs) || source.policiesNow()?.length === 0) return;
       return validateWith(attrs);
     },
   };
