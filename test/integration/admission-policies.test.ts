@@ -727,4 +727,51 @@ describe('ValidatingAdmissionPolicy', () => {
     });
     assert.equal(binding.status, 201, binding.text);
   });
+
+  it('an unknown paramKind denies every matching request, whatever the binding says; Ignore skips the policy', async () => {
+    const ns = await namespace();
+    const cases = [
+      { apiVersion: 'example.com/v1', kind: 'Nope', printed: 'example.com/v1, Kind=Nope' },
+      { apiVersion: 'v1', kind: 'Nope', printed: '/v1, Kind=Nope' },
+    ];
+    for (const [i, { apiVersion, kind, printed }] of cases.entries()) {
+      const name = `unk${i}-${ns}`;
+      await bind(name, {
+        paramKind: { apiVersion, kind },
+        matchConstraints: onConfigMapsIn(ns),
+        validations: [{ expression: 'true' }],
+      });
+      const withRef = await apiRequest(cp, 'POST', BINDINGS, {
+        body: {
+          metadata: { name: `${name}-ref` },
+          spec: {
+            policyName: name,
+            validationActions: ['Deny'],
+            paramRef: { name: 'p', namespace: ns, parameterNotFoundAction: 'Allow' },
+          },
+        },
+      });
+      assert.equal(withRef.status, 201, withRef.text);
+      await waitCached(BINDINGS, `${name}-ref`);
+      const denied = await apiRequest(cp, 'POST', CONFIGMAPS(ns), { body: configMap(`c${i}`) });
+      assert.equal(denied.status, 422, denied.text);
+      assert.equal(
+        denied.body.message,
+        `configmaps "c${i}" is forbidden: ValidatingAdmissionPolicy '${name}' denied request: failed to configure policy: failed to find resource referenced by paramKind: '${printed}'`,
+      );
+      await apiRequest(cp, 'DELETE', `${POLICIES}/${name}`);
+      await eventually(async () => {
+        const res = await apiRequest(cp, 'POST', CONFIGMAPS(ns), { body: configMap(`d${i}`) });
+        assert.equal(res.status, 201, res.text);
+      });
+    }
+    // Under Ignore the whole policy is skipped: its validations are not evaluated.
+    await bind(`unk-ignore-${ns}`, {
+      failurePolicy: 'Ignore',
+      paramKind: { apiVersion: 'example.com/v1', kind: 'Nope' },
+      matchConstraints: onConfigMapsIn(ns),
+      validations: [{ expression: 'false', message: 'never evaluated' }],
+    });
+    assert.equal((await apiRequest(cp, 'POST', CONFIGMAPS(ns), { body: configMap('e') })).status, 201);
+  });
 });

@@ -5,15 +5,17 @@
  * validationActions — Deny refuses the request (`ValidatingAdmissionPolicy 'p' with binding 'b' denied request:
  * …`, reason Invalid (422) unless the validation names another), Warn adds a Warning header, Audit records the
  * `validation.policy.admission.k8s.io/validation_failure` audit annotation. Audit annotations of the policy are
- * recorded as `<policy>/<key>`. Configuration problems (a param not found with parameterNotFoundAction Deny, an
- * unknown paramKind, a broken selector) deny under failurePolicy Fail and are skipped under Ignore. Writes of the
- * policies and their bindings (validating and mutating) are never subject to policies, as upstream's plugin
- * excludes them; the webhook configurations are.
+ * recorded as `<policy>/<key>`. Configuration problems deny under failurePolicy Fail and are skipped under Ignore:
+ * a paramKind no served resource has is the policy's (`failed to configure policy: …`, checked once the policy
+ * matches, before any binding, whatever the bindings say), a param not found with parameterNotFoundAction Deny or a
+ * broken selector the binding's (`failed to configure binding: …`). Writes of the policies and their bindings
+ * (validating and mutating) are never subject to policies, as upstream's plugin excludes them; the webhook
+ * configurations are.
  */
 import { goJsonMarshal } from '../../../api/go-json.js';
 import { LabelSelector, type LabelSelectorObject } from '../../../api/labels.js';
 import { StatusError } from '../../../api/status-error.js';
-import type { APIRegistry } from '../../api-registry.js';
+import type { APIRegistry, ServedResource } from '../../api-registry.js';
 import type { KubeObject } from '../../registry/object.js';
 import { type AdmissionAttributes, type AdmissionPlugin, admissionForbidden } from '../types.js';
 import { type PolicyDecision, validatePolicy } from './evaluate.js';
@@ -60,28 +62,40 @@ export function isExemptFromPolicies(attrs: AdmissionAttributes): boolean {
 
 class ConfigurationError extends Error {}
 
+/**
+ * The served resource a policy's paramKind names, undefined when it has none. Throws when no served resource has
+ * that group, version and kind, with upstream's text (the kind printed as Go's GroupVersionKind, `/v1, Kind=X` for
+ * the core group).
+ */
+function paramResource(registry: APIRegistry, policy: KubeObject): ServedResource | undefined {
+  const paramKind = rec(policy.spec).paramKind;
+  if (paramKind == null) return undefined;
+  const pk = rec(paramKind);
+  const apiVersion = str(pk.apiVersion);
+  const slash = apiVersion.indexOf('/');
+  const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+  const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
+  const kind = str(pk.kind);
+  const served = registry.all().find((s) => s.def.group === group && s.def.version === version && s.def.kind === kind);
+  if (!served) {
+    throw new ConfigurationError(
+      `failed to find resource referenced by paramKind: '${group}/${version}, Kind=${kind}'`,
+    );
+  }
+  return served;
+}
+
 /** The params a binding's paramRef selects ([null] when the policy or binding has none). */
 async function collectParams(
-  registry: APIRegistry,
+  served: ServedResource | undefined,
   policy: KubeObject,
   binding: KubeObject,
   namespace: string,
 ): Promise<Array<KubeObject | null>> {
-  const paramKind = rec(policy.spec).paramKind;
   const paramRef = rec(binding.spec).paramRef;
-  if (paramKind == null || paramRef == null) return [null];
-  const pk = rec(paramKind);
+  if (served === undefined || paramRef == null) return [null];
+  const pk = rec(rec(policy.spec).paramKind);
   const ref = rec(paramRef);
-  const apiVersion = str(pk.apiVersion);
-  const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
-  const served = registry
-    .all()
-    .find((s) => s.def.group === group && s.def.version === version && s.def.kind === str(pk.kind));
-  if (!served) {
-    throw new ConfigurationError(
-      `failed to find resource referenced by paramKind: '${group ? `${group}/` : ''}${version}, Kind=${str(pk.kind)}'`,
-    );
-  }
   let ns = '';
   if (served.def.namespaced) {
     ns = str(ref.namespace) || namespace;
@@ -113,7 +127,7 @@ async function collectParams(
   if (params.length === 0 && ref.parameterNotFoundAction === 'Deny') {
     throw new ConfigurationError('no params found for policy binding with `Deny` parameterNotFoundAction');
   }
-  return params.map((p) => ({ ...p, apiVersion: apiVersion, kind: str(pk.kind) }));
+  return params.map((p) => ({ ...p, apiVersion: str(pk.apiVersion), kind: str(pk.kind) }));
 }
 
 function denialError(attrs: AdmissionAttributes, d: Denial): StatusError {
@@ -171,6 +185,13 @@ export function validatingAdmissionPolicy(registry: APIRegistry, readNamespace?:
         continue;
       }
       if (!matches) continue;
+      let served: ServedResource | undefined;
+      try {
+        served = paramResource(registry, policy);
+      } catch (err) {
+        configError(policy, undefined, err as Error);
+        continue;
+      }
       const annotations = new Map<string, string[]>();
       for (const binding of bindings) {
         const bspec = rec(binding.spec);
@@ -185,7 +206,7 @@ export function validatingAdmissionPolicy(registry: APIRegistry, readNamespace?:
         }
         let params: Array<KubeObject | null>;
         try {
-          params = await collectParams(registry, policy, binding, attrs.namespace);
+          params = await collectParams(served, policy, binding, attrs.namespace);
         } catch (err) {
           configError(policy, binding, err as Error);
           continue;
