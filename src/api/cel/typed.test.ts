@@ -30,6 +30,22 @@ describe('CEL type checking against schemas', () => {
     );
   });
 
+  it('compares objects with null and with their own type, as cel-go does', () => {
+    const both = [...vars, { name: 'oldObject', schema: deployment }];
+    const checkBoth = (e: string) => typeCheckCel(e, both, 'test apps/v1 Deployment, old');
+    assert.equal(checkBoth('oldObject == null || object.spec.replicas >= oldObject.spec.replicas'), undefined);
+    assert.equal(checkBoth('null != oldObject && object.spec != oldObject.spec'), undefined);
+    assert.equal(checkBoth('object == oldObject || object.spec.template == dyn(oldObject).spec.template'), undefined);
+    assert.equal(checkBoth('object.metadata.creationTimestamp != null'), undefined);
+    // Still errors: other kinds against null (not nullable in cel-go), objects of different types.
+    assert.match(
+      checkBoth('object.spec.replicas == null') ?? '',
+      /found no matching overload for '_==_' applied to '\(int, null\)'/,
+    );
+    assert.match(checkBoth('object.spec.template.spec.containers == null') ?? '', /found no matching overload/);
+    assert.match(checkBoth('object.spec == object.metadata') ?? '', /found no matching overload for '_==_'/);
+  });
+
   it('types raw OpenAPI schemas (CRDs), IntOrString as dyn', () => {
     const schema = openAPISchemaForCel({
       type: 'object',

@@ -3,6 +3,10 @@
  * variables given a schema are declared with object types made from it (fields with their types, `list<T>`,
  * `map<string, T>`; IntOrString, free-form and recursive parts stay `dyn`), so a misspelt field or a wrong
  * comparison is found without evaluating. Only for reporting: evaluation always uses the dynamic environment.
+ *
+ * Equality follows cel-go's checker: an object type compares with itself (one schema gives one type, so `object ==
+ * oldObject` checks) and with null, as do timestamps and durations (cel-go's legacy nullable kinds); lists, maps and
+ * scalars compared with null, and two different object types, are still errors.
  */
 import type { Environment } from '@marcbachmann/cel-js';
 import { type AstNode, baseEnvironment, rewriteMatches, visitAst } from './environment.js';
@@ -22,6 +26,8 @@ const MAX_DEPTH = 24;
 /** Registers the types a schema needs in env and gives the CEL type of its root. */
 class TypeBuilder {
   private count = 0;
+  /** The object types registered, by the schema they were made from. */
+  readonly objectTypes = new Map<CelValueSchema, string>();
   constructor(
     private readonly env: Environment,
     private readonly prefix: string,
@@ -29,6 +35,8 @@ class TypeBuilder {
 
   typeOf(schema: CelValueSchema | undefined, depth = 0, open = new Set<CelValueSchema>()): string {
     if (!schema || depth > MAX_DEPTH || open.has(schema)) return 'dyn';
+    const known = this.objectTypes.get(schema);
+    if (known) return known;
     if (schema.format === 'int-or-string') return 'dyn';
     switch (schema.type) {
       case 'string':
@@ -63,6 +71,7 @@ class TypeBuilder {
     open.delete(schema);
     const typeName = `${this.prefix}.T${++this.count}`;
     this.env.registerType(typeName, { fields });
+    this.objectTypes.set(schema, typeName);
     return typeName;
   }
 }
@@ -70,12 +79,24 @@ class TypeBuilder {
 const environments = new Map<string, Environment>();
 const MAX_ENVIRONMENTS = 32;
 
+/** The handler of the operators declared for checking: programs of these environments are never run. */
+const typeCheckOnly = (): never => {
+  throw new Error('typed CEL environments only type-check');
+};
+
 function environmentFor(cacheKey: string, variables: readonly TypedVariable[]): Environment {
   let env = environments.get(cacheKey);
   if (env) return env;
   env = baseEnvironment().clone();
   const builder = new TypeBuilder(env, 'typed');
   for (const v of variables) env.registerVariable(v.name, v.type ?? builder.typeOf(v.schema));
+  // cel-go's `_==_` takes (A, A): a struct with a struct of its type, and null with the kinds its checker keeps
+  // nullable (structs, timestamps, durations). `!=` and the reversed operands come with each overload.
+  const nullable = [...new Set(builder.objectTypes.values())];
+  for (const t of nullable) env.registerOperator(`${t} == ${t}`, typeCheckOnly);
+  for (const t of [...nullable, 'google.protobuf.Timestamp', 'google.protobuf.Duration']) {
+    env.registerOperator(`${t} == null`, typeCheckOnly);
+  }
   if (environments.size >= MAX_ENVIRONMENTS) environments.delete(environments.keys().next().value as string);
   environments.set(cacheKey, env);
   return env;
