@@ -292,6 +292,34 @@ describe('admission webhooks: Mutating/ValidatingWebhookConfigurations called ov
     assert.match(res.body.message, /compilation failed: ERROR: <input>:1:/);
   });
 
+  it('matchConditions whose type is not exactly bool (dyn included) are refused', async () => {
+    for (const [collection, kind] of [
+      [VWC, 'ValidatingWebhookConfiguration'],
+      [MWC, 'MutatingWebhookConfiguration'],
+    ]) {
+      const res = await apiRequest(cp, 'POST', collection as string, {
+        body: {
+          metadata: { name: 'typed-cel' },
+          webhooks: [
+            {
+              ...webhook('typedcel.example.com', '/cel', 'default'),
+              matchConditions: [
+                { name: 'dyn', expression: 'object.spec.enabled' },
+                { name: 'string', expression: ' request.name ' },
+                { name: 'bool', expression: 'request.dryRun' },
+              ],
+            },
+          ],
+        },
+      });
+      assert.equal(res.status, 422, res.text);
+      assert.equal(
+        res.body.message,
+        `${kind}.admissionregistration.k8s.io "typed-cel" is invalid: [webhooks[0].matchConditions[0].expression: Invalid value: "object.spec.enabled": must evaluate to bool but got dyn, webhooks[0].matchConditions[1].expression: Invalid value: "request.name": must evaluate to bool but got string]`,
+      );
+    }
+  });
+
   it('a DELETE sends the stored object as oldObject, with DeleteOptions', async () => {
     const ns = await namespace();
     const created = await apiRequest(cp, 'POST', CONFIGMAPS(ns), { body: configMap('d', { keep: 'me' }) });

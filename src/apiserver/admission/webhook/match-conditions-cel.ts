@@ -2,10 +2,10 @@
  * matchConditions in CEL, in the project's CEL environment (src/api/cel): the variables `object`, `oldObject`
  * (null where the operation has none), `request` (the AdmissionRequest the webhook would receive) and
  * `authorizer` (questions about the requesting user, answered by the apiserver's authorizer). Each expression is
- * compiled once; one that does not compile, or does not give a bool, is refused when the configuration is written
- * (the compiler is registered with the configurations' validation). `request` is untyped here (upstream types it as
- * AdmissionRequest), so an expression whose type the checker cannot tell (`dyn`) is accepted and must give a bool
- * when it runs.
+ * compiled once. When a configuration is written, an expression that does not compile, or whose type is not bool,
+ * is refused, as upstream's compiler does: `object` and `oldObject` are `dyn` and `request` has upstream's type, so
+ * `object.spec.enabled` alone is refused (`must evaluate to bool but got dyn`), and so is `request.name` (`… but
+ * got string`). At evaluation a result that is not a bool is an error.
  */
 
 import {
@@ -13,18 +13,31 @@ import {
   type CelVariableDeclaration,
   type CompiledCelExpression,
   compileCel,
+  type TypedVariable,
+  typeCheckCelType,
 } from '../../../api/cel/index.js';
 import { invalid } from '../../../api/field-errors.js';
 import type { APIRegistry } from '../../api-registry.js';
 import { setMatchConditionCompiler } from '../../registry/resources/admissionregistration-webhooks-validation.js';
 import { celAuthorizerFor } from '../cel-authorizer.js';
+import { REQUEST_SCHEMA } from '../cel-types.js';
 import type { MatchActivation, MatchConditionEvaluator } from './match-conditions.js';
+
+const AUTHORIZER_TYPE = 'kubernetes.authorization.Authorizer';
 
 const VARIABLES: readonly CelVariableDeclaration[] = [
   { name: 'object' },
   { name: 'oldObject' },
   { name: 'request' },
-  { name: 'authorizer', type: 'kubernetes.authorization.Authorizer', native: true },
+  { name: 'authorizer', type: AUTHORIZER_TYPE, native: true },
+];
+
+/** The same variables with the types upstream's compiler gives them (for the result type only). */
+const TYPED_VARIABLES: readonly TypedVariable[] = [
+  { name: 'object' },
+  { name: 'oldObject' },
+  { name: 'request', schema: REQUEST_SCHEMA },
+  { name: 'authorizer', type: AUTHORIZER_TYPE },
 ];
 
 const NOT_BOOL = 'must evaluate to bool';
@@ -38,8 +51,7 @@ function compileCondition(expression: string): CompiledCelExpression | Error {
   if (known) return known;
   let result: CompiledCelExpression | Error;
   try {
-    const program = compileCel(expression, VARIABLES);
-    result = program.outputType === 'bool' || program.outputType === 'dyn' ? program : new Error(NOT_BOOL);
+    result = compileCel(expression, VARIABLES);
   } catch (err) {
     result = err instanceof CelCompileError ? new Error(err.compilationFailed) : (err as Error);
   }
@@ -48,9 +60,25 @@ function compileCondition(expression: string): CompiledCelExpression | Error {
   return result;
 }
 
+/**
+ * Why a configuration may not hold the expression (upstream's detail text), or undefined when it may: it must
+ * compile and its type be exactly bool. The type is the typed check's where the untyped one says `dyn` (reading
+ * `request`); when only the typed check fails, `dyn` stands.
+ */
+export function matchConditionProblem(expression: string): string | undefined {
+  const program = compileCondition(expression);
+  if (program instanceof Error) return program.message;
+  let type = program.outputType;
+  if (type === 'dyn') {
+    const typed = typeCheckCelType(expression, TYPED_VARIABLES, 'webhook matchConditions');
+    if ('type' in typed) type = typed.type;
+  }
+  return type === 'bool' ? undefined : `${NOT_BOOL} but got ${type}`;
+}
+
 setMatchConditionCompiler((expression, fieldPath) => {
-  const result = compileCondition(expression);
-  return result instanceof Error ? invalid(fieldPath, expression, result.message) : undefined;
+  const problem = matchConditionProblem(expression);
+  return problem === undefined ? undefined : invalid(fieldPath, expression, problem);
 });
 
 export function celMatchConditions(registry: APIRegistry): MatchConditionEvaluator {
