@@ -155,6 +155,20 @@ describe('admission webhooks: Mutating/ValidatingWebhookConfigurations called ov
     assert.equal(stored.body.data.k, 'from-webhook');
   });
 
+  it('a v1beta1 mutating webhook’s patch without patchType is applied as JSONPatch', async () => {
+    const ns = await namespace();
+    hook.on('/mutate-beta', () => ({
+      allowed: true,
+      patch: jsonPatch([{ op: 'add', path: '/metadata/labels/beta', value: 'patched' }]).patch,
+    }));
+    await configure(MWC, `beta-${ns}`, [
+      webhook('beta.example.com', '/mutate-beta', ns, { admissionReviewVersions: ['v1beta1'] }),
+    ]);
+    const res = await apiRequest(cp, 'POST', CONFIGMAPS(ns), { body: configMap('b', { app: 'x' }) });
+    assert.equal(res.status, 201, res.text);
+    assert.deepEqual(res.body.metadata.labels, { app: 'x', beta: 'patched' });
+  });
+
   it('failurePolicy Fail refuses a request when the webhook cannot be reached; Ignore lets it through', async () => {
     const ns = await namespace();
     const port = await closedPort();

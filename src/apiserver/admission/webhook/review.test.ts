@@ -59,5 +59,20 @@ describe('AdmissionReview answers', () => {
     assert.equal(typeof answer, 'object');
     assert.equal((answer as { allowed: boolean }).allowed, false);
     assert.equal((answer as { patch?: string }).patch, undefined);
+    assert.equal((answer as { patchType?: string }).patchType, undefined);
+  });
+
+  it('takes a mutating v1beta1 answer’s patch as JSONPatch, with or without patchType', () => {
+    const beta = (response: unknown) => verifyAdmissionResponse('v1beta1', 'u1', true, { response });
+    for (const response of [
+      { allowed: true, patch },
+      { allowed: true, patch, patchType: 'JSONPatch' },
+      { allowed: true, patch, patchType: 'Other' },
+    ]) {
+      const answer = beta(response) as { patch?: string; patchType?: string };
+      assert.equal(answer.patch, '[{"op":"add","path":"/x","value":1}]');
+      assert.equal(answer.patchType, 'JSONPatch');
+    }
+    assert.equal((beta({ allowed: true, patchType: 'JSONPatch' }) as { patchType?: string }).patchType, undefined);
   });
 });

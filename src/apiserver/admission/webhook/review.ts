@@ -86,8 +86,10 @@ export function verifyAdmissionResponse(
   const rawPatch = typeof res.patch === 'string' && res.patch !== '' ? res.patch : undefined;
   const patchType = typeof res.patchType === 'string' ? res.patchType : undefined;
   if (version === 'v1beta1') {
-    // v1beta1 answers were never checked for uid, kind or patch pairing; a validating one's patch is ignored.
-    return responseOf(res, mutating ? rawPatch : undefined, patchType);
+    // v1beta1 answers were never checked for uid, kind or patch pairing; a validating one's patch is ignored, and a
+    // mutating one's is JSONPatch whatever its patchType says (upstream pins it to the one type there is).
+    const patch = mutating ? rawPatch : undefined;
+    return responseOf(res, patch, patch === undefined ? undefined : 'JSONPatch');
   }
   const gotUid = typeof res.uid === 'string' ? res.uid : '';
   if (gotUid !== uid) return `expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(gotUid)}`;
