@@ -169,6 +169,37 @@ describe('admission webhooks: Mutating/ValidatingWebhookConfigurations called ov
     assert.deepEqual(res.body.metadata.labels, { app: 'x', beta: 'patched' });
   });
 
+  it('a patch that does not decode is an internal error, even under failurePolicy Ignore', async () => {
+    const ns = await namespace();
+    const raw = (text: string) => ({
+      allowed: true,
+      patchType: 'JSONPatch',
+      patch: Buffer.from(text).toString('base64'),
+    });
+    hook.on('/not-json', () => raw('not json'));
+    hook.on('/not-a-list', () => raw('{"op":"add"}'));
+    await configure(MWC, `undecodable-${ns}`, [
+      webhook('notjson.example.com', '/not-json', ns, { failurePolicy: 'Ignore' }),
+    ]);
+    const res = await apiRequest(cp, 'POST', CONFIGMAPS(ns), { body: configMap('u') });
+    assert.equal(res.status, 500, res.text);
+    assert.equal(res.body.reason, 'InternalError');
+    assert.equal(res.body.message, "Internal error occurred: invalid character 'o' in literal null (expecting 'u')");
+    assert.deepEqual(res.body.details.causes, [{ message: "invalid character 'o' in literal null (expecting 'u')" }]);
+    await apiRequest(cp, 'DELETE', `${MWC}/undecodable-${ns}`);
+    await configure(MWC, `notlist-${ns}`, [
+      webhook('notlist.example.com', '/not-a-list', ns, { failurePolicy: 'Ignore' }),
+    ]);
+    await eventually(async () => {
+      const notList = await apiRequest(cp, 'POST', CONFIGMAPS(ns), { body: configMap('v') });
+      assert.equal(notList.status, 500, notList.text);
+      assert.equal(
+        notList.body.message,
+        'Internal error occurred: json: cannot unmarshal object into Go value of type jsonpatch.Patch',
+      );
+    });
+  });
+
   it('failurePolicy Fail refuses a request when the webhook cannot be reached; Ignore lets it through', async () => {
     const ns = await namespace();
     const port = await closedPort();

@@ -16,6 +16,21 @@ const OPERATION_FIELDS = ['op', 'path', 'from', 'value'];
 
 export function decodeJsonPatch(patch: unknown, options?: PatchOptions): JsonObject[] {
   if (decodesStrictly(options)) checkTypedShape(patch);
+  const operations = decodePatchOperations(patch);
+  if (operations.length > MAX_JSON_PATCH_OPERATIONS) {
+    throw new PatchError(
+      'RequestEntityTooLarge',
+      `The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${operations.length}`,
+    );
+  }
+  return operations;
+}
+
+/**
+ * evanphx/json-patch v4's DecodePatch alone (json.Unmarshal into a list of operations): null is no operation, and
+ * anything but a list of objects (or nulls) fails with encoding/json's message, as a BadRequest PatchError.
+ */
+export function decodePatchOperations(patch: unknown): JsonObject[] {
   if (patch === null) return [];
   if (!Array.isArray(patch)) {
     throw badRequest(`json: cannot unmarshal ${jsonKindWord(patch)} into Go value of type jsonpatch.Patch`);
@@ -24,12 +39,6 @@ export function decodeJsonPatch(patch: unknown, options?: PatchOptions): JsonObj
     if (op !== null && !isJsonObject(op)) {
       throw badRequest(`json: cannot unmarshal ${jsonKindWord(op)} into Go value of type jsonpatch.Operation`);
     }
-  }
-  if (patch.length > MAX_JSON_PATCH_OPERATIONS) {
-    throw new PatchError(
-      'RequestEntityTooLarge',
-      `The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${patch.length}`,
-    );
   }
   return patch.map((op: JsonObject | null) => op ?? {});
 }

@@ -31,7 +31,14 @@ export const MAX_JSON_PATCH_COPY_BYTES = 3 * 1024 * 1024;
  * refused (see json-patch-decode.ts).
  */
 export function applyJsonPatch(doc: unknown, patch: unknown, options?: PatchOptions): unknown {
-  const operations = decodeJsonPatch(patch, options);
+  return applyJsonPatchOperations(doc, decodeJsonPatch(patch, options), options);
+}
+
+/**
+ * Applies operations already decoded (decodePatchOperations: what evanphx/json-patch's Apply does with its Patch,
+ * without the apiserver's decoding checks and operation limit, as admission webhooks' patches are applied).
+ */
+export function applyJsonPatchOperations(doc: unknown, operations: JsonObject[], options?: PatchOptions): unknown {
   if (!Array.isArray(doc) && !isJsonObject(doc)) {
     throw new PatchError('Invalid', 'the document to patch is not a JSON object or array');
   }

@@ -7,8 +7,10 @@
  * recorded on the audit event (whether it mutated the object), and so is each patch applied — the latter only on
  * events of level Request and above, as upstream's dispatcher records it.
  */
-import { goJsonMarshal } from '../../../api/go-json.js';
-import { applyJsonPatch } from '../../../api/patch/json-patch.js';
+import { goJsonMarshal, goJsonSyntaxError } from '../../../api/go-json.js';
+import { applyJsonPatchOperations } from '../../../api/patch/json-patch.js';
+import { decodePatchOperations } from '../../../api/patch/json-patch-decode.js';
+import type { JsonObject } from '../../../api/patch/json-value.js';
 import { statusErrors } from '../../../api/status-error.js';
 import type { APIRegistry } from '../../api-registry.js';
 import { deepClone, jsonEqual, type KubeObject } from '../../registry/object.js';
@@ -68,7 +70,9 @@ export function patchAnnotationValue(configuration: string, webhook: string, pat
 
 /**
  * Applies a webhook's patch to the invocation's object; returns the patch and the patched object, or undefined when
- * the patch is empty.
+ * the patch is empty. As upstream's dispatcher: a patch that does not decode (jsonpatch.DecodePatch: not JSON, not
+ * a list of objects) or does not apply is an internal error, whatever the webhook's failurePolicy; only a patch
+ * type other than JSONPatch is a failure to call the webhook.
  */
 function applyPatch(
   webhookName: string,
@@ -77,15 +81,14 @@ function applyPatch(
   object: KubeObject | undefined,
 ): { patch: unknown[]; patched: KubeObject } | undefined {
   let patch: unknown;
+  let operations: JsonObject[];
   try {
     patch = JSON.parse(patchText);
+    operations = decodePatchOperations(patch);
   } catch (err) {
-    throw new WebhookCallError(
-      webhookName,
-      `received undecodable patch in webhook response: ${(err as Error).message}`,
-    );
+    throw statusErrors.internal(err instanceof SyntaxError ? goJsonSyntaxError(patchText) : err);
   }
-  if (Array.isArray(patch) && patch.length === 0) return undefined;
+  if (operations.length === 0) return undefined;
   if (!object) {
     throw statusErrors.internal(
       `admission webhook ${JSON.stringify(webhookName)} attempted to modify the object, which is not supported for this operation`,
@@ -95,7 +98,7 @@ function applyPatch(
     throw new WebhookCallError(webhookName, `unsupported patch type ${JSON.stringify(patchType ?? '')}`, 400);
   }
   try {
-    return { patch: patch as unknown[], patched: applyJsonPatch(object, patch) as KubeObject };
+    return { patch: patch as unknown[], patched: applyJsonPatchOperations(object, operations) as KubeObject };
   } catch (err) {
     throw statusErrors.internal(err);
   }
