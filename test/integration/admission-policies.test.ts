@@ -165,6 +165,9 @@ describe('ValidatingAdmissionPolicy', () => {
             { expression: 'object.spec.paused', messageExpression: 'object.metadata.name' },
             // request is typed: its username is a string.
             { expression: 'object.spec.replicas > 1', messageExpression: "'by ' + request.userInfo.username" },
+            // Only three reasons are supported (a refusal may not claim Unauthorized).
+            { expression: 'true', reason: 'Unauthorized' },
+            { expression: 'true', reason: 'RequestEntityTooLarge' },
           ],
         },
       },
@@ -204,6 +207,13 @@ describe('ValidatingAdmissionPolicy', () => {
       causes.join('\n'),
     );
     assert.ok(!causes.some((c: string) => c.startsWith('spec.validations[4]')), causes.join('\n'));
+    assert.ok(
+      causes.includes(
+        'spec.validations[5].reason: Unsupported value: "Unauthorized": supported values: "Forbidden", "Invalid", "RequestEntityTooLarge"',
+      ),
+      causes.join('\n'),
+    );
+    assert.ok(!causes.some((c: string) => c.startsWith('spec.validations[6]')), causes.join('\n'));
 
     const binding = await apiRequest(cp, 'POST', BINDINGS, {
       body: {

@@ -34,7 +34,8 @@ import { type Rec, rec, records, str, unset } from './groups-fields.js';
 
 const FAILURE_POLICIES = ['Fail', 'Ignore'];
 const MATCH_POLICIES = ['Equivalent', 'Exact'];
-const REASONS = ['Forbidden', 'Invalid', 'RequestEntityTooLarge', 'Unauthorized'];
+/** upstream's supportedValidationPolicyReason (reasonToCode also knows Unauthorized, which validation refuses). */
+const REASONS = ['Forbidden', 'Invalid', 'RequestEntityTooLarge'];
 const VALIDATION_ACTIONS = ['Audit', 'Deny', 'Warn'];
 const PARAMETER_NOT_FOUND_ACTIONS = ['Deny', 'Allow'];
 const MAX_AUDIT_ANNOTATIONS = 20;
