@@ -200,6 +200,18 @@ describe('admission webhooks: Mutating/ValidatingWebhookConfigurations called ov
     });
   });
 
+  it('a patch whose test op fails is an internal error with json-patch’s message', async () => {
+    const ns = await namespace();
+    hook.on('/test-op', () => ({
+      allowed: true,
+      ...jsonPatch([{ op: 'test', path: '/metadata/name', value: 'other' }]),
+    }));
+    await configure(MWC, `testop-${ns}`, [webhook('testop.example.com', '/test-op', ns, { failurePolicy: 'Ignore' })]);
+    const res = await apiRequest(cp, 'POST', CONFIGMAPS(ns), { body: configMap('t') });
+    assert.equal(res.status, 500, res.text);
+    assert.equal(res.body.message, 'Internal error occurred: testing value /metadata/name failed: test failed');
+  });
+
   it('failurePolicy Fail refuses a request when the webhook cannot be reached; Ignore lets it through', async () => {
     const ns = await namespace();
     const port = await closedPort();

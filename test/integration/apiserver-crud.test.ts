@@ -333,6 +333,10 @@ describe('apiserver: the generic registry on ConfigMaps, Secrets and Namespaces'
       contentType: 'application/json-patch+json',
     });
     assert.equal(failedTest.status, 422);
+    // Upstream answers a patch that does not apply with NewGenericServerResponse(422): the library's text is not sent.
+    assert.equal(failedTest.body.reason, 'Invalid');
+    assert.equal(failedTest.body.message, 'the server rejected our request due to an error in our request');
+    assert.deepEqual(failedTest.body.details, {});
     const apply = await apiRequest(cp, 'PATCH', `${CMS}/p`, {
       body: 'data: {}',
       contentType: 'application/apply-patch+yaml',

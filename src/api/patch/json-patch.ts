@@ -120,7 +120,8 @@ function test(state: ApplyState, op: JsonObject): void {
   }
   // A missing key and a null value are the same to v4; a missing `value` member only matches them.
   const passed = actual === null ? (expected ?? null) === null : expected !== undefined && deepEqual(actual, expected);
-  if (!passed) throw invalid(`test failed: the value at "${path}" differs`);
+  // v4 wraps ErrTestFailed: `testing value <path> failed: test failed` (an empty path for the root).
+  if (!passed) throw invalid(`testing value ${path} failed: test failed`);
 }
 
 function pointer(op: JsonObject, member: 'path' | 'from'): string {
