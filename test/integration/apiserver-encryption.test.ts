@@ -47,7 +47,7 @@ describe('apiserver: a value no configured key reads', () => {
     assert.equal(status.reason, 'InternalError');
     assert.equal(
       status.message,
-      'Internal error occurred: unable to transform key "/registry/secrets/default/lost": no matching prefix found',
+      'Internal error occurred: unable to transform key "/registry/secrets/default/lost": no matching key was found for the provided AES transformer',
     );
     const list = await apiRequest(cp, 'GET', '/api/v1/namespaces/default/secrets');
     assert.equal(list.status, 200);

@@ -10,7 +10,16 @@ import { fieldErrorsMessage } from '../../api/field-errors.js';
 import { goQuote } from '../../api/validation/go-format.js';
 import { type EncryptionConfigurationDoc, type KeyConfig, readEncryptionConfigurationFile } from './config-file.js';
 import { decodeStdBase64, parseGroupResource, validateEncryptionConfiguration } from './config-validation.js';
-import { aescbc, aesgcm, identity, secretbox, type Transformer, TransformerChain } from './transformers.js';
+import {
+  aescbc,
+  aesgcm,
+  identityProvider,
+  keyedProvider,
+  type Provider,
+  secretbox,
+  type Transformer,
+  TransformerChain,
+} from './transformers.js';
 
 export interface EncryptionRule {
   /** group/resource patterns: `secrets`, `deployments.apps`, `*.apps`, `*.` (or `*`) for the core group, `*.*`. */
@@ -30,19 +39,19 @@ function grName(gr: { group: string; resource: string }): string {
 
 /** Builds the rules of a configuration that passed validation; throws upstream's build errors. */
 function buildRules(doc: EncryptionConfigurationDoc): EncryptionRule[] {
-  const byResource = new Map<string, { gr: { group: string; resource: string }; transformers: Transformer[] }>();
+  const byResource = new Map<string, { gr: { group: string; resource: string }; providers: Provider[] }>();
   const key = (gr: { group: string; resource: string }) => `${gr.resource}.${gr.group}`;
   for (const entry of doc.resources ?? []) {
-    const transformers: Transformer[] = [];
+    const providers: Provider[] = [];
     for (const p of entry.providers ?? []) {
-      if (p.aesgcm) transformers.push(...keyed(p.aesgcm.keys, aesgcm));
-      else if (p.aescbc) transformers.push(...keyed(p.aescbc.keys, aescbc));
-      else if (p.secretbox) transformers.push(...keyed(p.secretbox.keys, secretbox));
+      if (p.aesgcm) providers.push(keyedProvider('aesgcm', keyed(p.aesgcm.keys, aesgcm)));
+      else if (p.aescbc) providers.push(keyedProvider('aescbc', keyed(p.aescbc.keys, aescbc)));
+      else if (p.secretbox) providers.push(keyedProvider('secretbox', keyed(p.secretbox.keys, secretbox)));
       else if (p.kms)
         throw new Error(
           `could not configure KMS plugin ${goQuote(p.kms.name ?? '')}: KMS providers are not supported by wheelhouse`,
         );
-      else transformers.push(identity);
+      else providers.push(identityProvider);
     }
     for (const resource of entry.resources ?? []) {
       const gr = parseGroupResource(resource);
@@ -55,15 +64,15 @@ function buildRules(doc: EncryptionConfigurationDoc): EncryptionRule[] {
         }
       }
       const known = byResource.get(key(gr));
-      if (known) known.transformers.push(...transformers);
-      else byResource.set(key(gr), { gr, transformers: [...transformers] });
+      if (known) known.providers.push(...providers);
+      else byResource.set(key(gr), { gr, providers: [...providers] });
     }
   }
   // A wildcard never comes before a narrower pattern it covers (that is the masking error), so trying the rules in
   // the order their resources first appeared finds the most specific one, as upstream's lookup does.
-  return [...byResource.values()].map(({ gr, transformers }) => ({
+  return [...byResource.values()].map(({ gr, providers }) => ({
     resources: [gr.group === '' ? gr.resource : `${gr.resource}.${gr.group}`],
-    chain: new TransformerChain(transformers),
+    chain: new TransformerChain(providers),
   }));
 }
 

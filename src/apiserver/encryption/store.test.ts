@@ -93,7 +93,7 @@ describe('encryption at rest', () => {
     assert.equal((await keyTwoOnly.get(SECRET))?.value.toString(), PLAIN);
     await assert.rejects(keyTwoOnly.get('/registry/secrets/default/s2'), {
       message:
-        'Internal error occurred: unable to transform key "/registry/secrets/default/s2": no matching prefix found',
+        'Internal error occurred: unable to transform key "/registry/secrets/default/s2": no matching key was found for the provided AES transformer',
     });
     // The list still serves the readable objects.
     const list = await keyTwoOnly.list('/registry/secrets/');
