@@ -8,7 +8,7 @@ import type { PriorityClassSource } from './admission/plugins/priority.js';
 import { APIRegistry, type WatchCacheBounds } from './api-registry.js';
 import { ensureBootstrapPolicy } from './bootstrap/rbac-policy.js';
 import { apiServerServiceIP, DEFAULT_SERVICE_CLUSTER_IP_RANGE } from './bootstrap/service-ip.js';
-import { Cacher } from './cacher/cacher.js';
+import { Cacher, cacheTypeDescription } from './cacher/cacher.js';
 import { decodeFromStorage } from './registry/codec.js';
 import type { KubeObject } from './registry/object.js';
 import { kubernetesEndpoints, kubernetesService } from './registry/resources/core-kubernetes-service.js';
@@ -79,6 +79,7 @@ export function buildRegistry(storage: Store, log: Logger, options: RegistryOpti
       cacher = new Cacher(storage, prefix, decodeFromStorage, log.child(`cacher/${def.resource}`), {
         ...options.watchCache,
         index: watchIndexOf(def),
+        typeDescription: cacheTypeDescription(def.group, def.kind),
       });
       cachers.set(prefix, cacher);
     }

@@ -120,7 +120,9 @@ export class APIServer {
   }
 
   async start(): Promise<string> {
-    await Promise.all(this.opts.registry.all().map((s) => s.store.cacher.start()));
+    // A cache that cannot load (storage holds a value no encryption key reads) keeps trying on its own, and its
+    // readers are refused meanwhile, as upstream's; the server starts all the same.
+    await Promise.all(this.opts.registry.all().map((s) => s.store.cacher.start().catch(() => {})));
     await this.customResources.start();
     if (this.opts.authorizationModes?.includes('Webhook')) {
       if (!this.opts.authorizationWebhook) {

@@ -104,7 +104,12 @@ export type StorageErrorCode =
   | 'FutureRevision'
   | 'TooLarge'
   | 'Unavailable'
-  | 'Closed';
+  | 'Closed'
+  /**
+   * A stored value could not be read back: a decorator that transforms values (encryption at rest) failed on it.
+   * The message is upstream's storage.InternalError reason; the apiserver answers it as an InternalError.
+   */
+  | 'Internal';
 
 export class StorageError extends Error {
   readonly code: StorageErrorCode;

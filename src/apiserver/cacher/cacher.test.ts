@@ -7,7 +7,7 @@ import { FakeClock } from '../../util/clock.js';
 import { silentLogger } from '../../util/logger.js';
 import { decodeFromStorage, rememberWritten } from '../registry/codec.js';
 import type { KubeObject } from '../registry/object.js';
-import { Cacher, TooOldError, type WatchEventType } from './cacher.js';
+import { Cacher, cacheTypeDescription, TooOldError, type WatchEventType } from './cacher.js';
 import { CacheFollower } from './follower.js';
 
 const obj = (name: string, labels: Record<string, string> = {}) => JSON.stringify({ metadata: { name, labels } });
@@ -518,5 +518,106 @@ describe('Cacher reload', () => {
     await eventually(() => assert.ok(known.has('d'), 'changes after the reload arrive too'));
     follower.stop();
     cacher.stop();
+  });
+});
+
+describe('Cacher that cannot load', () => {
+  /** A store whose lists fail while `failing` holds (as a list meeting a value no encryption key reads). */
+  function flakyStore() {
+    const state = { failing: true, lists: 0, listeners: [] as WatchListener[] };
+    const store = new (class extends MemoryStore {
+      override async list(prefix: string, opts?: Parameters<MemoryStore['list']>[1]) {
+        state.lists++;
+        if (state.failing) {
+          throw new StorageError('Internal', 'unable to transform key "/registry/things/a": no matching prefix found');
+        }
+        return super.list(prefix, opts);
+      }
+      override watch(prefix: string, afterRevision: number, listener: WatchListener) {
+        state.listeners.push(listener);
+        return super.watch(prefix, afterRevision, listener);
+      }
+    })();
+    return { store, state };
+  }
+  const refusal = {
+    code: 429,
+    reason: 'TooManyRequests',
+    message:
+      'storage is (re)initializing: failed to list *core.Thing: unable to transform key "/registry/things/a": no matching prefix found',
+  };
+
+  it('refuses its readers with upstream’s 429 at once, keeps trying, and serves once a load works', async () => {
+    const { store, state } = flakyStore();
+    await store.create('/registry/things/a', obj('a'));
+    const cacher = new Cacher(store, '/registry/things/', decodeFromStorage, silentLogger, {
+      typeDescription: '*core.Thing',
+    });
+    await assert.rejects(cacher.start(), refusal);
+    await assert.rejects(
+      cacher.list('/registry/things/', () => true),
+      refusal,
+    );
+    await assert.rejects(cacher.getShared('/registry/things/a'), refusal);
+    const err = await cacher
+      .watch({
+        fromRevision: undefined,
+        prefix: '/registry/things/',
+        matches: () => true,
+        onEvent: () => {},
+        onEnd: () => {},
+      })
+      .catch((e) => e);
+    assert.equal(err.status.details.retryAfterSeconds, 1);
+    assert.equal(cacher.isLoaded, false);
+    await eventually(() => assert.ok(state.lists >= 2, 'it tries again on its own'));
+    state.failing = false;
+    await eventually(async () =>
+      assert.deepEqual(
+        (await cacher.list('/registry/things/', () => true)).items.map((o) => o.metadata.name),
+        ['a'],
+      ),
+    );
+    cacher.stop();
+  });
+
+  it('after losing its storage watch, refuses while the reload fails; its followers come back when it works', async () => {
+    const { store, state } = flakyStore();
+    state.failing = false;
+    await store.create('/registry/things/a', obj('a'));
+    const cacher = new Cacher(store, '/registry/things/', decodeFromStorage, silentLogger, {
+      typeDescription: '*core.Thing',
+    });
+    const known = new Set<string>();
+    const follower = new CacheFollower();
+    await follower.follow(
+      { cacher, prefix: '/registry/things/' },
+      (type, o) => (type === 'DELETED' ? known.delete(o.metadata.name ?? '') : known.add(o.metadata.name ?? '')),
+      () => known.clear(),
+    );
+    assert.deepEqual([...known], ['a']);
+    state.failing = true;
+    // The storage watch ends as the encrypting store ends it at a value it cannot read.
+    state.listeners[0]?.onError(new StorageError('Internal', 'no matching prefix found'));
+    await eventually(() => assert.equal(known.size, 0, 'the follower dropped what it had'));
+    await assert.rejects(
+      cacher.list('/registry/things/', () => true),
+      refusal,
+    );
+    state.failing = false;
+    await store.create('/registry/things/b', obj('b'));
+    await eventually(() => assert.deepEqual([...known].sort(), ['a', 'b']));
+    follower.stop();
+    cacher.stop();
+  });
+});
+
+describe('cacheTypeDescription', () => {
+  it('names the internal Go type upstream’s cache lists, or a custom resource’s kind', () => {
+    assert.equal(cacheTypeDescription('', 'Secret'), '*core.Secret');
+    assert.equal(cacheTypeDescription('apps', 'Deployment'), '*apps.Deployment');
+    assert.equal(cacheTypeDescription('rbac.authorization.k8s.io', 'Role'), '*rbac.Role');
+    assert.equal(cacheTypeDescription('events.k8s.io', 'Event'), '*core.Event');
+    assert.equal(cacheTypeDescription('stable.example.com', 'CronTab', 'v1'), 'stable.example.com/v1, Kind=CronTab');
   });
 });

@@ -1,3 +1,4 @@
+import { type StatusError, statusErrors } from '../../api/status-error.js';
 import type { Store, WatchEvent } from '../../storage/types.js';
 import { ExponentialBackoff } from '../../util/backoff.js';
 import { type Clock, realClock } from '../../util/clock.js';
@@ -189,7 +190,31 @@ export interface CacherOptions {
   clock?: Clock;
   /** Reads the indexed field of a (stored-form) object, when the resource has one (upstream's trigger function). */
   index?: ((obj: KubeObject) => string) | undefined;
+  /**
+   * What upstream's cache calls the type it lists, in the error it answers while it cannot load (see
+   * cacheTypeDescription); by default the prefix.
+   */
+  typeDescription?: string;
 }
+
+/**
+ * The type upstream's watch cache names when its list fails: the Go type of the resource's internal version
+ * (`*core.Secret`, `*apps.Deployment`), or for a custom resource its group, version and kind
+ * (`stable.example.com/v1, Kind=CronTab`).
+ */
+export function cacheTypeDescription(group: string, kind: string, customVersion?: string): string {
+  if (customVersion !== undefined) return `${group}/${customVersion}, Kind=${kind}`;
+  const pkg =
+    group === '' || group === 'events.k8s.io'
+      ? 'core' // events.k8s.io's Events are core's, stored once
+      : group === 'internal.apiserver.k8s.io'
+        ? 'apiserverinternal'
+        : (group.split('.')[0] as string);
+  return `*${pkg}.${kind}`;
+}
+
+/** How long a cache that could not load waits before it tries again: from 100 ms, doubling, up to 5 s. */
+const RETRY_BACKOFF = { initialMs: 100, maxMs: 5000, jitter: 0 };
 
 /**
  * How many recently changed objects' decoded states the cache keeps for their next update (see takeRecent), how
@@ -252,7 +277,15 @@ export class Cacher {
   private readonly clock: Clock;
   private readonly index: ((obj: KubeObject) => string) | undefined;
   private storageWatch: { close(): void } | undefined;
-  private ready: Promise<void> | undefined;
+  /** The load in flight, if any. */
+  private loading: Promise<void> | undefined;
+  /** Why the last load failed, while the cache waits to try again (readers fail at once meanwhile). */
+  private failure: Error | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private readonly retryBackoff = new ExponentialBackoff(realClock, RETRY_BACKOFF);
+  /** When the cache was made or last stopped being loaded (its downtime sets the Retry-After of its refusals). */
+  private unloadedSince: number;
+  private readonly typeDescription: string;
   /** The current state is loaded and followed (readers need not wait for start()). */
   private loaded = false;
   private stopped = false;
@@ -272,12 +305,59 @@ export class Cacher {
     this.freshMs = options.freshMs ?? 75_000;
     this.clock = options.clock ?? realClock;
     this.index = options.index;
+    this.typeDescription = options.typeDescription ?? prefix;
+    this.unloadedSince = this.clock.now();
   }
 
-  /** Loads the current state and starts following changes; resolves when the cache is usable. */
+  /**
+   * Loads the current state and starts following changes; resolves when the cache is usable. A load that fails
+   * (storage holds a value that cannot be read, such as one no encryption key opens) is tried again after a while,
+   * until it works or the cache stops; until then start(), and so every reader, fails at once with upstream's
+   * answer of a watch cache that is not ready: 429 `storage is (re)initializing: failed to list <type>: <why>`.
+   */
   start(): Promise<void> {
-    if (!this.ready) this.ready = this.load();
-    return this.ready;
+    if (this.loaded || this.stopped) return Promise.resolve();
+    if (this.failure) return Promise.reject(this.unready());
+    this.loading ??= this.attemptLoad();
+    return this.loading;
+  }
+
+  /** One load; when it fails, the next is scheduled and the load's waiters get the refusal. */
+  private attemptLoad(): Promise<void> {
+    const attempt = this.load().then(
+      () => {
+        this.loading = undefined;
+        this.failure = undefined;
+        this.retryBackoff.reset();
+      },
+      (err: unknown) => {
+        this.loading = undefined;
+        this.failure = err instanceof Error ? err : new Error(String(err));
+        this.log.error('watch cache could not load; trying again', { prefix: this.prefix, err: this.failure.message });
+        if (!this.stopped) {
+          this.retryTimer = setTimeout(() => {
+            this.retryTimer = undefined;
+            if (!this.stopped && !this.loaded && !this.loading) this.loading = this.attemptLoad();
+          }, this.retryBackoff.next());
+          this.retryTimer.unref();
+        }
+        throw this.unready();
+      },
+    );
+    // A retry nobody waits for must not be an unhandled rejection.
+    attempt.catch(() => {});
+    return attempt;
+  }
+
+  /**
+   * Upstream's refusal while its cache is not ready (ResilientWatchCacheInitialization, on in v1.33): 429 with the
+   * error of the cache's last list, Retry-After growing with the time the cache has been down (1 s to 30 s).
+   */
+  private unready(): StatusError {
+    const downSeconds = (this.clock.now() - this.unloadedSince) / 1000;
+    const retryAfter = Math.trunc(Math.min(30, Math.max(1, Math.exp(0.06 * downSeconds))));
+    const why = this.failure ? `: failed to list ${this.typeDescription}: ${this.failure.message}` : '';
+    return statusErrors.tooManyRequests(`storage is (re)initializing${why}`, retryAfter);
   }
 
   get revision(): number {
@@ -453,11 +533,13 @@ export class Cacher {
 
   stop(): void {
     this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
     this.storageWatch?.close();
     for (const w of this.watchers) this.end(w, 'closed');
   }
 
   private async load(): Promise<void> {
+    if (this.loaded) this.unloadedSince = this.clock.now();
     this.loaded = false;
     this.items.clear();
     this.recentDecoded.clear();
@@ -477,6 +559,8 @@ export class Cacher {
       if (!page.more || page.items.length === 0) break;
       startKey = `${page.items[page.items.length - 1]?.key}\u0000`;
     }
+    // Stopped while it listed (a retry may have been under way): nothing to follow.
+    if (this.stopped) return;
     this.rev = revision ?? 0;
     this.loaded = true;
     this.windowStart = this.rev;
@@ -491,25 +575,11 @@ export class Cacher {
           this.log.error('watch cache lost its storage watch; reloading', { prefix: this.prefix, err: err.message });
           // The reload starts (and the state is marked unloaded) before the watchers hear of the end, so that one
           // that watches again at once waits for the reloaded state rather than seeing the cleared one.
-          this.ready = this.reload();
+          this.loading = this.attemptLoad();
         }
         for (const w of this.watchers) this.end(w, err.code === 'Closed' ? 'closed' : 'expired');
       },
     });
-  }
-
-  /** Loads again after losing the storage watch, retrying until it works or the cache is stopped. */
-  private async reload(): Promise<void> {
-    const backoff = new ExponentialBackoff(realClock, { initialMs: 100, maxMs: 5000, jitter: 0 });
-    while (!this.stopped) {
-      try {
-        await this.load();
-        return;
-      } catch (err) {
-        this.log.error('watch cache reload failed', { prefix: this.prefix, err: String(err) });
-        await new Promise((r) => setTimeout(r, backoff.next()).unref());
-      }
-    }
   }
 
   private apply(e: WatchEvent): void {

@@ -7,6 +7,9 @@
 import type { KubeObject } from '../registry/object.js';
 import type { Cacher, CacheWatch } from './cacher.js';
 
+/** How long a follower waits to follow again when the cache refused it (as a reflector backs off, about 1 s). */
+const REFOLLOW_MS = 1000;
+
 export interface CacheSource {
   cacher: Pick<Cacher, 'watch'>;
   /** The resource's storage prefix, with its trailing slash. */
@@ -41,11 +44,18 @@ export class CacheFollower {
       onEnd: () => {
         if (this.stopped) return;
         reset();
-        void this.follow(source, apply, reset, opts).catch(() => {});
+        this.followAgain(source, apply, reset, opts);
       },
     });
     if (this.stopped) w.stop();
     else this.watches.push(w);
+  }
+
+  /** Follows again after the cache ended a watch; while the cache refuses (it cannot load), tries again later. */
+  private followAgain(...args: Parameters<CacheFollower['follow']>): void {
+    void this.follow(...args).catch(() => {
+      if (!this.stopped) setTimeout(() => !this.stopped && this.followAgain(...args), REFOLLOW_MS).unref();
+    });
   }
 
   stop(): void {

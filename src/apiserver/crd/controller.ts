@@ -9,7 +9,7 @@
 import { StatusError, statusErrors } from '../../api/status-error.js';
 import type { Logger } from '../../util/logger.js';
 import type { APIRegistry, ServedResource } from '../api-registry.js';
-import { Cacher } from '../cacher/cacher.js';
+import { Cacher, cacheTypeDescription } from '../cacher/cacher.js';
 import { decodeFromStorage } from '../registry/codec.js';
 import { jsonEqual, type KubeObject, nowTimestamp } from '../registry/object.js';
 import type { ResourceDefinition } from '../registry/resource.js';
@@ -24,6 +24,7 @@ import {
   type CustomResourceDefinition,
   isConditionTrue,
   setCondition,
+  storageVersion,
 } from './types.js';
 
 const RETRY_MS = 500;
@@ -230,8 +231,14 @@ export class CustomResourceController {
       const crds = this.crds as GenericStore;
       cacher = new Cacher(crds.storage, prefix, decodeFromStorage, this.log.child(`cacher/${name}`), {
         ...this.registry.watchCache,
+        typeDescription: cacheTypeDescription(
+          crd.spec.group ?? '',
+          crd.status?.acceptedNames?.kind ?? crd.spec.names?.kind ?? '',
+          storageVersion(crd) ?? '',
+        ),
       });
-      await cacher.start();
+      // Served even when the cache cannot load yet (it keeps trying; its readers are refused meanwhile).
+      await cacher.start().catch(() => {});
     }
     const admission = this.crds?.admission;
     const makeStore = (def: ResourceDefinition, c: Cacher) => {

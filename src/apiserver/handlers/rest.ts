@@ -648,8 +648,10 @@ async function serveWatch(ctx: RequestContext, served: ServedResource, ns: strin
     ...(sendInitial !== null ? { sendInitialEvents: sendInitial === 'true' } : {}),
     allowWatchBookmarks: allowBookmarks,
   };
-  // Refuse bad parameters with a Status before the stream's 200 goes out.
+  // Refuse bad parameters with a Status before the stream's 200 goes out, and a watch of a cache that cannot load
+  // (upstream's 429 `storage is (re)initializing: …`).
   validateWatchRequest(watchReq);
+  await served.store.cacher.start();
   let lastRV = '';
   const stream = new WatchStream(ctx, {
     form,

@@ -75,9 +75,14 @@ export async function listObjects(
   }
   const limit = req.limit && req.limit > 0 ? req.limit : undefined;
 
-  // Served from the watch cache: any state is fine, or a state not older than N.
-  const fromCache =
-    !req.continue && (rv === '0' || (rv !== '' && (match === 'NotOlderThan' || (match === '' && !limit))));
+  // What upstream's watch cache serves: any state, a state not older than N, and (at storage's current revision)
+  // the latest; the latest is read from storage here, which gives the same state. While the cache is not loaded,
+  // upstream sends such a list with a limit and no selector to storage, and refuses any other with the cache's 429
+  // (ResilientWatchCacheInitialization); start() waits for a load in flight, or throws that refusal.
+  const cacheServes =
+    !req.continue && match !== 'Exact' && (rv === '' || rv === '0' || match === 'NotOlderThan' || !limit);
+  if (cacheServes && !store.cacher.isLoaded && !(limit && req.selection.everything)) await store.cacher.start();
+  const fromCache = cacheServes && rv !== '' && store.cacher.isLoaded;
   if (fromCache) {
     const min = rv === '0' ? 0 : parseRV(rv);
     if (req.raw && req.selection.everything && !store.def.conversion) {
@@ -100,10 +105,14 @@ export async function listObjects(
 
   let revision: number | undefined;
   let startKey: string | undefined;
+  /** For a list the cache would serve, read from storage while the cache is not loaded: the oldest state it takes. */
+  let minRevision = 0;
   if (req.continue) {
     const token = decodeContinue(req.continue, prefix);
     revision = token.revision;
     startKey = token.startKey;
+  } else if (cacheServes) {
+    if (rv !== '') minRevision = parseRV(rv);
   } else if (rv !== '') {
     revision = parseRV(rv);
   }
@@ -120,6 +129,9 @@ export async function listObjects(
         // Upstream counts what follows a page only when nothing is filtered out (a selector would make it a guess).
         ...(req.selection.everything ? { countRemaining: true } : {}),
       });
+      if (page.revision < minRevision) {
+        throw statusErrors.timeout(`Too large resource version: ${minRevision}, current: ${page.revision}`, 1);
+      }
       revision = page.revision;
       let i = 0;
       for (; i < page.items.length; i++) {
