@@ -90,4 +90,43 @@ describe('kubectl: secrets encrypted at rest (aescbc)', () => {
     const password = await kubectl('get', 'secret', 'db', '-o', 'jsonpath={.data.password}');
     assert.equal(Buffer.from(password, 'base64').toString(), 'hunter2-plaintext');
   });
+
+  it('restarted with only identity: kubectl get secrets fails as upstream’s does, and a create says AlreadyExists', async () => {
+    await cp.stop();
+    const identityOnly = join(root, 'identity.yaml');
+    writeFileSync(
+      identityOnly,
+      [
+        'apiVersion: apiserver.config.k8s.io/v1',
+        'kind: EncryptionConfiguration',
+        'resources:',
+        '- resources: [secrets]',
+        '  providers:',
+        '  - identity: {}',
+      ].join('\n'),
+    );
+    cp = await startControlPlane({ storage: 'sqlite', dataDir, encryptionProviderConfig: identityOnly });
+    const failure = (args: string[]) =>
+      kubectl(...args).then(
+        (out) => `succeeded: ${out}`,
+        (err: { stderr: string }) => err.stderr.trim(),
+      );
+    // Not "No resources found": the list fails whole, naming the key it could not read.
+    assert.equal(
+      await failure(['get', 'secrets']),
+      'Error from server (InternalError): Internal error occurred: unable to transform key "/registry/secrets/default/db": no matching prefix found',
+    );
+    assert.equal(
+      await failure(['get', 'secret', 'db']),
+      'Error from server (InternalError): Internal error occurred: no matching prefix found',
+    );
+    assert.equal(
+      await failure(['create', 'secret', 'generic', 'db', '--from-literal=password=again']),
+      // kubectl create secret's own wrapping of the AlreadyExists Status.
+      'error: failed to create secret secrets "db" already exists',
+    );
+    // Still there, still encrypted with key2.
+    const raw = await (cp.storage as EncryptingStore).raw.get('/registry/secrets/default/db');
+    assert.equal(raw?.value.subarray(0, 23).toString(), 'k8s:enc:aescbc:v1:key2:');
+  });
 });

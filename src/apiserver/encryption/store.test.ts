@@ -2,8 +2,9 @@ import { createDecipheriv } from 'node:crypto';
 import { describe, it } from 'node:test';
 import nacl from 'tweetnacl';
 import { MemoryStore } from '../../storage/memory.js';
-import type { WatchEvent } from '../../storage/types.js';
+import type { StorageError, WatchEvent } from '../../storage/types.js';
 import assert from '../../testing/assert.js';
+import { eventually } from '../../testing/controllers.js';
 import { parseEncryptionConfiguration } from './config.js';
 import type { ProviderConfig } from './config-file.js';
 import { EncryptingStore } from './store.js';
@@ -54,8 +55,8 @@ describe('encryption at rest', () => {
     // Moved under another key, the value does not decrypt.
     await raw.create('/registry/secrets/default/moved', onDisk);
     await assert.rejects(store.get('/registry/secrets/default/moved'), {
-      message:
-        'Internal error occurred: unable to transform key "/registry/secrets/default/moved": cipher: message authentication failed',
+      code: 'Internal',
+      message: 'cipher: message authentication failed',
     });
     w.close();
     assert.deepEqual(
@@ -92,16 +93,96 @@ describe('encryption at rest', () => {
     );
     assert.equal((await keyTwoOnly.get(SECRET))?.value.toString(), PLAIN);
     await assert.rejects(keyTwoOnly.get('/registry/secrets/default/s2'), {
-      message:
-        'Internal error occurred: unable to transform key "/registry/secrets/default/s2": no matching key was found for the provided AES transformer',
+      name: 'StorageError',
+      code: 'Internal',
+      message: 'no matching key was found for the provided AES transformer',
     });
-    // The list still serves the readable objects.
-    const list = await keyTwoOnly.list('/registry/secrets/');
+  });
+
+  it('fails a whole list at a value no provider reads, naming its key, as upstream’s GetList', async () => {
+    const raw = new MemoryStore();
+    const before = new EncryptingStore(raw, config([{ aescbc: { keys: [{ name: 'key1', secret: KEY1 }] } }]));
+    await before.create('/registry/secrets/default/a', PLAIN);
+    await before.create('/registry/secrets/default/b', PLAIN);
+    const identityOnly = new EncryptingStore(raw, config([{ identity: {} }]));
+    await assert.rejects(identityOnly.list('/registry/secrets/'), {
+      code: 'Internal',
+      message: 'unable to transform key "/registry/secrets/default/a": no matching prefix found',
+    });
+    await assert.rejects(identityOnly.list('/registry/secrets/default/b'), {
+      message: 'unable to transform key "/registry/secrets/default/b": no matching prefix found',
+    });
+    await assert.rejects(identityOnly.get('/registry/secrets/default/a'), { message: 'no matching prefix found' });
+    // Resources no rule names are read by upstream's identity transformer, which refuses encrypted data.
+    const noSecrets = new EncryptingStore(raw, config([{ identity: {} }], ['configmaps']));
+    await assert.rejects(noSecrets.list('/registry/secrets/'), {
+      message:
+        'unable to transform key "/registry/secrets/default/a": identity transformer tried to read encrypted data',
+    });
+    assert.equal(await noSecrets.count('/registry/secrets/'), 2);
+  });
+
+  it('creates over a value no provider reads fail KeyExists; updates and deletes of it fail with the read', async () => {
+    const raw = new MemoryStore();
+    const before = new EncryptingStore(raw, config([{ aescbc: { keys: [{ name: 'key1', secret: KEY1 }] } }]));
+    const { revision } = await before.create(SECRET, PLAIN);
+    const after = new EncryptingStore(raw, config([{ aescbc: { keys: [{ name: 'key2', secret: KEY2 }] } }]));
+    await assert.rejects(after.create(SECRET, PLAIN), (err: unknown) => {
+      assert.equal((err as StorageError).code, 'KeyExists');
+      assert.equal((err as StorageError).current, undefined);
+      return true;
+    });
+    await assert.rejects(after.update(SECRET, PLAIN, revision + 100), {
+      code: 'Internal',
+      message: 'no matching key was found for the provided AES transformer',
+    });
+    await assert.rejects(after.delete(SECRET, revision + 100), {
+      code: 'Internal',
+      message: 'no matching key was found for the provided AES transformer',
+    });
+    // Nothing was written.
+    assert.equal((await raw.get(SECRET))?.modRevision, revision);
+    assert.equal((await before.get(SECRET))?.value.toString(), PLAIN);
+  });
+
+  it('ends a watch with the error at a value no provider reads, but not at an update’s previous value', async () => {
+    const raw = new MemoryStore();
+    const store = new EncryptingStore(raw, config([{ aescbc: { keys: [{ name: 'key1', secret: KEY1 }] } }]));
+    const other = new EncryptingStore(raw, config([{ aescbc: { keys: [{ name: 'other', secret: KEY2 }] } }]));
+    const seen: string[] = [];
+    const errors: StorageError[] = [];
+    const listener = {
+      onEvent: (e: WatchEvent) => seen.push(`${e.type} ${e.key}`),
+      onError: (err: StorageError) => errors.push(err),
+    };
+    const w = store.watch('/registry/secrets/', 0, listener);
+    const { revision } = await other.create(SECRET, PLAIN);
+    // Written by a store with another key: the update's value reads, its previous value does not.
+    await store.update(SECRET, PLAIN, revision);
+    await other.create('/registry/secrets/default/s2', PLAIN);
+    await store.create('/registry/secrets/default/s3', PLAIN);
+    await eventually(() => assert.equal(errors.length, 1));
+    w.close();
+    assert.deepEqual(seen, [], 'the first event is the other store’s create');
+    assert.equal(errors[0]?.code, 'Internal');
+    assert.equal(errors[0]?.message, 'no matching key was found for the provided AES transformer');
+
+    const later: WatchEvent[] = [];
+    const w2 = store.watch('/registry/secrets/', revision, {
+      onEvent: (e) => later.push(e),
+      onError: (err) => errors.push(err),
+    });
+    await eventually(() => assert.equal(errors.length, 2));
+    w2.close();
     assert.deepEqual(
-      list.items.map((i) => i.key),
-      [SECRET],
+      later.map((e) => `${e.type} ${e.key}`),
+      ['update /registry/secrets/default/s1'],
+      'the update passes; the create of s2 ends the watch',
     );
-    assert.deepEqual([...keyTwoOnly.unreadable], ['/registry/secrets/default/s2']);
+    assert.equal(later[0]?.type === 'update' && later[0].value.toString(), PLAIN);
+    assert.throws(() => later[0]?.type === 'update' && later[0].prevValue, {
+      message: 'no matching key was found for the provided AES transformer',
+    });
   });
 
   it('identity first writes plain text and still reads encrypted values with a later provider', async () => {

@@ -1,13 +1,38 @@
 /**
  * Encryption at rest as a Store decorator (ARCHITECTURE.md: storage never looks inside values): writes under a
  * configured resource's prefix are encrypted by its first provider, reads (get, list, watch, conflicts, deletes)
- * decrypted by whichever provider's prefix the value carries. Keys of other resources pass through untouched.
+ * decrypted by whichever provider's prefix the value carries. Values of other resources pass through as they are;
+ * one of them that is encrypted fails to read, as upstream's identity transformer refuses it.
+ *
+ * A value nothing reads fails the read as upstream's etcd3 store fails it with AllowUnsafeMalformedObjectDeletion
+ * off (alpha and off by default in v1.33; not built here): with a StorageError 'Internal' (an InternalError to the
+ * client) carrying what the transformer said, for a get and for an update's or a delete's current value; a list
+ * fails whole, with `unable to transform key "<key>": …`, rather than leave the object out. A create never reads
+ * what the key holds: it fails KeyExists however that is stored. A watch ends with the error at such a value, as
+ * upstream's watcher sends an ERROR event and stops, except for an update's previous value, which upstream's
+ * watch without a filter never reads.
  */
 import { resourcesOf, servedGroupVersions } from '../../api/catalog.js';
-import { statusErrors } from '../../api/status-error.js';
-import { type KeyValue, StorageError, type Store, type Value, type WatchEvent } from '../../storage/types.js';
+import { goQuote } from '../../api/validation/go-format.js';
+import {
+  type KeyValue,
+  StorageError,
+  type Store,
+  type Value,
+  type Watch,
+  type WatchEvent,
+  type WatchListener,
+} from '../../storage/types.js';
 import { type EncryptionRule, matchesResource } from './config.js';
 import type { TransformerChain } from './transformers.js';
+
+/** What every encrypted value starts with; identity refuses such values. */
+const ENCRYPTED = Buffer.from('k8s:enc:');
+
+/** A read that no transformer could make: upstream's storage.InternalError. */
+function untransformable(key: string, message: string, cause: unknown): StorageError {
+  return new StorageError('Internal', message, { key, cause });
+}
 
 /** /registry/<storagePrefix>/ → group and resource, for every stored built-in resource. */
 function builtinPrefixes(): { prefix: string; group: string; resource: string }[] {
@@ -24,8 +49,6 @@ export class EncryptingStore implements Store {
   readonly backend: Store['backend'];
   private readonly prefixes = builtinPrefixes();
   private readonly cache = new Map<string, TransformerChain | null>();
-  /** Keys whose values no configured provider could read, as last seen by a list. */
-  readonly unreadable = new Set<string>();
 
   constructor(
     private readonly inner: Store,
@@ -67,13 +90,20 @@ export class EncryptingStore implements Store {
     return this.read(key, value).value;
   }
 
+  /** The value decrypted, or a StorageError 'Internal' with the transformer's words. */
   private read(key: string, value: Buffer): { value: Buffer; stale: boolean } {
     const chain = this.chainFor(key);
-    if (!chain) return { value, stale: false };
+    if (!chain) {
+      // An unconfigured resource is read by upstream's identity transformer, which refuses encrypted data.
+      if (value.length >= ENCRYPTED.length && value.subarray(0, ENCRYPTED.length).equals(ENCRYPTED)) {
+        throw untransformable(key, 'identity transformer tried to read encrypted data', undefined);
+      }
+      return { value, stale: false };
+    }
     try {
       return chain.read(value, key);
     } catch (err) {
-      throw statusErrors.internal(new Error(`unable to transform key "${key}": ${(err as Error).message}`));
+      throw untransformable(key, (err as Error).message, err);
     }
   }
 
@@ -83,9 +113,19 @@ export class EncryptingStore implements Store {
     return stale ? { ...kv, value, stale } : { ...kv, value };
   }
 
+  /**
+   * A write's failure with its current value decrypted. A Conflict whose current value nothing reads fails with
+   * that instead (upstream reads the current state back to retry, and fails there); a KeyExists only loses it
+   * (upstream's create never reads the key: AlreadyExists whatever it holds).
+   */
   private rethrow(err: unknown): never {
     if (err instanceof StorageError && err.current) {
-      const current = this.kv(err.current);
+      let current: KeyValue | undefined;
+      try {
+        current = this.kv(err.current);
+      } catch (readErr) {
+        if (err.code !== 'KeyExists') throw readErr;
+      }
       Object.defineProperty(err, 'current', { value: current });
     }
     throw err;
@@ -103,14 +143,14 @@ export class EncryptingStore implements Store {
 
   async list(prefix: string, opts?: Parameters<Store['list']>[1]): ReturnType<Store['list']> {
     const res = await this.inner.list(prefix, opts);
-    // A value no provider reads fails alone: it is left out of lists (and so of the watch cache), and reading it
-    // by name answers the internal error; the rest of the list is served.
     const items: KeyValue[] = [];
     for (const kv of res.items) {
       try {
         items.push(this.kv(kv));
-      } catch {
-        this.unreadable.add(kv.key);
+      } catch (err) {
+        // Upstream's GetList stops at the first value it cannot transform, naming its key.
+        const message = `unable to transform key ${goQuote(kv.key)}: ${(err as Error).message}`;
+        throw untransformable(kv.key, message, err);
       }
     }
     return { ...res, items };
@@ -133,24 +173,56 @@ export class EncryptingStore implements Store {
     return { ...res, prevValue: this.decrypt(key, res.prevValue) };
   }
 
-  watch(prefix: string, afterRevision: number, listener: Parameters<Store['watch']>[2]): ReturnType<Store['watch']> {
-    return this.inner.watch(prefix, afterRevision, {
-      onError: (err) => listener.onError(err),
+  watch(prefix: string, afterRevision: number, listener: WatchListener): Watch {
+    let ended = false;
+    let inner: Watch | undefined;
+    const fail = (err: StorageError) => {
+      ended = true;
+      inner?.close();
+      listener.onError(err);
+    };
+    inner = this.inner.watch(prefix, afterRevision, {
+      onError: (err) => {
+        if (!ended) fail(err);
+      },
       onEvent: (ev: WatchEvent) => {
+        if (ended) return;
+        let out: WatchEvent;
         try {
-          if (ev.type === 'create') listener.onEvent({ ...ev, value: this.decrypt(ev.key, ev.value) });
-          else if (ev.type === 'update')
-            listener.onEvent({
-              ...ev,
-              value: this.decrypt(ev.key, ev.value),
-              prevValue: this.decrypt(ev.key, ev.prevValue),
-            });
-          else listener.onEvent({ ...ev, prevValue: this.decrypt(ev.key, ev.prevValue) });
-        } catch {
-          // A value no provider can read is left out of the watch; reads of it fail with the internal error.
+          out = this.decryptEvent(ev);
+        } catch (err) {
+          fail(err as StorageError);
+          return;
         }
+        listener.onEvent(out);
       },
     });
+    // An event delivered before watch() returned may have ended it already.
+    if (ended) inner.close();
+    return {
+      close: () => {
+        ended = true;
+        inner?.close();
+      },
+    };
+  }
+
+  private decryptEvent(ev: WatchEvent): WatchEvent {
+    if (ev.type === 'create') return { ...ev, value: this.decrypt(ev.key, ev.value) };
+    if (ev.type === 'delete') return { ...ev, prevValue: this.decrypt(ev.key, ev.prevValue) };
+    // An update's previous value is decrypted when read: upstream's watch without a filter never reads it, so one
+    // no key reads does not end the watch.
+    const value = this.decrypt(ev.key, ev.value);
+    let prevValue: Buffer | undefined;
+    const out = { type: ev.type, key: ev.key, value, revision: ev.revision } as WatchEvent & { type: 'update' };
+    Object.defineProperty(out, 'prevValue', {
+      enumerable: true,
+      get: () => {
+        prevValue ??= this.decrypt(ev.key, ev.prevValue);
+        return prevValue;
+      },
+    });
+    return out;
   }
 
   compact(revision: number): Promise<void> {

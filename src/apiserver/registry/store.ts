@@ -321,7 +321,9 @@ export class GenericStore {
       if (managedFields) meta.managedFields = managedFields;
       else delete meta.managedFields;
       if (opts.dryRun) {
-        const existing = await this.wrap(name, () => this.storage.get(this.key(namespace, name)));
+        // As upstream's dry-run storage: only a key read without error exists (one whose value cannot be read,
+        // such as an encrypted value no key opens, does not stop a dry run).
+        const existing = await this.storage.get(this.key(namespace, name)).catch(() => null);
         if (existing) throw statusErrors.alreadyExists(groupResource(this.def), name);
         return typed;
       }
