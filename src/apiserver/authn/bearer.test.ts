@@ -2,10 +2,28 @@ import { describe, it } from 'node:test';
 import assert from '../../testing/assert.js';
 import type { RequestContext } from '../context.js';
 import { AuthenticationError } from '../filters/authentication.js';
-import { audienceAgnostic, authenticateToken, bearerTokenAuthenticator, type TokenAuthenticator } from './bearer.js';
+import {
+  audienceAgnostic,
+  authenticateToken,
+  bearerTokenAuthenticator,
+  EXTRA_SPACE_WARNING,
+  parseBearerHeader,
+  type TokenAuthenticator,
+} from './bearer.js';
 
-const ctxWith = (authorization: string) =>
-  ({ req: { headers: { authorization } }, auditAnnotations: {} }) as unknown as RequestContext;
+const ctxWith = (authorization: string) => {
+  const headers: Record<string, unknown> = {};
+  const res = {
+    headersSent: false,
+    getHeader: (name: string) => headers[name],
+    setHeader: (name: string, value: unknown) => {
+      headers[name] = value;
+    },
+  };
+  return { req: { headers: { authorization } }, res, auditAnnotations: {}, headers } as unknown as RequestContext & {
+    headers: Record<string, unknown>;
+  };
+};
 
 const refusing =
   (message: string): TokenAuthenticator =>
@@ -44,5 +62,24 @@ describe('bearer tokens', () => {
     assert.deepEqual(await authn(ctx), { name: 'sa', groups: [] });
     assert.deepEqual(ctx.auditAnnotations, { 'authentication.k8s.io/stale-token': 'x' });
     assert.equal(await authn(ctxWith('Basic abc')), undefined, 'not a bearer token');
+  });
+
+  it('reads the Authorization header as upstream: cut at single spaces, the rest after the token ignored', () => {
+    assert.deepEqual(parseBearerHeader('Bearer tok'), { token: 'tok' });
+    assert.deepEqual(parseBearerHeader('  bEaReR tok  '), { token: 'tok' });
+    assert.deepEqual(parseBearerHeader('Bearer tok extra words'), { token: 'tok' });
+    assert.deepEqual(parseBearerHeader('Bearer  tok'), { extraSpace: true });
+    assert.deepEqual(parseBearerHeader('Bearer\ttok'), {});
+    assert.deepEqual(parseBearerHeader('Bearer'), {});
+    assert.deepEqual(parseBearerHeader('Basic abc'), {});
+    assert.deepEqual(parseBearerHeader(undefined), {});
+  });
+
+  it('ignores a token after an extra space, with upstream warning', async () => {
+    const ctx = ctxWith('Bearer  tok');
+    const authn = bearerTokenAuthenticator([() => ({ name: 'jane', groups: [] })], ['api']);
+    assert.equal(await authn(ctx), undefined);
+    assert.deepEqual(ctx.headers.warning, [`299 - "${EXTRA_SPACE_WARNING}"`]);
+    assert.deepEqual(await authn(ctxWith('Bearer tok trailing')), { name: 'jane', groups: [] });
   });
 });

@@ -1,5 +1,5 @@
 import { aggregateErrors } from '../authz/modes.js';
-import type { RequestContext, UserInfo } from '../context.js';
+import type { UserInfo } from '../context.js';
 import { AuthenticationError, type Authenticator } from '../filters/authentication.js';
 import { addWarnings } from '../registry/field-validation.js';
 
@@ -71,13 +71,24 @@ export async function authenticateToken(
   return user;
 }
 
-/** The token of an `Authorization: Bearer <token>` header, or undefined. */
-export function bearerTokenOf(ctx: RequestContext): string | undefined {
-  const header = ctx.req.headers.authorization;
-  if (typeof header !== 'string') return undefined;
-  const parts = header.trim().split(/\s+/);
-  if (parts.length !== 2 || parts[0]?.toLowerCase() !== 'bearer') return undefined;
-  return parts[1] || undefined;
+/** Upstream's warning for `Authorization: Bearer  <token>`, whose token is then ignored. */
+export const EXTRA_SPACE_WARNING =
+  'the provided Authorization header contains extra space before the bearer token, and is ignored';
+
+/**
+ * What an Authorization header carries, read as upstream's bearertoken authenticator reads it: the trimmed header
+ * cut at its first two single spaces; "Bearer" (any case) then the token, anything after a further space ignored.
+ * No token when it is not that, or when the token is empty — with a warning when that is because of a second space.
+ */
+export function parseBearerHeader(header: string | undefined): { token?: string; extraSpace?: true } {
+  const auth = (header ?? '').trim();
+  const first = auth.indexOf(' ');
+  if (first < 0 || auth.slice(0, first).toLowerCase() !== 'bearer') return {};
+  const rest = auth.slice(first + 1);
+  const second = rest.indexOf(' ');
+  const token = second < 0 ? rest : rest.slice(0, second);
+  if (token === '') return second < 0 ? {} : { extraSpace: true };
+  return { token };
 }
 
 /**
@@ -89,7 +100,8 @@ export function bearerTokenAuthenticator(
   apiAudiences: string[],
 ): Authenticator {
   return async (ctx) => {
-    const token = bearerTokenOf(ctx);
+    const { token, extraSpace } = parseBearerHeader(ctx.req.headers.authorization);
+    if (extraSpace) addWarnings(ctx.res, [EXTRA_SPACE_WARNING]);
     if (token === undefined) return undefined;
     const {
       audiences: _audiences,
