@@ -90,7 +90,7 @@ describe('TokenReview, webhook token authentication and TokenRequest limits', ()
     const user = res.body.status.user;
     assert.equal(user.username, 'system:serviceaccount:default:robot');
     assert.equal(user.uid, sa.metadata.uid);
-    assert.deepEqual(user.groups, ['system:serviceaccounts', 'system:serviceaccounts:default']);
+    assert.deepEqual(user.groups, ['system:serviceaccounts', 'system:serviceaccounts:default', 'system:authenticated']);
     assert.deepEqual(user.extra, { 'authentication.kubernetes.io/credential-id': [`JTI=${decodeJwt(token).jti}`] });
   });
 
@@ -111,12 +111,48 @@ describe('TokenReview, webhook token authentication and TokenRequest limits', ()
   it('answers a static token (good for the API audiences only) and a garbage one', async () => {
     const jane = await review(cp, { token: 'static-secret' });
     assert.equal(jane.body.status.authenticated, true);
-    assert.deepEqual(jane.body.status.user, { username: 'jane', uid: 'jane-uid', groups: ['dev', 'ops'] });
+    assert.deepEqual(jane.body.status.user, {
+      username: 'jane',
+      uid: 'jane-uid',
+      groups: ['dev', 'ops', 'system:authenticated'],
+    });
     assert.deepEqual(jane.body.status.audiences, [ISSUER]);
     const elsewhere = await review(cp, { token: 'static-secret', audiences: ['vault'] });
     assert.deepEqual(elsewhere.body.status, { user: {}, error: 'invalid bearer token' });
     const garbage = await review(cp, { token: 'garbage' });
     assert.deepEqual(garbage.body.status, { user: {}, error: 'invalid bearer token' });
+  });
+
+  it('reads the token as the Authorization header it would be in: a word after it is ignored', async () => {
+    const jane = await review(cp, { token: 'static-secret and more' });
+    assert.equal(jane.body.status.authenticated, true);
+    assert.equal(jane.body.status.user.username, 'jane');
+  });
+
+  it('answers a token the header cannot carry (blank, or after a space) as the anonymous user', async () => {
+    for (const token of [' static-secret', '   ']) {
+      const res = await review(cp, { token });
+      assert.equal(res.status, 201, res.text);
+      assert.deepEqual(res.body.status, {
+        authenticated: true,
+        user: { username: 'system:anonymous', groups: ['system:unauthenticated'] },
+        audiences: [ISSUER],
+      });
+    }
+  });
+
+  it('answers a webhook user with system:authenticated added', async () => {
+    const res = await review(cp, { token: 'hook-good' });
+    assert.deepEqual(res.body.status, {
+      authenticated: true,
+      user: {
+        username: 'hook-user',
+        uid: 'h-1',
+        groups: ['hook-team', 'system:authenticated'],
+        extra: { 'scopes.example.com': ['read'] },
+      },
+      audiences: [ISSUER],
+    });
   });
 
   it('refuses a review without a token with upstream BadRequest, and verbs other than create', async () => {

@@ -1,22 +1,26 @@
 /**
  * authentication.k8s.io/v1 TokenReview (create only, stored nowhere): is this bearer token good, and for whom? It is
- * answered from the apiserver's own token authenticators, as upstream's TokenREST answers it — for the audiences the
- * review names, or the API audiences when it names none. Also lists SelfSubjectReview (served by the pipeline) in
- * discovery, beside it.
+ * answered as upstream's TokenREST answers it — by the apiserver's request authenticator, given a request that
+ * carries nothing but `Authorization: Bearer <token>`, for the audiences the review names, or the API audiences when
+ * it names none. So the token authenticators decide, the user gets system:authenticated as on a request, and a token
+ * that header cannot carry (blank, or starting with a space) is the anonymous user's when --anonymous-auth is on. Also
+ * lists SelfSubjectReview (served by the pipeline) in discovery, beside it.
  */
 import { statusErrors } from '../../api/status-error.js';
 import type { APIRegistry } from '../api-registry.js';
 import type { RequestContext } from '../context.js';
-import { AuthenticationError } from '../filters/authentication.js';
+import { ANONYMOUS, AuthenticationError, withAuthenticatedGroup } from '../filters/authentication.js';
 import { contentTypeOf, decodeBody, readBody } from '../handlers/body.js';
 import { isObject } from '../registry/object.js';
 import { writeJson } from '../respond.js';
-import { authenticateToken, type TokenAuthenticator, type TokenUser } from './bearer.js';
+import { authenticateToken, parseBearerHeader, type TokenAuthenticator, type TokenUser } from './bearer.js';
 import { AUTHENTICATION_GROUP, serveSelfSubjectReview } from './self-subject-review.js';
 
 export interface TokenReviewer {
   tokenAuthenticators: TokenAuthenticator[];
   apiAudiences: string[];
+  /** --anonymous-auth. */
+  anonymous: boolean;
 }
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : []);
@@ -56,11 +60,17 @@ async function serveTokenReview(ctx: RequestContext, reviewer: TokenReviewer): P
   const audiences = requested.length > 0 ? requested : reviewer.apiAudiences;
   let user: TokenUser | undefined;
   let error = '';
-  try {
-    user = await authenticateToken(reviewer.tokenAuthenticators, token, audiences);
-  } catch (err) {
-    if (!(err instanceof AuthenticationError)) throw err;
-    error = err.message;
+  // The request upstream's TokenREST hands its authenticator: only this header, so no client certificate.
+  const bearer = parseBearerHeader(`Bearer ${token}`).token;
+  if (bearer !== undefined && reviewer.tokenAuthenticators.length > 0) {
+    try {
+      user = withAuthenticatedGroup(await authenticateToken(reviewer.tokenAuthenticators, bearer, audiences));
+    } catch (err) {
+      if (!(err instanceof AuthenticationError)) throw err;
+      error = err.message;
+    }
+  } else if (reviewer.anonymous) {
+    user = { ...ANONYMOUS, audiences };
   }
   if (user && audiences.length > 0 && !(user.audiences ?? []).some((a) => audiences.includes(a))) {
     throw statusErrors.internal(new Error('error validating audiences'));

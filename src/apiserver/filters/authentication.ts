@@ -23,6 +23,22 @@ export class AuthenticationError extends Error {
 export const ANONYMOUS: UserInfo = { name: 'system:anonymous', groups: ['system:unauthenticated'] };
 
 /**
+ * Upstream's AuthenticatedGroupAdder, around every authenticator but the anonymous one: the user gets
+ * system:authenticated last, unless it is system:anonymous or already in system:authenticated or
+ * system:unauthenticated.
+ */
+export function withAuthenticatedGroup<U extends UserInfo>(user: U): U {
+  if (
+    user.name === ANONYMOUS.name ||
+    user.groups.includes('system:authenticated') ||
+    user.groups.includes('system:unauthenticated')
+  ) {
+    return user;
+  }
+  return { ...user, groups: [...user.groups, 'system:authenticated'] };
+}
+
+/**
  * The user each connection's client certificate names, worked out on the connection's first request: the
  * certificate is fixed once the TLS handshake is done (HTTP/2 forbids renegotiation), and reading it from the
  * socket costs more than the rest of authentication. Keyed by the HTTP/2 session, or by the socket for HTTP/1.1.
@@ -73,7 +89,8 @@ export interface AuthenticationFilterOptions {
 }
 
 /**
- * Runs the authenticators in order; the first user found wins and gets system:authenticated too. A refused
+ * Runs the authenticators in order; the first user found wins and gets system:authenticated too (as
+ * withAuthenticatedGroup adds it). A refused
  * credential ends the request with upstream's 401 Status (message "Unauthorized"); a request with none is
  * anonymous, unless --anonymous-auth=false.
  */
@@ -89,10 +106,7 @@ export function withAuthentication(authenticators: Authenticator[], opts: Authen
         throw err;
       }
       if (user) {
-        const groups = user.groups.includes('system:authenticated')
-          ? user.groups
-          : [...user.groups, 'system:authenticated'];
-        ctx.user = { ...user, groups };
+        ctx.user = withAuthenticatedGroup(user);
         return next(ctx);
       }
     }
