@@ -33,7 +33,13 @@ export function apiRequest(
   cp: ControlPlane,
   method: string,
   path: string,
-  opts: { body?: unknown; contentType?: string; headers?: Record<string, string>; anonymous?: boolean } = {},
+  opts: {
+    body?: unknown;
+    contentType?: string;
+    /** An array is sent as that header repeated, one line per value. */
+    headers?: Record<string, string | string[]>;
+    anonymous?: boolean;
+  } = {},
 ): Promise<ApiResponse> {
   const creds = credentials(cp);
   const payload =

@@ -158,6 +158,13 @@ describe('kubectl against wheelhouse up: authentication', () => {
     assert.deepEqual(out.status.userInfo.groups, ['qa', 'system:authenticated']);
   });
 
+  it('kubectl --as-group with a comma is one group, as upstream reads each header line as one value', async () => {
+    const out = JSON.parse(
+      await kubectl('--as=jane', '--as-group=a,b', '--as-group=qa', 'auth', 'whoami', '-o', 'json'),
+    );
+    assert.deepEqual(out.status.userInfo.groups, ['a,b', 'qa', 'system:authenticated']);
+  });
+
   it('a garbage token: error: You must be logged in to the server (Unauthorized)', async () => {
     await assert.rejects(kubectlWithToken('garbage', 'get', 'pods'), (err: { stderr: string }) => {
       assert.match(err.stderr, /error: You must be logged in to the server \(Unauthorized\)/);

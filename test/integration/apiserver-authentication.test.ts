@@ -244,6 +244,23 @@ describe('apiserver authentication: 401, static tokens, ServiceAccount tokens, i
     ]);
   });
 
+  it('takes each Impersonate-Group and Impersonate-Extra line as one value, commas and all', async () => {
+    const res = await apiRequest(cp, 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', {
+      body: whoamiBody,
+      headers: {
+        'Impersonate-User': 'alice',
+        'Impersonate-Group': ['a,b', 'qa'],
+        'Impersonate-Extra-Scopes': ['view,edit', 'admin'],
+      },
+    });
+    assert.equal(res.status, 201, res.text);
+    assert.deepEqual(res.body.status.userInfo, {
+      username: 'alice',
+      groups: ['a,b', 'qa', 'system:authenticated'],
+      extra: { scopes: ['view,edit', 'admin'] },
+    });
+  });
+
   it('refuses impersonation by an anonymous user, and groups without a user', async () => {
     const anon = await apiRequest(cp, 'GET', '/api/v1/namespaces', {
       anonymous: true,

@@ -6,10 +6,18 @@ import { parseRequestInfo } from '../request-info.js';
 import type { Authorizer } from './authorization.js';
 import { withImpersonation } from './impersonation.js';
 
-function ctxFor(headers: Record<string, string>): RequestContext {
+/** A request with these header lines (an array is a header repeated), as Node shows them: joined, and raw. */
+function ctxFor(lines: Record<string, string | string[]>): RequestContext {
   const url = new URL('https://apiserver/api/v1/namespaces/default/pods');
+  const headers: Record<string, string> = {};
+  const rawHeaders: string[] = [];
+  for (const [name, value] of Object.entries(lines)) {
+    const values = Array.isArray(value) ? value : [value];
+    headers[name.toLowerCase()] = values.join(', ');
+    for (const v of values) rawHeaders.push(name, v);
+  }
   return {
-    req: { headers } as unknown as RequestContext['req'],
+    req: { headers, rawHeaders, url: `${url.pathname}?limit=500` } as unknown as RequestContext['req'],
     res: {} as RequestContext['res'],
     method: 'GET',
     url,
@@ -22,7 +30,7 @@ function ctxFor(headers: Record<string, string>): RequestContext {
   };
 }
 
-async function run(authorizer: Authorizer, headers: Record<string, string>) {
+async function run(authorizer: Authorizer, headers: Record<string, string | string[]>) {
   const asked: string[] = [];
   const recording: Authorizer = (ctx) => {
     const i = ctx.info;
@@ -45,10 +53,10 @@ const denyAll: Authorizer = () => 'deny';
 describe('impersonation filter', () => {
   it('asks the impersonate verb for the user, each group, each extra value and the uid', async () => {
     const { asked, user } = await run(allowAll, {
-      'impersonate-user': 'jane',
-      'impersonate-group': 'qa, ops',
-      'impersonate-extra-scopes': 'view',
-      'impersonate-uid': 'u-1',
+      'Impersonate-User': 'jane',
+      'Impersonate-Group': ['qa', 'ops'],
+      'Impersonate-Extra-Scopes': 'view',
+      'Impersonate-Uid': 'u-1',
     });
     assert.deepEqual(asked, [
       'impersonate /users /jane',
@@ -63,6 +71,33 @@ describe('impersonation filter', () => {
       groups: ['qa', 'ops', 'system:authenticated'],
       extra: { scopes: ['view'] },
     });
+  });
+
+  it('takes each header line as one value, commas and all, and asks about each', async () => {
+    const { asked, user } = await run(allowAll, {
+      'Impersonate-User': 'jane',
+      'Impersonate-Group': ['a,b', 'c'],
+      'Impersonate-Extra-Scopes': ['view,edit', 'admin'],
+      'impersonate-extra-SCOPES': 'own',
+    });
+    assert.deepEqual(asked, [
+      'impersonate /users /jane',
+      'impersonate /groups /a,b',
+      'impersonate /groups /c',
+      'impersonate authentication.k8s.io/userextras/scopes /view,edit',
+      'impersonate authentication.k8s.io/userextras/scopes /admin',
+      'impersonate authentication.k8s.io/userextras/scopes /own',
+    ]);
+    assert.deepEqual(user, {
+      name: 'jane',
+      groups: ['a,b', 'c', 'system:authenticated'],
+      extra: { scopes: ['view,edit', 'admin', 'own'] },
+    });
+  });
+
+  it('takes the first line of a repeated Impersonate-User or Impersonate-Uid', async () => {
+    const { user } = await run(allowAll, { 'Impersonate-User': ['jane', 'joe'], 'Impersonate-Uid': ['u-1', 'u-2'] });
+    assert.deepEqual(user, { name: 'jane', uid: 'u-1', groups: ['system:authenticated'] });
   });
 
   it('unescapes an extra key after lower-casing it, as upstream: an escaped upper-case letter stays', async () => {

@@ -19,12 +19,33 @@ interface ImpersonationRequest {
   fieldPath: string;
 }
 
-function headerValues(ctx: RequestContext, name: string): string[] {
-  const v = ctx.req.headers[name];
-  if (v === undefined) return [];
-  const all = Array.isArray(v) ? v : [v];
-  // HTTP/1.1 folds repeated headers into one comma-separated value; Impersonate-Group values are one group each.
-  return name === GROUP_HEADER ? all.flatMap((s) => s.split(',').map((g) => g.trim())) : all;
+/**
+ * The values of a request header, one per header line, as Go's http.Header keeps them for upstream: a repeated header
+ * is several values, and a comma inside a line is part of its value (`kubectl --as-group "a,b"` is the one group
+ * "a,b"). Node joins repeated headers with ", " in req.headers, so the lines are read from req.rawHeaders (HTTP/1.1
+ * and HTTP/2 alike).
+ */
+function headerLines(ctx: RequestContext, name: string): string[] {
+  const raw = ctx.req.rawHeaders ?? [];
+  const values: string[] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if ((raw[i] as string).toLowerCase() === name) values.push(raw[i + 1] as string);
+  }
+  return values;
+}
+
+/** The Impersonate-Extra-* headers: each header name (lower-cased, in the order first seen) with its lines. */
+function extraHeaderLines(ctx: RequestContext): Map<string, string[]> {
+  const raw = ctx.req.rawHeaders ?? [];
+  const byName = new Map<string, string[]>();
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = (raw[i] as string).toLowerCase();
+    if (!name.startsWith(EXTRA_PREFIX)) continue;
+    const lines = byName.get(name);
+    if (lines) lines.push(raw[i + 1] as string);
+    else byName.set(name, [raw[i + 1] as string]);
+  }
+  return byName;
 }
 
 /** Go's %v of the requests, as upstream prints them in its error. */
@@ -42,7 +63,7 @@ function asksToImpersonate(ctx: RequestContext): boolean {
 /** What the request's Impersonate-* headers ask for, in upstream's order: user, groups, extras, uid. */
 function impersonationRequests(ctx: RequestContext): ImpersonationRequest[] {
   const requests: ImpersonationRequest[] = [];
-  const user = headerValues(ctx, USER_HEADER)[0] ?? '';
+  const user = headerLines(ctx, USER_HEADER)[0] ?? '';
   const blank = { apiVersion: '', namespace: '', fieldPath: '' };
   if (user) {
     const sa = user.startsWith(SERVICE_ACCOUNT_PREFIX) ? user.slice(SERVICE_ACCOUNT_PREFIX.length).split(':') : [];
@@ -51,23 +72,23 @@ function impersonationRequests(ctx: RequestContext): ImpersonationRequest[] {
     } else requests.push({ ...blank, kind: 'User', name: user });
   }
   let others = false;
-  for (const group of headerValues(ctx, GROUP_HEADER)) {
+  for (const group of headerLines(ctx, GROUP_HEADER)) {
     others = true;
     requests.push({ ...blank, kind: 'Group', name: group });
   }
-  for (const [header, value] of Object.entries(ctx.req.headers)) {
-    if (!header.startsWith(EXTRA_PREFIX) || value === undefined) continue;
+  for (const [header, values] of extraHeaderLines(ctx)) {
     others = true;
     // Upstream lower-cases the header's key, then unescapes it: an escaped upper-case letter (%41) stays upper-case.
-    let key = header.slice(EXTRA_PREFIX.length).toLowerCase();
+    let key = header.slice(EXTRA_PREFIX.length);
     try {
       key = decodeURIComponent(key);
     } catch {}
-    for (const v of Array.isArray(value) ? value : value.split(',').map((s) => s.trim())) {
+    // One request, and one authorization check, per value.
+    for (const v of values) {
       requests.push({ ...blank, kind: 'UserExtra', apiVersion: 'authentication.k8s.io/v1', name: v, fieldPath: key });
     }
   }
-  const uid = headerValues(ctx, UID_HEADER)[0] ?? '';
+  const uid = headerLines(ctx, UID_HEADER)[0] ?? '';
   if (uid) {
     others = true;
     requests.push({ ...blank, kind: 'UID', apiVersion: 'authentication.k8s.io/v1', name: uid });
