@@ -2,6 +2,8 @@
  * Errors that reach a client: each one is a metav1 Status with upstream's code, reason and message text, since
  * kubectl prints them as "Error from server (<Reason>): <message>" and clients branch on the reason.
  */
+import { goQuote } from './validation/go-format.js';
+
 export interface StatusCause {
   reason?: string;
   message?: string;
@@ -90,6 +92,21 @@ export class PlainTextStatusError extends StatusError {
     super(code, reason, message);
     this.name = 'PlainTextStatusError';
   }
+}
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
+
+/**
+ * Upstream's responsewriters.InternalError: a plain-text 500 reading `Internal Server Error: "<request URI>": <err>`
+ * (the URI as Go's %q prints it), with `&`, `<` and `>` escaped.
+ */
+export function plainInternalError(requestURI: string, message: string): PlainTextStatusError {
+  const text = `Internal Server Error: ${goQuote(requestURI)}: ${message}`;
+  return new PlainTextStatusError(
+    500,
+    'InternalError',
+    text.replace(/[&<>]/g, (c) => HTML_ESCAPES[c] ?? c),
+  );
 }
 
 function resourceDetails(gr: GroupResource, name?: string): StatusDetails {

@@ -2,8 +2,7 @@
  * The apiserver's authorization, put together: the RBAC index over the watch caches, the authorizer chain of the
  * configured modes, the access reviews answered from it, and escalation prevention on writes of RBAC objects.
  */
-import { PlainTextStatusError } from '../../api/status-error.js';
-import { goQuote } from '../../api/validation/go-format.js';
+import { plainInternalError } from '../../api/status-error.js';
 import type { APIRegistry } from '../api-registry.js';
 import type { RequestContext } from '../context.js';
 import type { Authorizer } from '../filters/authorization.js';
@@ -96,15 +95,6 @@ async function startNodeGraph(registry: APIRegistry): Promise<NodeGraph> {
  * upstream's authorization filter answers it (responsewriters.InternalError).
  */
 function forFilter(ctx: RequestContext, result: AuthorizationResult): AuthorizationResult {
-  if (result.decision !== 'allow' && result.error) {
-    const text = `Internal Server Error: ${goQuote(ctx.req.url ?? '')}: ${result.error}`;
-    throw new PlainTextStatusError(
-      500,
-      'InternalError',
-      text.replace(/[&<>]/g, (c) => HTML_ESCAPES[c] ?? c),
-    );
-  }
+  if (result.decision !== 'allow' && result.error) throw plainInternalError(ctx.req.url ?? '', result.error);
   return result;
 }
-
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };

@@ -1,5 +1,5 @@
 import { describe, it } from 'node:test';
-import { StatusError } from '../../api/status-error.js';
+import { PlainTextStatusError, StatusError } from '../../api/status-error.js';
 import assert from '../../testing/assert.js';
 import type { RequestContext } from '../context.js';
 import { parseRequestInfo } from '../request-info.js';
@@ -146,5 +146,22 @@ describe('impersonation filter', () => {
       );
       return true;
     });
+  });
+
+  it('answers groups, extras or a uid without a user with upstream plain-text 500 naming the request', async () => {
+    await assert.rejects(
+      run(allowAll, { 'Impersonate-Group': 'g1', 'Impersonate-Extra-Scopes': 'a&b', 'Impersonate-Uid': 'u-1' }),
+      (err) => {
+        assert.ok(err instanceof PlainTextStatusError, 'plain text, not a Status');
+        assert.equal(err.code, 500);
+        assert.equal(
+          err.message,
+          'Internal Server Error: "/api/v1/namespaces/default/pods?limit=500": requested [{Group  g1    } ' +
+            '{UserExtra  a&amp;b  authentication.k8s.io/v1  scopes} {UID  u-1  authentication.k8s.io/v1  }] ' +
+            'without impersonating a user',
+        );
+        return true;
+      },
+    );
   });
 });

@@ -1,4 +1,4 @@
-import { StatusError, statusErrors } from '../../api/status-error.js';
+import { plainInternalError, StatusError } from '../../api/status-error.js';
 import type { Filter, RequestContext, UserInfo } from '../context.js';
 import type { RequestInfo } from '../request-info.js';
 import { type Authorizer, forbiddenMessage } from './authorization.js';
@@ -94,7 +94,8 @@ function impersonationRequests(ctx: RequestContext): ImpersonationRequest[] {
     requests.push({ ...blank, kind: 'UID', apiVersion: 'authentication.k8s.io/v1', name: uid });
   }
   if (others && !user) {
-    throw statusErrors.internal(new Error(`requested ${describe(requests)} without impersonating a user`));
+    // Upstream answers this with responsewriters.InternalError: plain text, not a Status.
+    throw plainInternalError(ctx.req.url ?? '', `requested ${describe(requests)} without impersonating a user`);
   }
   return requests;
 }
