@@ -147,11 +147,64 @@ describe('apiserver authentication: 401, static tokens, ServiceAccount tokens, i
     });
     assert.equal(missing.status, 404);
     assert.equal(missing.body.message, 'serviceaccounts "nobody" not found');
+    const missingAndShort = await apiRequest(cp, 'POST', '/api/v1/namespaces/default/serviceaccounts/nobody/token', {
+      body: { spec: { expirationSeconds: 60 } },
+    });
+    assert.equal(missingAndShort.status, 404, 'the ServiceAccount is looked up before the request is validated');
+    const named = await apiRequest(cp, 'POST', '/api/v1/namespaces/default/serviceaccounts/r2/token', {
+      body: { metadata: { name: 'r2', namespace: 'default' }, spec: { expirationSeconds: 60 } },
+    });
+    assert.equal(
+      named.body.message,
+      'TokenRequest.authentication.k8s.io "" is invalid: spec.expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes',
+    );
     const badKind = await apiRequest(cp, 'POST', '/api/v1/namespaces/default/serviceaccounts/r2/token', {
       body: { spec: { boundObjectRef: { apiVersion: 'v1', kind: 'ConfigMap', name: 'x' } } },
     });
     assert.equal(badKind.status, 400);
     assert.equal(badKind.body.message, 'cannot bind token to object of type /v1, Kind=ConfigMap');
+  });
+
+  it('refuses a TokenRequest whose metadata names another service account or namespace', async () => {
+    await apiRequest(cp, 'POST', '/api/v1/namespaces/default/serviceaccounts', { body: { metadata: { name: 'r4' } } });
+    const token = (metadata: Record<string, string>) =>
+      apiRequest(cp, 'POST', '/api/v1/namespaces/default/serviceaccounts/r4/token', { body: { metadata, spec: {} } });
+    const otherName = await token({ name: 'other' });
+    assert.equal(otherName.status, 422, otherName.text);
+    assert.deepEqual(otherName.body, {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message:
+        'TokenRequest.authentication.k8s.io "r4" is invalid: metadata.name: Invalid value: "other": must match the service account name if specified',
+      reason: 'Invalid',
+      details: {
+        name: 'r4',
+        group: 'authentication.k8s.io',
+        kind: 'TokenRequest',
+        causes: [
+          {
+            reason: 'FieldValueInvalid',
+            message: 'Invalid value: "other": must match the service account name if specified',
+            field: 'metadata.name',
+          },
+        ],
+      },
+      code: 422,
+    });
+    // The create handler refuses another namespace before the TokenRequest is looked at, as upstream's.
+    const otherNamespace = await token({ name: 'r4', namespace: 'kube-system' });
+    assert.equal(otherNamespace.status, 400, otherNamespace.text);
+    assert.equal(otherNamespace.body.reason, 'BadRequest');
+    assert.equal(
+      otherNamespace.body.message,
+      'the namespace of the provided object does not match the namespace sent on the request',
+    );
+    const same = await token({ name: 'r4', namespace: 'default' });
+    assert.equal(same.status, 201, same.text);
+    assert.equal(same.body.metadata.name, 'r4');
+    assert.equal(same.body.metadata.namespace, 'default');
   });
 
   it('binds a token to a secret: it stops working when the secret is deleted', async () => {

@@ -54,8 +54,10 @@ async function mustGet(
  * POST .../serviceaccounts/<name>/token (what `kubectl create token` sends): an authentication.k8s.io/v1
  * TokenRequest answered 201 with a signed token in status, as upstream's TokenREST does — audiences default to the
  * API audiences, expirationSeconds to 3600 (at least 600), and a boundObjectRef to a Pod, Secret or Node ties the
- * token's life to that object. Admission sees the TokenRequest as upstream's create handler and TokenREST show it:
- * the mutating phase first, the validating phase once it is valid and its audiences are filled in.
+ * token's life to that object. As there, a body naming another namespace is refused before admission (400), and one
+ * naming another service account, or a namespace admission changed, after it (422); the ServiceAccount is looked up
+ * before the request is validated. Admission sees the TokenRequest as upstream's create handler and TokenREST show
+ * it: the mutating phase first, the validating phase once it is valid and its audiences are filled in.
  */
 export async function serveTokenRequest(ctx: RequestContext, opts: TokenRequestOptions): Promise<void> {
   const info = ctx.info;
@@ -64,6 +66,7 @@ export async function serveTokenRequest(ctx: RequestContext, opts: TokenRequestO
   }
   const body = decodeBody(await readBody(ctx), contentTypeOf(ctx));
   if (!isObject(body)) throw statusErrors.badRequest('the body of the request must be a JSON or YAML object');
+  const ns = info.namespace;
   const given: KubeObject = {
     apiVersion: 'authentication.k8s.io/v1',
     kind: 'TokenRequest',
@@ -71,16 +74,39 @@ export async function serveTokenRequest(ctx: RequestContext, opts: TokenRequestO
     spec: isObject(body.spec) ? { ...body.spec } : {},
     status: {},
   };
+  // As upstream's create handler, before admission: the object's namespace is the request's, or it is refused.
+  const givenNamespace = given.metadata.namespace;
+  if (typeof givenNamespace === 'string' && givenNamespace !== '' && givenNamespace !== ns) {
+    throw statusErrors.badRequest(
+      'the namespace of the provided object does not match the namespace sent on the request',
+    );
+  }
+  given.metadata.namespace = ns;
   (given.spec as Rec).expirationSeconds ??= DEFAULT_TOKEN_EXPIRATION_SECONDS;
   const request = opts.admission ? await opts.admission.admit(given) : given;
-  const metadata = isObject(request.metadata) ? request.metadata : {};
+  const metadata: Rec = isObject(request.metadata) ? request.metadata : {};
   const spec: Rec = isObject(request.spec) ? request.spec : {};
-  const reqName = typeof metadata.name === 'string' ? metadata.name : '';
   const expirationSeconds = spec.expirationSeconds;
-  const errors = [];
   if (typeof expirationSeconds !== 'number' || !Number.isInteger(expirationSeconds)) {
     throw statusErrors.badRequest('spec.expirationSeconds must be an integer');
   }
+  // Upstream's TokenREST: a name or namespace the body gives must be the service account's.
+  const gk = { group: 'authentication.k8s.io', kind: 'TokenRequest' };
+  const mismatch = (field: 'name' | 'namespace', want: string) => {
+    const value = metadata[field];
+    if (typeof value !== 'string' || value === '' || value === want) return;
+    const s = invalidStatus(gk, info.name, [
+      invalid(path('metadata', field), value, `must match the service account ${field} if specified`),
+    ]);
+    throw new StatusError(422, 'Invalid', s.message, s.details);
+  };
+  mismatch('name', info.name);
+  mismatch('namespace', ns);
+  const sa = await mustGet(opts.getObject, 'serviceaccounts', ns, info.name);
+  if (!Array.isArray(spec.audiences) || spec.audiences.length === 0) spec.audiences = opts.audiences;
+  metadata.name ||= info.name;
+  metadata.namespace ||= ns;
+  const errors = [];
   if (expirationSeconds < MIN_TOKEN_EXPIRATION_SECONDS) {
     errors.push(
       invalid(path('spec', 'expirationSeconds'), expirationSeconds, 'may not specify a duration less than 10 minutes'),
@@ -96,12 +122,10 @@ export async function serveTokenRequest(ctx: RequestContext, opts: TokenRequestO
     );
   }
   if (errors.length > 0) {
-    const s = invalidStatus({ group: 'authentication.k8s.io', kind: 'TokenRequest' }, reqName, errors);
+    // Upstream names no object in this Invalid (its message reads `TokenRequest.authentication.k8s.io "" is invalid`).
+    const s = invalidStatus(gk, '', errors);
     throw new StatusError(422, 'Invalid', s.message, s.details);
   }
-  const ns = info.namespace;
-  const sa = await mustGet(opts.getObject, 'serviceaccounts', ns, info.name);
-  if (!Array.isArray(spec.audiences) || spec.audiences.length === 0) spec.audiences = opts.audiences;
   await opts.admission?.validate(structuredClone(request));
   const bound: BoundObjects = {};
   const ref = isObject(spec.boundObjectRef) ? spec.boundObjectRef : undefined;
