@@ -165,6 +165,29 @@ describe('apiserver authentication: 401, static tokens, ServiceAccount tokens, i
     assert.equal(badKind.body.message, 'cannot bind token to object of type /v1, Kind=ConfigMap');
   });
 
+  it('refuses to bind a token to a pod running as another service account', async () => {
+    const ns = '/api/v1/namespaces/default';
+    for (const name of ['runner', 'stranger']) {
+      await apiRequest(cp, 'POST', `${ns}/serviceaccounts`, { body: { metadata: { name } } });
+    }
+    const pod = await apiRequest(cp, 'POST', `${ns}/pods`, {
+      body: {
+        metadata: { name: 'runs-as-runner' },
+        spec: { serviceAccountName: 'runner', containers: [{ name: 'c', image: 'busybox' }] },
+      },
+    });
+    assert.equal(pod.status, 201, pod.text);
+    const res = await apiRequest(cp, 'POST', `${ns}/serviceaccounts/stranger/token`, {
+      body: { spec: { boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: 'runs-as-runner' } } },
+    });
+    assert.equal(res.status, 400, res.text);
+    assert.equal(res.body.reason, 'BadRequest');
+    assert.equal(
+      res.body.message,
+      'cannot bind token for serviceaccount "stranger" to pod running with different serviceaccount name.',
+    );
+  });
+
   it('refuses a TokenRequest whose metadata names another service account or namespace', async () => {
     await apiRequest(cp, 'POST', '/api/v1/namespaces/default/serviceaccounts', { body: { metadata: { name: 'r4' } } });
     const token = (metadata: Record<string, string>) =>

@@ -1,5 +1,6 @@
 import { invalid, invalidStatus, path } from '../../../api/field-errors.js';
 import { StatusError, statusErrors } from '../../../api/status-error.js';
+import { goQuote } from '../../../api/validation/go-format.js';
 import type { RequestContext } from '../../context.js';
 import { contentTypeOf, decodeBody, readBody } from '../../handlers/body.js';
 import type { CreateAdmission } from '../../handlers/rest.js';
@@ -142,7 +143,7 @@ export async function serveTokenRequest(ctx: RequestContext, opts: TokenRequestO
       const podSa = (isObject(target.spec) ? target.spec.serviceAccountName : undefined) ?? '';
       if (podSa !== info.name) {
         throw statusErrors.badRequest(
-          `cannot bind token for serviceaccount ${JSON.stringify(info.name)} to pod running with serviceaccount ${JSON.stringify(podSa)}`,
+          `cannot bind token for serviceaccount ${goQuote(info.name)} to pod running with different serviceaccount name.`,
         );
       }
       bound.pod = target;
