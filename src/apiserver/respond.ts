@@ -2,10 +2,17 @@ import { PlainTextStatusError, type Status, toStatus } from '../api/status-error
 import type { HttpResponse, RequestContext } from './context.js';
 
 /** Writes a whole JSON response. */
-export function writeJson(ctx: RequestContext, code: number, body: unknown, contentType = 'application/json'): void {
+export function writeJson(
+  ctx: RequestContext,
+  code: number,
+  body: unknown,
+  contentType = 'application/json',
+  /** Headers over the defaults (e.g. a Cache-Control other than `no-cache, private`). */
+  headers: Record<string, string> = {},
+): void {
   if (ctx.res.headersSent) return;
   const text = JSON.stringify(body);
-  writeJsonHead(ctx, code, contentType, Buffer.byteLength(text));
+  writeJsonHead(ctx, code, contentType, Buffer.byteLength(text), headers);
   ctx.res.end(text);
 }
 
@@ -26,12 +33,19 @@ export function writeEncodedJson(
   ctx.res.end(Buffer.concat(parts));
 }
 
-function writeJsonHead(ctx: RequestContext, code: number, contentType: string, length: number): void {
+function writeJsonHead(
+  ctx: RequestContext,
+  code: number,
+  contentType: string,
+  length: number,
+  headers: Record<string, string> = {},
+): void {
   ctx.res.writeHead(code, {
     'content-type': contentType,
     'content-length': length,
     'cache-control': 'no-cache, private',
     'audit-id': ctx.auditId,
+    ...headers,
   });
 }
 

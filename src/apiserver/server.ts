@@ -8,6 +8,7 @@ import type { APIRegistry } from './api-registry.js';
 import { type AuditOptions, Auditor } from './audit/auditor.js';
 import { type Authentication, type AuthenticationOptions, buildAuthentication } from './authn/options.js';
 import { isSelfSubjectReview, serveSelfSubjectReview } from './authn/self-subject-review.js';
+import { JWKS_CONTENT_TYPE, OPENID_METADATA_CACHE_CONTROL } from './authn/serviceaccount/issuer.js';
 import { serveTokenRequest } from './authn/serviceaccount/token-request.js';
 import { addAuthenticationReviews } from './authn/token-review.js';
 import { type Authorization, setUpAuthorization } from './authz/authorization.js';
@@ -240,10 +241,12 @@ export class APIServer {
     }
     if (issuer && ctx.method === 'GET' && path === '/.well-known/openid-configuration') {
       const body = issuer.openidConfiguration(`${this.url}/openid/v1/jwks`);
-      return writeJson(ctx, 200, body);
+      return writeJson(ctx, 200, body, 'application/json', { 'cache-control': OPENID_METADATA_CACHE_CONTROL });
     }
     if (issuer && ctx.method === 'GET' && path === '/openid/v1/jwks') {
-      return writeJson(ctx, 200, await issuer.jwks(), 'application/jwk-set+json');
+      return writeJson(ctx, 200, await issuer.jwks(), JWKS_CONTENT_TYPE, {
+        'cache-control': OPENID_METADATA_CACHE_CONTROL,
+      });
     }
     if (this.discovery.serve(ctx)) return;
     if (this.openapi.serve(ctx)) return;

@@ -290,12 +290,18 @@ describe('apiserver authentication: 401, static tokens, ServiceAccount tokens, i
   it('serves the OIDC discovery document and the JWKS', async () => {
     const config = await apiRequest(cp, 'GET', '/.well-known/openid-configuration');
     assert.equal(config.status, 200);
+    assert.equal(config.headers['content-type'], 'application/json');
+    // Upstream's OpenIDMetadataServer lets clients cache both for an hour.
+    assert.equal(config.headers['cache-control'], 'public, max-age=3600');
     assert.equal(config.body.issuer, 'https://kubernetes.default.svc.cluster.local');
     assert.equal(config.body.jwks_uri, `${cp.url}/openid/v1/jwks`);
     const jwks = await apiRequest(cp, 'GET', '/openid/v1/jwks');
     assert.equal(jwks.status, 200);
     assert.equal(jwks.headers['content-type'], 'application/jwk-set+json');
+    assert.equal(jwks.headers['cache-control'], 'public, max-age=3600');
     assert.equal(jwks.body.keys[0].kty, 'EC');
+    // The members in the order go-jose writes them.
+    assert.deepEqual(Object.keys(jwks.body.keys[0]), ['use', 'kty', 'kid', 'crv', 'alg', 'x', 'y']);
   });
 
   it('impersonates a user and groups when allowed', async () => {

@@ -4,6 +4,18 @@ import type { ServiceAccountClaims } from './claims.js';
 import { algorithmOf, keyIdOf } from './keys.js';
 
 /**
+ * The Cache-Control of the discovery document and the JWKS: upstream's OpenIDMetadataServer lets clients keep them
+ * for the hour its static keys may be cached (over the apiserver's usual `no-cache, private`).
+ */
+export const OPENID_METADATA_CACHE_CONTROL = 'public, max-age=3600';
+
+/** The JWKS's content type (RFC 7517 section 8.5.1), as upstream serves it. */
+export const JWKS_CONTENT_TYPE = 'application/jwk-set+json';
+
+/** The members of a public JWK in the order go-jose writes them: use, kty, kid, crv, alg, then the key material. */
+const JWK_ORDER = ['use', 'kty', 'kid', 'crv', 'alg', 'k', 'x', 'y', 'n', 'e'];
+
+/**
  * Signs ServiceAccount tokens with the --service-account-signing-key-file key (the key id in the header, as
  * upstream writes it) and publishes what verifies them: the OIDC discovery document and the JWKS of the
  * --service-account-key-file public keys.
@@ -33,8 +45,15 @@ export class ServiceAccountTokenIssuer {
   async jwks(): Promise<{ keys: Record<string, unknown>[] }> {
     const keys: Record<string, unknown>[] = [];
     for (const key of this.publicKeys) {
-      const { kty, ...material } = await exportJWK(key);
-      keys.push({ use: 'sig', kty, kid: keyIdOf(key), ...material, alg: algorithmOf(key) });
+      const jwk: Record<string, unknown> = {
+        ...(await exportJWK(key)),
+        use: 'sig',
+        kid: keyIdOf(key),
+        alg: algorithmOf(key),
+      };
+      const ordered: Record<string, unknown> = {};
+      for (const member of JWK_ORDER) if (jwk[member] !== undefined) ordered[member] = jwk[member];
+      keys.push(ordered);
     }
     return { keys };
   }
