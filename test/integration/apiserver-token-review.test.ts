@@ -108,6 +108,64 @@ describe('TokenReview, webhook token authentication and TokenRequest limits', ()
     assert.deepEqual(ok.body.status.audiences, ['vault']);
   });
 
+  it('lists audiences as Go %q prints them when a token is for none of those asked for', async () => {
+    const token = (await saToken({ audiences: ['foo', 'bar'] })).body.status.token;
+    const res = await review(cp, { token, audiences: ['x', 'y'] });
+    assert.deepEqual(res.body.status, {
+      user: {},
+      error: 'token audiences ["foo" "bar"] is invalid for the target audiences ["x" "y"]',
+    });
+  });
+
+  it("says why a ServiceAccount token no longer counts, in upstream's words", async () => {
+    const ns = '/api/v1/namespaces/default';
+    const tokenOf = async (sa: string, spec: Record<string, unknown> = {}) => {
+      const res = await apiRequest(cp, 'POST', `${ns}/serviceaccounts/${sa}/token`, { body: { spec } });
+      assert.equal(res.status, 201, res.text);
+      return res.body.status.token as string;
+    };
+    const errorOf = async (token: string) => (await review(cp, { token })).body.status.error;
+    const create = async (resource: string, body: Record<string, unknown>) => {
+      const res = await apiRequest(cp, 'POST', `${ns}/${resource}`, { body });
+      assert.equal(res.status, 201, res.text);
+      return res.body.metadata.uid as string;
+    };
+    const remove = (resource: string, name: string) =>
+      apiRequest(cp, 'DELETE', `${ns}/${resource}/${name}?gracePeriodSeconds=0`);
+    // The ServiceAccount deleted, and deleted then made again.
+    await create('serviceaccounts', { metadata: { name: 'doomed' } });
+    const gone = await tokenOf('doomed');
+    await remove('serviceaccounts', 'doomed');
+    assert.equal(await errorOf(gone), 'serviceaccounts "doomed" not found');
+    const firstUid = await create('serviceaccounts', { metadata: { name: 'phoenix' } });
+    const old = await tokenOf('phoenix');
+    await remove('serviceaccounts', 'phoenix');
+    const secondUid = await create('serviceaccounts', { metadata: { name: 'phoenix' } });
+    assert.equal(await errorOf(old), `service account UID (${secondUid}) does not match claim (${firstUid})`);
+    // The pod a token is bound to, deleted, and deleted then made again.
+    const pod = {
+      metadata: { name: 'bound' },
+      spec: { serviceAccountName: 'robot', containers: [{ name: 'c', image: 'x' }] },
+    };
+    const podUid = await create('pods', pod);
+    const toPod = { boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: 'bound' } };
+    const boundToPod = await tokenOf('robot', toPod);
+    await remove('pods', 'bound');
+    assert.equal(await errorOf(boundToPod), 'service account token has been invalidated');
+    const newPodUid = await create('pods', pod);
+    assert.equal(
+      await errorOf(boundToPod),
+      `pod UID (${newPodUid}) does not match service account pod ref claim (${podUid})`,
+    );
+    // The secret a token is bound to, deleted.
+    await create('secrets', { metadata: { name: 'anchor' } });
+    const boundToSecret = await tokenOf('robot', {
+      boundObjectRef: { apiVersion: 'v1', kind: 'Secret', name: 'anchor' },
+    });
+    await remove('secrets', 'anchor');
+    assert.equal(await errorOf(boundToSecret), 'service account token has been invalidated');
+  });
+
   it('answers a static token (good for the API audiences only) and a garbage one', async () => {
     const jane = await review(cp, { token: 'static-secret' });
     assert.equal(jane.body.status.authenticated, true);

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from '../../testing/assert.js';
-import { goFloat, goNumber, goQuote, goStringSlice, goSyntax, goTime } from './go-format.js';
+import { goFloat, goNumber, goQuote, goQuoteList, goStringSlice, goSyntax, goTime } from './go-format.js';
 
 describe('goQuote', () => {
   it('escapes as strconv.Quote does', () => {
@@ -10,6 +10,14 @@ describe('goQuote', () => {
     assert.equal(goQuote('é日本😀'), '"é日本😀"');
     assert.equal(goQuote('\u00a0\u200b'), '"\\u00a0\\u200b"');
     assert.equal(goQuote('\u{e0001}'), '"\\U000e0001"');
+  });
+});
+
+describe('goQuoteList', () => {
+  it('prints %q of a []string: quoted elements, space separated', () => {
+    assert.equal(goQuoteList(['foo', 'bar']), '["foo" "bar"]');
+    assert.equal(goQuoteList(['a "b"']), '["a \\"b\\""]');
+    assert.equal(goQuoteList([]), '[]');
   });
 });
 

@@ -72,6 +72,11 @@ export function goNumber(n: number): string {
   return goFloat(n);
 }
 
+/** `%q` of a []string: each element quoted, space separated, in brackets (`["a" "b"]`; empty or nil `[]`). */
+export function goQuoteList(values: readonly string[]): string {
+  return `[${values.map(goQuote).join(' ')}]`;
+}
+
 /** `%#v` of a []string; `nil` gives `[]string(nil)`. */
 export function goStringSlice(values: readonly string[] | null): GoValue {
   if (values === null) return new GoValue('[]string(nil)');

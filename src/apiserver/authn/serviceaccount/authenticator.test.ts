@@ -1,5 +1,6 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { describe, it } from 'node:test';
+import { SignJWT } from 'jose';
 import assert from '../../../testing/assert.js';
 import { FakeClock } from '../../../util/clock.js';
 import { AuthenticationError } from '../../filters/authentication.js';
@@ -7,6 +8,7 @@ import type { KubeObject } from '../../registry/object.js';
 import { type ObjectGetter, serviceAccountTokenAuthenticator } from './authenticator.js';
 import { DEFAULT_SERVICE_ACCOUNT_ISSUER, serviceAccountClaims } from './claims.js';
 import { ServiceAccountTokenIssuer } from './issuer.js';
+import { keyIdOf } from './keys.js';
 
 const ISSUER = DEFAULT_SERVICE_ACCOUNT_ISSUER;
 const T0 = Date.parse('2025-06-01T00:00:00Z');
@@ -25,6 +27,7 @@ function setup() {
   const sa = obj('ServiceAccount', 'team', 'builder', 'sa-uid-1');
   put('serviceaccounts', sa);
   const clock = new FakeClock(T0);
+  const signingKey = privateKey;
   const authn = serviceAccountTokenAuthenticator({
     issuers: [ISSUER],
     audiences: [ISSUER],
@@ -32,11 +35,23 @@ function setup() {
     getObject,
     clock,
   });
-  return { issuer, authn, sa, put, objects, clock, publicKey };
+  return { issuer, authn, sa, put, objects, clock, publicKey, signingKey };
 }
 
-async function refused(p: unknown, what: string) {
-  await assert.rejects(Promise.resolve(p), (err) => err instanceof AuthenticationError, what);
+/** Refused with exactly upstream's message. */
+async function refused(p: unknown, message: string) {
+  await assert.rejects(Promise.resolve(p), (err) => {
+    assert.ok(err instanceof AuthenticationError, 'an AuthenticationError');
+    assert.equal(err.message, message);
+    return true;
+  });
+}
+
+/** Signs a token as our issuer would, with claims as given (some left out or changed), and no key id when asked. */
+async function signRaw(key: KeyObject, claims: Record<string, unknown>, kid?: string): Promise<string> {
+  return new SignJWT({ iss: ISSUER, ...claims })
+    .setProtectedHeader({ alg: 'ES256', ...(kid ? { kid } : {}) })
+    .sign(key);
 }
 
 describe('ServiceAccount token authenticator', () => {
@@ -71,20 +86,26 @@ describe('ServiceAccount token authenticator', () => {
     });
   });
 
-  it('refuses a forged token (signed by another key)', async () => {
+  it('refuses a forged token: no key of its key id, or none that verifies it', async () => {
     const { authn, sa } = setup();
     const other = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
     const forger = new ServiceAccountTokenIssuer(ISSUER, other.privateKey, [other.publicKey]);
-    await refused(authn(await forger.sign(serviceAccountClaims(sa, {}, 3600, [ISSUER], T0))), 'forged token');
+    const claims = serviceAccountClaims(sa, {}, 3600, [ISSUER], T0) as unknown as Record<string, unknown>;
+    await refused(authn(await forger.sign(claims as never)), 'invalid signature, no keys found');
+    await refused(authn(await signRaw(other.privateKey, claims)), 'invalid signature');
   });
 
-  it('refuses an expired token, and one not yet valid', async () => {
-    const { issuer, authn, sa, clock } = setup();
+  it('refuses an expired token, one not yet valid and one issued in the future, in go-jose order', async () => {
+    const { issuer, authn, sa, clock, signingKey } = setup();
     const token = await issuer.sign(serviceAccountClaims(sa, {}, 600, [ISSUER], T0));
-    clock.step(600_000 + 61_000);
-    await refused(authn(token), 'expired token');
+    clock.step(600_000 + 60_000);
+    assert.equal((await authn(token))?.name, 'system:serviceaccount:team:builder', 'within the 60 s leeway');
+    clock.step(1_000);
+    await refused(authn(token), 'service account token has expired');
     const future = await issuer.sign(serviceAccountClaims(sa, {}, 600, [ISSUER], clock.now() + 3_600_000));
-    await refused(authn(future), 'token from the future');
+    await refused(authn(future), 'service account token is not valid yet');
+    const { nbf: _nbf, ...noNbf } = serviceAccountClaims(sa, {}, 600, [ISSUER], clock.now() + 3_600_000);
+    await refused(authn(await signRaw(signingKey, noNbf)), 'service account token is issued in the future');
   });
 
   it('accepts an extended token past warnafter, with the stale-token audit annotation', async () => {
@@ -101,9 +122,29 @@ describe('ServiceAccount token authenticator', () => {
     });
   });
 
-  it('refuses a token for another audience', async () => {
-    const { issuer, authn, sa } = setup();
-    await refused(authn(await issuer.sign(serviceAccountClaims(sa, {}, 3600, ['vault'], T0))), 'wrong audience');
+  it('refuses a token for other audiences with Go %q lists, before looking at its times', async () => {
+    const { issuer, authn, sa, clock } = setup();
+    const forVault = await issuer.sign(serviceAccountClaims(sa, {}, 3600, ['vault'], T0));
+    await refused(authn(forVault), `token audiences ["vault"] is invalid for the target audiences ["${ISSUER}"]`);
+    const two = await issuer.sign(serviceAccountClaims(sa, {}, 3600, ['foo', 'bar'], T0));
+    await refused(
+      authn(two, ['x', 'y']),
+      'token audiences ["foo" "bar"] is invalid for the target audiences ["x" "y"]',
+    );
+    assert.deepEqual((await authn(two, ['x', 'bar', 'foo']))?.audiences, ['bar', 'foo']);
+    clock.step(7200_000);
+    await refused(authn(two, ['x']), 'token audiences ["foo" "bar"] is invalid for the target audiences ["x"]');
+  });
+
+  it('takes a token that names no audience as one for the API audiences', async () => {
+    const { authn, sa, signingKey, publicKey } = setup();
+    const { aud: _aud, ...claims } = serviceAccountClaims(sa, {}, 3600, [], T0);
+    const token = await signRaw(signingKey, claims, keyIdOf(publicKey));
+    assert.deepEqual((await authn(token))?.audiences, [ISSUER]);
+    await refused(
+      authn(token, ['vault']),
+      `token audiences ["${ISSUER}"] is invalid for the target audiences ["vault"]`,
+    );
   });
 
   it('leaves tokens of another issuer, and non-JWTs, to other authenticators', async () => {
@@ -114,17 +155,21 @@ describe('ServiceAccount token authenticator', () => {
     assert.equal(await authn('not-a-jwt'), undefined);
   });
 
-  it('refuses a token once its ServiceAccount is gone or recreated with another uid', async () => {
-    const { issuer, authn, sa, put, objects } = setup();
+  it('refuses a token once its ServiceAccount is gone, recreated or deleted, with upstream words', async () => {
+    const { issuer, authn, sa, put, objects, clock } = setup();
     const token = await issuer.sign(serviceAccountClaims(sa, {}, 3600, [ISSUER], T0));
     put('serviceaccounts', obj('ServiceAccount', 'team', 'builder', 'sa-uid-2'));
-    await refused(authn(token), 'recreated ServiceAccount');
+    await refused(authn(token), 'service account UID (sa-uid-2) does not match claim (sa-uid-1)');
+    put('serviceaccounts', { ...sa, metadata: { ...sa.metadata, deletionTimestamp: new Date(T0).toISOString() } });
+    assert.equal((await authn(token))?.uid, 'sa-uid-1', 'deleted less than the leeway ago');
+    clock.step(61_000);
+    await refused(authn(token), 'service account team/builder has been deleted');
     objects.clear();
-    await refused(authn(token), 'deleted ServiceAccount');
+    await refused(authn(token), 'serviceaccounts "builder" not found');
   });
 
   it('binds a token to its pod: pod name and uid in extra; refused once the pod is gone or replaced', async () => {
-    const { issuer, authn, sa, put, objects } = setup();
+    const { issuer, authn, sa, put, objects, clock } = setup();
     const pod = obj('Pod', 'team', 'p1', 'pod-uid-1');
     put('pods', pod);
     const token = await issuer.sign(serviceAccountClaims(sa, { pod }, 3600, [ISSUER], T0));
@@ -132,19 +177,39 @@ describe('ServiceAccount token authenticator', () => {
     assert.deepEqual(user?.extra?.['authentication.kubernetes.io/pod-name'], ['p1']);
     assert.deepEqual(user?.extra?.['authentication.kubernetes.io/pod-uid'], ['pod-uid-1']);
     put('pods', obj('Pod', 'team', 'p1', 'pod-uid-2'));
-    await refused(authn(token), 'replaced pod');
+    await refused(authn(token), 'pod UID (pod-uid-2) does not match service account pod ref claim (pod-uid-1)');
+    put('pods', { ...pod, metadata: { ...pod.metadata, deletionTimestamp: new Date(T0).toISOString() } });
+    clock.step(61_000);
+    await refused(authn(token), 'service account token has been invalidated');
     objects.delete('pods/team/p1');
-    await refused(authn(token), 'deleted pod');
+    await refused(authn(token), 'service account token has been invalidated');
   });
 
-  it('binds a token to a secret: refused once the secret is deleted', async () => {
+  it('binds a token to a secret: refused once the secret is deleted or replaced', async () => {
     const { issuer, authn, sa, put, objects } = setup();
     const secret = obj('Secret', 'team', 's1', 'secret-uid');
     put('secrets', secret);
     const token = await issuer.sign(serviceAccountClaims(sa, { secret }, 3600, [ISSUER], T0));
     assert.equal((await authn(token))?.name, 'system:serviceaccount:team:builder');
+    put('secrets', obj('Secret', 'team', 's1', 'secret-uid-2'));
+    await refused(
+      authn(token),
+      'secret UID (secret-uid-2) does not match service account secret ref claim (secret-uid)',
+    );
     objects.delete('secrets/team/s1');
-    await refused(authn(token), 'deleted secret');
+    await refused(authn(token), 'service account token has been invalidated');
+  });
+
+  it('binds a token to a node: refused once the node is gone or replaced', async () => {
+    const { issuer, authn, sa, put, objects } = setup();
+    const node = obj('Node', '', 'n1', 'node-uid');
+    put('nodes', node);
+    const token = await issuer.sign(serviceAccountClaims(sa, { node }, 3600, [ISSUER], T0));
+    assert.deepEqual((await authn(token))?.extra?.['authentication.kubernetes.io/node-uid'], ['node-uid']);
+    put('nodes', obj('Node', '', 'n1', 'node-uid-2'));
+    await refused(authn(token), 'node UID (node-uid-2) does not match service account node ref claim (node-uid)');
+    objects.delete('nodes//n1');
+    await refused(authn(token), 'service account token has been invalidated');
   });
 
   it('publishes a JWKS whose key id is the one in token headers, and the OIDC discovery document', async () => {

@@ -2,16 +2,16 @@
  * Legacy ServiceAccount tokens (upstream's legacyValidator): the non-expiring JWTs with issuer
  * `kubernetes/serviceaccount` that serviceaccount-token-controller writes into Secrets of type
  * kubernetes.io/service-account-token. Such a token is good while its Secret exists and still holds this very token,
- * and its ServiceAccount exists with the uid it names. Legacy tokens have no audience: they are good for any.
+ * and its ServiceAccount exists with the uid it names. Legacy tokens name no audience: as upstream's JWT authenticator
+ * takes such tokens, they are good for the API audiences only. Refusals read as upstream's.
  */
 import type { KeyObject } from 'node:crypto';
-import { decodeJwt, jwtVerify } from 'jose';
+import { decodeJwt } from 'jose';
 import { AuthenticationError } from '../../filters/authentication.js';
 import type { KubeObject } from '../../registry/object.js';
 import type { TokenAuthenticator } from '../bearer.js';
-import type { ObjectGetter } from './authenticator.js';
+import { grantedAudiences, type ObjectGetter, verifiedPayload } from './authenticator.js';
 import { serviceAccountUserName } from './claims.js';
-import { algorithmOf } from './keys.js';
 
 export const LEGACY_ISSUER = 'kubernetes/serviceaccount';
 /** The audit annotation upstream adds to requests made with a legacy token. */
@@ -62,32 +62,28 @@ export function legacyServiceAccountTokenAuthenticator(opts: {
       return undefined;
     }
     if (iss !== LEGACY_ISSUER) return undefined;
-    let payload: Record<string, unknown> | undefined;
-    for (const key of opts.keys) {
-      try {
-        ({ payload } = await jwtVerify(token, key, { algorithms: [algorithmOf(key)] }));
-        break;
-      } catch {
-        // the next key
-      }
-    }
-    if (!payload) refuse('invalid signature');
+    const payload = await verifiedPayload(token, opts.keys);
+    const audiences = grantedAudiences(payload.aud, wanted?.length ? wanted : opts.audiences, opts.audiences);
     const claim = (name: string) => {
       const v = payload[`kubernetes.io/serviceaccount/${name}`];
       return typeof v === 'string' ? v : '';
     };
+    if (typeof payload.sub !== 'string' || payload.sub === '') refuse('sub claim is missing');
     const namespace = claim('namespace');
+    if (!namespace) refuse('namespace claim is missing');
     const secretName = claim('secret.name');
+    if (!secretName) refuse('secretName claim is missing');
     const saName = claim('service-account.name');
+    if (!saName) refuse('serviceAccountName claim is missing');
     const saUid = claim('service-account.uid');
-    if (!namespace || !secretName || !saName || !saUid) refuse('service account token claims are incomplete');
+    if (!saUid) refuse('serviceAccountUID claim is missing');
     const user = serviceAccountUserName(namespace, saName);
-    if (payload.sub !== user) refuse('service account token subject does not match its claims');
+    if (payload.sub !== user) refuse('sub claim is invalid');
     const secret = await opts.getObject('secrets', namespace, secretName);
-    if (!secret || secret.metadata.deletionTimestamp) refuse('token has been invalidated');
+    if (!secret || secret.metadata.deletionTimestamp) refuse('Token has been invalidated');
     const data = (secret as { data?: Record<string, string> }).data;
     if (Buffer.from(data?.token ?? '', 'base64').toString('utf8') !== token) {
-      refuse("token does not match server's copy");
+      refuse("Token does not match server's copy");
     }
     const sa = await opts.getObject('serviceaccounts', namespace, saName);
     if (!sa) refuse(`serviceaccounts "${saName}" not found`);
@@ -104,7 +100,7 @@ export function legacyServiceAccountTokenAuthenticator(opts: {
     const listed = ((sa as { secrets?: { name?: string }[] }).secrets ?? []).some((r) => r.name === secretName);
     await markUsed(secret);
     return {
-      audiences: wanted?.length ? wanted : opts.audiences,
+      audiences,
       name: user,
       uid: saUid,
       groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`],
