@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import type { Level } from './audit/policy.js';
+import type { RequestAudit } from './audit/request-audit.js';
 import type { RequestInfo } from './request-info.js';
 
 /** Who made a request, as authentication found out. */
@@ -41,7 +42,9 @@ export interface RequestContext {
    * Annotations meant for Request level and above (a mutating webhook's patch) are kept only when it is that high.
    */
   auditLevel?: Level;
-  /** The request body as read (audit's requestObject at level Request and above). */
+  /** What the handler tells the request's audit event (set by the audit filter when the request is audited). */
+  audit?: RequestAudit;
+  /** The request body as read (a patch's requestObject at level Request and above). */
   requestBody?: Buffer;
 }
 

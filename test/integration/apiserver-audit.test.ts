@@ -52,6 +52,7 @@ const POLICY: Policy = {
     { level: 'RequestResponse', resources: [{ group: '', resources: ['configmaps'] }], omitManagedFields: true },
     { level: 'Request', resources: [{ group: '', resources: ['secrets'] }], omitStages: ['RequestReceived'] },
     { level: 'None', resources: [{ group: '', resources: ['pods/log'] }] },
+    { level: 'Request', resources: [{ group: '', resources: ['pods'] }] },
     { level: 'Metadata' },
   ],
 };
@@ -139,9 +140,72 @@ describe('apiserver: audit log', () => {
     assert.equal(ev.verb, 'create');
     // The path names no object; the request's object completes the reference, as upstream's LogRequestObject does.
     assert.deepEqual(ev.objectRef, { resource: 'secrets', namespace: 'default', name: 's1', apiVersion: 'v1' });
-    assert.deepEqual(ev.requestObject, body);
+    // The decoded object, encoded again as Go encodes a v1 Secret: stringData merged into data (the conversion to the
+    // internal type), the type defaulted, the zero creationTimestamp, kind before apiVersion.
+    assert.equal(
+      JSON.stringify(ev.requestObject),
+      '{"kind":"Secret","apiVersion":"v1","metadata":{"name":"s1","creationTimestamp":null},"data":{"k":"dg=="},"type":"Opaque"}',
+    );
     assert.equal(ev.responseObject, undefined);
     assert.deepEqual(ev.responseStatus, { metadata: {}, code: 201 });
+  });
+
+  it('the request object is the decoded object with its defaults, encoded as Go encodes the kind', async () => {
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'defaulted', labels: {} },
+      spec: { containers: [{ name: 'c', image: 'nginx' }] },
+    };
+    const res = await apiRequest(cp, 'POST', '/api/v1/namespaces/default/pods', { body: pod });
+    assert.equal(res.status, 201, res.text);
+    const ev = byId(String(res.headers['audit-id'])).find((e) => e.stage === 'ResponseComplete') as Event;
+    assert.equal(ev.level, 'Request');
+    assert.equal(
+      JSON.stringify(ev.requestObject),
+      '{"kind":"Pod","apiVersion":"v1","metadata":{"name":"defaulted","creationTimestamp":null},"spec":{"containers":' +
+        '[{"name":"c","image":"nginx","resources":{},"terminationMessagePath":"/dev/termination-log",' +
+        '"terminationMessagePolicy":"File","imagePullPolicy":"Always"}],"restartPolicy":"Always",' +
+        '"terminationGracePeriodSeconds":30,"dnsPolicy":"ClusterFirst","securityContext":{},' +
+        '"schedulerName":"default-scheduler","enableServiceLinks":true},"status":{}}',
+    );
+  });
+
+  it('a DELETE with a body logs its DeleteOptions as Go encodes the unversioned type; one without logs none', async () => {
+    const secret = (name: string) => ({ metadata: { name }, stringData: { k: 'v' } });
+    for (const name of ['del-1', 'del-2', 'del-3']) {
+      assert.equal(
+        (await apiRequest(cp, 'POST', '/api/v1/namespaces/default/secrets', { body: secret(name) })).status,
+        201,
+      );
+    }
+    const withBody = await apiRequest(cp, 'DELETE', '/api/v1/namespaces/default/secrets/del-1', {
+      body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background', dryRun: [] },
+    });
+    assert.equal(withBody.status, 200, withBody.text);
+    const ev = byId(String(withBody.headers['audit-id']))[0] as Event;
+    assert.equal(
+      JSON.stringify(ev.requestObject),
+      '{"kind":"DeleteOptions","apiVersion":"meta.k8s.io/__internal","propagationPolicy":"Background"}',
+    );
+    const without = await apiRequest(cp, 'DELETE', '/api/v1/namespaces/default/secrets/del-2');
+    assert.equal(without.status, 200, without.text);
+    assert.equal((byId(String(without.headers['audit-id']))[0] as Event).requestObject, undefined);
+    const collection = await apiRequest(
+      cp,
+      'DELETE',
+      '/api/v1/namespaces/default/secrets?fieldSelector=metadata.name%3Ddel-3',
+      {
+        body: { gracePeriodSeconds: 0 },
+      },
+    );
+    assert.equal(collection.status, 200, collection.text);
+    const cev = byId(String(collection.headers['audit-id']))[0] as Event;
+    assert.equal(cev.verb, 'deletecollection');
+    assert.equal(
+      JSON.stringify(cev.requestObject),
+      '{"kind":"DeleteOptions","apiVersion":"meta.k8s.io/__internal","gracePeriodSeconds":0}',
+    );
   });
 
   it('RequestResponse level carries both objects, managedFields omitted', async () => {
@@ -150,7 +214,7 @@ describe('apiserver: audit log', () => {
     assert.equal(res.status, 201);
     const ev = byId(String(res.headers['audit-id'])).find((e) => e.stage === 'ResponseComplete') as Event;
     assert.equal(ev.level, 'RequestResponse');
-    assert.deepEqual(ev.requestObject, body);
+    assert.deepEqual(ev.requestObject, { ...body, metadata: { name: 'c1', creationTimestamp: null } });
     const out = ev.responseObject as { metadata: Record<string, unknown>; data: unknown };
     assert.equal(out.metadata.name, 'c1');
     assert.deepEqual(out.data, { a: 'b' });
@@ -506,6 +570,10 @@ describe('apiserver: audit log', () => {
       });
       const ev = byId(String(res.headers['audit-id'])).find((e) => e.stage === 'ResponseComplete') as Event;
       assert.equal(ev.level, 'Request');
+      // The request object is logged as decoded, before admission: the webhook's label is not in it.
+      const logged = ev.requestObject as { metadata: Record<string, unknown> };
+      assert.equal(logged.metadata.name, res.body.metadata.name);
+      assert.equal('labels' in logged.metadata, false);
       assert.equal(
         ev.annotations?.['mutation.webhook.admission.k8s.io/round_0_index_0'],
         '{"configuration":"audit-patch","webhook":"label.audit.example.com","mutated":true}',

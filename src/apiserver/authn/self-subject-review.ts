@@ -1,4 +1,5 @@
 import { statusErrors } from '../../api/status-error.js';
+import { logRequestObject } from '../audit/request-audit.js';
 import type { RequestContext } from '../context.js';
 import { contentTypeOf, decodeBody, readBody } from '../handlers/body.js';
 import { isObject, nowTimestamp } from '../registry/object.js';
@@ -28,6 +29,7 @@ export async function serveSelfSubjectReview(ctx: RequestContext): Promise<void>
   }
   const body = decodeBody(await readBody(ctx), contentTypeOf(ctx));
   if (!isObject(body)) throw statusErrors.badRequest('the body of the request must be a JSON or YAML object');
+  logRequestObject(ctx, body, { apiVersion: `${AUTHENTICATION_GROUP}/v1`, kind: 'SelfSubjectReview' });
   const metadata = isObject(body.metadata) ? body.metadata : {};
   const user = ctx.user;
   writeJson(ctx, 201, {

@@ -8,6 +8,7 @@
  */
 import { statusErrors } from '../../api/status-error.js';
 import type { APIRegistry } from '../api-registry.js';
+import { logRequestObject } from '../audit/request-audit.js';
 import type { RequestContext } from '../context.js';
 import { ANONYMOUS, AuthenticationError, withAuthenticatedGroup } from '../filters/authentication.js';
 import { contentTypeOf, decodeBody, readBody } from '../handlers/body.js';
@@ -52,6 +53,7 @@ async function serveTokenReview(ctx: RequestContext, reviewer: TokenReviewer): P
   if (info.namespace) throw statusErrors.badRequest(`namespace is not allowed on this type: ${info.namespace}`);
   const body = decodeBody(await readBody(ctx), contentTypeOf(ctx));
   if (!isObject(body)) throw statusErrors.badRequest('the body of the request must be a JSON or YAML object');
+  logRequestObject(ctx, body, { apiVersion: `${AUTHENTICATION_GROUP}/v1`, kind: 'TokenReview' });
   const metadata = isObject(body.metadata) ? body.metadata : {};
   const spec = isObject(body.spec) ? body.spec : {};
   const token = typeof spec.token === 'string' ? spec.token : '';

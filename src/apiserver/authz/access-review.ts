@@ -8,6 +8,7 @@ import { type FieldError, invalid, invalidStatus, path, required } from '../../a
 import { StatusError, statusErrors } from '../../api/status-error.js';
 import { GoValue, goQuote } from '../../api/validation/go-format.js';
 import type { APIRegistry } from '../api-registry.js';
+import { logRequestObject } from '../audit/request-audit.js';
 import type { RequestContext, UserInfo } from '../context.js';
 import { contentTypeOf, decodeBody, readBody } from '../handlers/body.js';
 import { writeJson } from '../respond.js';
@@ -59,6 +60,7 @@ async function serveReview(ctx: RequestContext, review: Review, authorizer: Mode
     throw statusErrors.methodNotSupported(gr, info.verb || ctx.method.toLowerCase());
   }
   const body = rec(decodeBody(await readBody(ctx), contentTypeOf(ctx)));
+  logRequestObject(ctx, body, { apiVersion: `${GROUP}/${VERSION}`, kind: review.kind });
   const metadata: Rec = { creationTimestamp: null, ...rec(body.metadata) };
   const spec = rec(body.spec);
   const user = ctx.user ?? { name: 'system:anonymous', groups: ['system:unauthenticated'] };

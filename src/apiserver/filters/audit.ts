@@ -17,6 +17,7 @@ import {
   withoutManagedFields,
 } from '../audit/event.js';
 import { type AuditDecision, LEVEL_RANK, type Stage } from '../audit/policy.js';
+import { type AuditedObjectMeta, RequestAudit } from '../audit/request-audit.js';
 import type { Filter, RequestContext } from '../context.js';
 import { contentTypeOf, decodeBody } from '../handlers/body.js';
 
@@ -76,14 +77,12 @@ function decodedRequestBody(ctx: RequestContext): unknown {
   }
 }
 
-/** Fills what the request path did not say (name, namespace, uid, resourceVersion) from the request's object. */
-function completeObjectRef(ref: NonNullable<AuditEvent['objectRef']>, body: unknown): void {
-  const meta = (body as { metadata?: Record<string, unknown> } | undefined)?.metadata;
-  if (!meta || typeof meta !== 'object') return;
+/** Fills what the request path did not say (name, namespace, uid, resourceVersion) from the decoded object's. */
+function completeObjectRef(ref: NonNullable<AuditEvent['objectRef']>, meta: AuditedObjectMeta): void {
   const fields = ['namespace', 'name', 'uid', 'resourceVersion'] as const;
   for (const field of fields) {
     const value = meta[field];
-    if (!ref[field] && typeof value === 'string' && value !== '') ref[field] = value;
+    if (!ref[field] && value) ref[field] = value;
   }
 }
 
@@ -115,6 +114,8 @@ export function auditFilters(auditor: Auditor): AuditFilters {
     const decision = auditor.evaluator.evaluate({ user: ctx.user, info: ctx.info });
     ctx.auditLevel = decision.level;
     if (decision.level === 'None') return next(ctx);
+    const audit = new RequestAudit(decision.level, decision.omitManagedFields);
+    ctx.audit = audit;
     const requester = ctx.user;
     const emit = (ev: AuditEvent) => {
       if (!decision.omitStages.has(ev.stage)) auditor.process(ev);
@@ -156,12 +157,11 @@ export function auditFilters(auditor: Auditor): AuditFilters {
       } as typeof res.end;
     }
 
-    // The request's body, decoded once (JSON, YAML or Kubernetes protobuf, as the handler reads it) and only when an
-    // event needs it.
-    let parsedBody: { value: unknown } | undefined;
-    const requestObject = (): unknown => {
-      parsedBody ??= { value: decodedRequestBody(ctx) };
-      return parsedBody.value;
+    // A patch is logged as sent (upstream's LogRequestPatch), decoded once and only when an event needs it.
+    let parsedPatch: { value: unknown } | undefined;
+    const requestPatch = (): unknown => {
+      parsedPatch ??= { value: decodedRequestBody(ctx) };
+      return parsedPatch.value;
     };
     const finish = (
       status: number,
@@ -174,13 +174,12 @@ export function auditFilters(auditor: Auditor): AuditFilters {
       if (ctx.user !== requester) ev.impersonatedUser = auditUser(ctx.user);
       ev.verb = ctx.info.verb;
       ev.responseStatus = failure ?? { metadata: {}, code: status };
-      // As upstream's LogRequestObject, at every level: the object of a create or update completes the reference.
-      if (ev.objectRef && (ctx.info.verb === 'create' || ctx.info.verb === 'update')) {
-        completeObjectRef(ev.objectRef, requestObject());
-      }
-      if (LEVEL_RANK[decision.level] >= LEVEL_RANK.Request) {
-        const body = requestObject();
-        if (body !== undefined) ev.requestObject = decision.omitManagedFields ? withoutManagedFields(body) : body;
+      // As upstream's LogRequestObject, at every level: the decoded object completes the reference.
+      if (ev.objectRef && audit.objectMeta) completeObjectRef(ev.objectRef, audit.objectMeta);
+      if (audit.requestObject !== undefined) ev.requestObject = audit.requestObject;
+      else if (ctx.info.verb === 'patch' && LEVEL_RANK[decision.level] >= LEVEL_RANK.Request) {
+        const patch = requestPatch();
+        if (patch !== undefined) ev.requestObject = patch;
       }
       if (wantsResponse && stage === 'ResponseComplete') {
         // A request that failed answers its Status: that is its response object, as upstream logs it.

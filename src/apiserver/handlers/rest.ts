@@ -6,6 +6,7 @@ import { admitObject, attributesFor, type RequestOptionFields, requestOptions } 
 import type { AdmissionSink } from '../admission/types.js';
 import type { APIRegistry, ServedResource } from '../api-registry.js';
 import { LEVEL_RANK } from '../audit/policy.js';
+import { logRequestObject } from '../audit/request-audit.js';
 import type { WatchEventType } from '../cacher/cacher.js';
 import type { RequestContext } from '../context.js';
 import { CUSTOM_RESOURCE_PATCH_TYPES, pruneCustomResource } from '../crd/request.js';
@@ -106,11 +107,13 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
         throw statusErrors.methodNotSupported(groupResource(def), 'create');
       }
       const obj = await readObject(ctx, served, 'CreateOptions');
+      auditRequestObject(ctx, def, obj);
       const created = await served.store.create(ns, obj, bodyWrite);
       return respondWritten(ctx, served, created, 201);
     }
     case 'update': {
       const obj = await readObject(ctx, served);
+      auditRequestObject(ctx, def, obj);
       const { object, created } = await served.store.update(ns, info.name, obj, {
         ...bodyWrite,
         ...(status ? { subresource: statusSubresource } : {}),
@@ -251,6 +254,7 @@ async function serveScale(ctx: RequestContext, served: ServedResource, ns: strin
     const body = decodeBody(await readBody(ctx), contentTypeOf(ctx));
     if (!isObject(body)) throw statusErrors.badRequest('the body of the request must be a JSON or YAML object');
     input = body as Scale;
+    logRequestObject(ctx, body, { apiVersion: 'autoscaling/v1', kind: 'Scale' });
   } else {
     const type = contentTypeOf(ctx);
     if (!PATCH_TYPES.includes(type)) throw statusErrors.unsupportedMediaType(PATCH_TYPES);
@@ -309,6 +313,7 @@ async function serveScale(ctx: RequestContext, served: ServedResource, ns: strin
 async function serveFinalize(ctx: RequestContext, served: ServedResource, dryRun: boolean): Promise<void> {
   if (ctx.info.verb !== 'update') throw statusErrors.methodNotSupported(groupResource(served.def), ctx.info.verb);
   const body = await readObject(ctx, served);
+  auditRequestObject(ctx, served.def, body);
   const finalizers = isObject(body.spec) ? body.spec.finalizers : undefined;
   const updated = await served.store.guaranteedUpdate(
     '',
@@ -347,6 +352,7 @@ async function serveBinding(ctx: RequestContext, served: ServedResource, ns: str
   const body = decodeBody(await readBody(ctx), contentTypeOf(ctx));
   if (!isObject(body)) throw statusErrors.badRequest('the body of the request must be a JSON or YAML object');
   const obj = { ...body, metadata: isObject(body.metadata) ? body.metadata : {} } as KubeObject;
+  logRequestObject(ctx, obj, { apiVersion: 'v1', kind: 'Binding' });
   const name = ctx.info.name;
   if (obj.metadata.name && obj.metadata.name !== name) {
     throw statusErrors.badRequest(`name in URL does not match name in Binding object`);
@@ -398,6 +404,10 @@ async function serveEviction(
       `the kind in the data (${String(body.kind)}) does not match the expected kind (Eviction)`,
     );
   }
+  logRequestObject(ctx, body, {
+    apiVersion: typeof body.apiVersion === 'string' ? body.apiVersion : 'policy/v1',
+    kind: 'Eviction',
+  });
   const metadata = isObject(body.metadata) ? body.metadata : {};
   const name = ctx.info.name;
   if (metadata.name !== name) throw statusErrors.badRequest('name in URL does not match name in Eviction object');
@@ -494,12 +504,32 @@ async function readObject(
   return { ...body, metadata: (body.metadata as KubeObject['metadata']) ?? {} } as KubeObject;
 }
 
+const DELETE_OPTIONS = 'k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions';
+
+/** The decoded body of a create or update in the audit event (upstream's LogRequestObject), with its defaults. */
+function auditRequestObject(ctx: RequestContext, def: ResourceDefinition, obj: KubeObject): void {
+  logRequestObject(ctx, obj, {
+    apiVersion: apiVersionOf(def),
+    kind: def.kind,
+    ...(def.custom ? { unstructured: true } : {}),
+    defaults: (copy) => def.strategy.default?.(copy),
+  });
+}
+
 async function readDeleteOptions(ctx: RequestContext, dryRun: boolean): Promise<DeleteOptions> {
   const raw = await readBody(ctx);
   let body: Record<string, unknown> = {};
   if (raw.length > 0) {
     const decoded = decodeBody(raw, contentTypeOf(ctx) || 'application/json');
     if (isObject(decoded)) body = decoded;
+    // Decoded into the meta scheme's unversioned DeleteOptions (no metadata), which Go encodes with its internal
+    // apiVersion.
+    const { metadata: _metadata, ...options } = body;
+    logRequestObject(ctx, options, {
+      apiVersion: 'meta.k8s.io/__internal',
+      kind: 'DeleteOptions',
+      typeName: DELETE_OPTIONS,
+    });
   }
   return deleteOptionsOf(body, ctx.url.searchParams, dryRun);
 }

@@ -1,6 +1,7 @@
 import { invalid, invalidStatus, path } from '../../../api/field-errors.js';
 import { StatusError, statusErrors } from '../../../api/status-error.js';
 import { goQuote } from '../../../api/validation/go-format.js';
+import { logRequestObject } from '../../audit/request-audit.js';
 import type { RequestContext } from '../../context.js';
 import { contentTypeOf, decodeBody, readBody } from '../../handlers/body.js';
 import type { CreateAdmission } from '../../handlers/rest.js';
@@ -84,6 +85,7 @@ export async function serveTokenRequest(ctx: RequestContext, opts: TokenRequestO
   }
   given.metadata.namespace = ns;
   (given.spec as Rec).expirationSeconds ??= DEFAULT_TOKEN_EXPIRATION_SECONDS;
+  logRequestObject(ctx, given, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest' });
   const request = opts.admission ? await opts.admission.admit(given) : given;
   const metadata: Rec = isObject(request.metadata) ? request.metadata : {};
   const spec: Rec = isObject(request.spec) ? request.spec : {};
