@@ -1,5 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { request } from 'node:https';
+import { createServer as createHttpsServer, request } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -353,6 +354,81 @@ describe('apiserver: audit log', () => {
     const complete = byId(id).find((e) => e.stage === 'ResponseComplete') as Event;
     const lasted = Date.parse(complete.stageTimestamp) - Date.parse(complete.requestReceivedTimestamp);
     assert.ok(lasted >= 900, `ResponseComplete came ${lasted} ms after the request, before the 1 s watch ended`);
+  });
+
+  it('exec is long-running: a refused one starts with its error, an upgraded one is 101 until it closes', async () => {
+    const stagesOf = (id: string) => byId(id).map((e) => [e.stage, e.responseStatus?.code]);
+    const missing = await apiRequest(cp, 'POST', '/api/v1/namespaces/default/pods/nope/exec?command=ls&stdout=1');
+    assert.equal(missing.status, 404);
+    const missingId = String(missing.headers['audit-id']);
+    assert.deepEqual(stagesOf(missingId), [
+      ['RequestReceived', undefined],
+      ['ResponseStarted', 404],
+      ['ResponseComplete', 404],
+    ]);
+    assert.equal(byId(missingId)[1]?.responseStatus?.reason, 'NotFound');
+
+    // A kubelet that switches protocols, then hangs up.
+    const pki = await ensurePki(join(dir, 'kubelet-pki'), {});
+    const kubelet = createHttpsServer({ cert: pki.apiserver.certPem, key: pki.apiserver.keyPem });
+    kubelet.on('upgrade', (_req, socket: Socket) => {
+      socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n');
+      setTimeout(() => socket.end(), 50);
+    });
+    await new Promise<void>((resolve) => kubelet.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (kubelet.address() as AddressInfo).port;
+      await adminOk(cp, 'POST', '/api/v1/nodes', {
+        metadata: { name: 'audit-node' },
+        status: {
+          addresses: [{ type: 'InternalIP', address: '127.0.0.1' }],
+          daemonEndpoints: { kubeletEndpoint: { Port: port } },
+        },
+      });
+      await adminOk(cp, 'POST', '/api/v1/namespaces/default/pods', {
+        metadata: { name: 'execd' },
+        spec: { nodeName: 'audit-node', containers: [{ name: 'c', image: 'busybox' }] },
+      });
+      const ca = Buffer.from(cp.kubeconfig.config.clusters[0]?.cluster['certificate-authority-data'] ?? '', 'base64');
+      const user = cp.kubeconfig.config.users[0]?.user;
+      await new Promise<void>((resolve, reject) => {
+        const req = request(new URL('/api/v1/namespaces/default/pods/execd/exec?command=ls&stdout=1', cp.url), {
+          method: 'POST',
+          ca,
+          cert: Buffer.from(user?.['client-certificate-data'] ?? '', 'base64'),
+          key: Buffer.from(user?.['client-key-data'] ?? '', 'base64'),
+          headers: {
+            connection: 'Upgrade',
+            upgrade: 'websocket',
+            'sec-websocket-version': '13',
+            'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+            'sec-websocket-protocol': 'v5.channel.k8s.io',
+          },
+        });
+        req.on('upgrade', (res, socket) => {
+          assert.equal(res.statusCode, 101);
+          socket.on('close', () => resolve());
+          socket.resume();
+        });
+        req.on('response', (res) => reject(new Error(`no upgrade: ${res.statusCode}`)));
+        req.on('error', reject);
+        req.end();
+      });
+      await eventually(() => {
+        // The kubelet's 101 carries no Audit-Id of the apiserver's.
+        const evs = events().filter((e) => e.requestURI.startsWith('/api/v1/namespaces/default/pods/execd/exec'));
+        assert.deepEqual(
+          evs.map((e) => [e.stage, e.responseStatus?.code]),
+          [
+            ['RequestReceived', undefined],
+            ['ResponseStarted', 101],
+            ['ResponseComplete', 101],
+          ],
+        );
+      });
+    } finally {
+      await new Promise((resolve) => kubelet.close(resolve));
+    }
   });
 
   it('admission annotations reach the event: a PodSecurity audit-mode violation', async () => {

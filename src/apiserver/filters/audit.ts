@@ -2,8 +2,9 @@
  * Audit in the request pipeline (ARCHITECTURE.md "Filters"). Two filters share one auditor: `failedAuthentication`
  * sits before authentication and records the requests it refuses (401, one ResponseStarted event, as upstream's
  * failed-authentication audit); `audit` sits after authentication, before impersonation, and records the
- * RequestReceived, ResponseStarted (long-running requests only) and ResponseComplete (or Panic) stages at the
- * level the policy gives the requester.
+ * RequestReceived, ResponseStarted (long-running requests only, as upstream's BasicLongRunningRequestCheck names
+ * them; 101 for a connection taken over by exec, attach or port-forward) and ResponseComplete (or Panic) stages at
+ * the level the policy gives the requester.
  */
 import { PlainTextStatusError, StatusError, toStatus } from '../../api/status-error.js';
 import type { Auditor } from '../audit/auditor.js';
@@ -20,6 +21,7 @@ import { type AuditDecision, LEVEL_RANK, type Stage } from '../audit/policy.js';
 import { type AuditedObjectMeta, RequestAudit } from '../audit/request-audit.js';
 import type { Filter, RequestContext } from '../context.js';
 import { contentTypeOf, decodeBody } from '../handlers/body.js';
+import type { RequestInfo } from '../request-info.js';
 
 /** When each request arrived, in microseconds (set by the outer filter, read by the inner one). */
 const received = new WeakMap<RequestContext, number>();
@@ -122,21 +124,36 @@ export function auditFilters(auditor: Auditor): AuditFilters {
     };
     emit(baseEvent(ctx, decision, 'RequestReceived'));
 
+    // Upstream emits ResponseStarted for the requests its long-running check names, when the response starts: the
+    // first header or body write, or the connection's hijacking (101, before the protocol switch).
+    const longRunning = isLongRunning(ctx.info);
     let code = 0;
+    const processCode = (status: number) => {
+      if (code !== 0) return;
+      code = status;
+      if (longRunning) emit(finish(code, 'ResponseStarted'));
+    };
     const res = ctx.res;
     const writeHead = res.writeHead;
     res.writeHead = function (this: typeof res, ...args: Parameters<typeof res.writeHead>) {
-      code = args[0];
-      if (ctx.longRunning) emit(finish(code, 'ResponseStarted'));
+      processCode(args[0]);
       return writeHead.apply(this, args);
     } as typeof res.writeHead;
+    const detachSocket = res.detachSocket;
+    if (typeof detachSocket === 'function') {
+      res.detachSocket = function (this: typeof res, socket: Parameters<typeof res.detachSocket>[0]) {
+        processCode(101);
+        return detachSocket.call(this, socket);
+      } as typeof res.detachSocket;
+    }
     const wantsResponse = LEVEL_RANK[decision.level] >= LEVEL_RANK.RequestResponse;
     const chunks: Buffer[] = [];
     {
       const write = res.write;
       const end = res.end;
       const keep = (chunk: unknown) => {
-        if (ctx.longRunning || chunk === undefined || typeof chunk === 'function') return;
+        processCode(res.statusCode);
+        if (longRunning || chunk === undefined || typeof chunk === 'function') return;
         if (!wantsResponse && code < 400) return;
         chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
       };
@@ -181,7 +198,7 @@ export function auditFilters(auditor: Auditor): AuditFilters {
         const patch = requestPatch();
         if (patch !== undefined) ev.requestObject = patch;
       }
-      if (wantsResponse && stage === 'ResponseComplete') {
+      if (wantsResponse && (errorResponse || stage === 'ResponseComplete')) {
         // A request that failed answers its Status: that is its response object, as upstream logs it.
         const body = errorResponse ?? parseJson(Buffer.concat(chunks));
         if (body !== undefined) ev.responseObject = decision.omitManagedFields ? withoutManagedFields(body) : body;
@@ -199,24 +216,36 @@ export function auditFilters(auditor: Auditor): AuditFilters {
         throw err;
       }
       const s = toStatus(err);
-      if (err instanceof PlainTextStatusError) {
-        // Plain text answers no Status: the event records only the code, as upstream's does.
-        emit(finish(s.code, 'ResponseComplete', { metadata: {}, code: s.code }));
-        throw err;
+      // Plain text answers no Status: the event records only the code, as upstream's does.
+      const failure: Record<string, unknown> =
+        err instanceof PlainTextStatusError
+          ? { metadata: {}, code: s.code }
+          : {
+              metadata: {},
+              status: 'Failure',
+              ...(s.message ? { message: s.message } : {}),
+              ...(s.reason ? { reason: s.reason } : {}),
+              ...(s.details ? { details: s.details } : {}),
+              code: s.code,
+            };
+      const errorResponse = err instanceof PlainTextStatusError ? undefined : (s as unknown as Record<string, unknown>);
+      // Upstream writes the error inside this filter: a long-running request's response starts with it.
+      if (longRunning && code === 0) {
+        code = s.code;
+        emit(finish(s.code, 'ResponseStarted', failure, errorResponse));
       }
-      const failure: Record<string, unknown> = {
-        metadata: {},
-        status: 'Failure',
-        ...(s.message ? { message: s.message } : {}),
-        ...(s.reason ? { reason: s.reason } : {}),
-        ...(s.details ? { details: s.details } : {}),
-        code: s.code,
-      };
-      emit(finish(s.code, 'ResponseComplete', failure, s as unknown as Record<string, unknown>));
+      emit(finish(s.code, 'ResponseComplete', failure, errorResponse));
       throw err;
     }
+    if (code === 0) {
+      // Nothing was written (the client went away first): upstream fakes a success.
+      const closedEarly = { metadata: {}, status: 'Success', message: 'Connection closed early', code: 200 };
+      if (longRunning) emit(finish(200, 'ResponseStarted', closedEarly));
+      emit(finish(200, 'ResponseComplete', closedEarly));
+      return;
+    }
     // A watch (or another long-running request) is complete when its response ends, not when it has started.
-    if (ctx.longRunning) await responseEnded(ctx);
+    if (longRunning) await responseEnded(ctx);
     const failed = code >= 400 ? parseJson(Buffer.concat(chunks)) : undefined;
     const failure =
       failed && (failed as { kind?: string }).kind === 'Status'
@@ -225,10 +254,20 @@ export function auditFilters(auditor: Auditor): AuditFilters {
             return { ...rest, metadata: {} };
           })()
         : undefined;
-    emit(finish(code || 200, 'ResponseComplete', failure));
+    emit(finish(code, 'ResponseComplete', failure));
   };
 
   return { failedAuthentication, audit };
+}
+
+/** Long-running requests as kube-apiserver's BasicLongRunningRequestCheck names them. */
+const LONG_RUNNING_VERBS: ReadonlySet<string> = new Set(['watch', 'proxy']);
+const LONG_RUNNING_SUBRESOURCES: ReadonlySet<string> = new Set(['attach', 'exec', 'proxy', 'log', 'portforward']);
+
+export function isLongRunning(info: RequestInfo): boolean {
+  if (LONG_RUNNING_VERBS.has(info.verb)) return true;
+  if (info.isResourceRequest) return LONG_RUNNING_SUBRESOURCES.has(info.subresource);
+  return info.path.startsWith('/debug/pprof/');
 }
 
 /**
