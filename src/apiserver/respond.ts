@@ -1,8 +1,23 @@
 import { PlainTextStatusError, type Status, toStatus } from '../api/status-error.js';
+import { logEncodedResponseObject, logResponseObject } from './audit/request-audit.js';
 import type { HttpResponse, RequestContext } from './context.js';
 
-/** Writes a whole JSON response. */
+/** Writes a whole JSON response: an API object (upstream's WriteObjectNegotiated), which the audit event records. */
 export function writeJson(
+  ctx: RequestContext,
+  code: number,
+  body: unknown,
+  contentType = 'application/json',
+  /** Headers over the defaults (e.g. a Cache-Control other than `no-cache, private`). */
+  headers: Record<string, string> = {},
+): void {
+  if (ctx.res.headersSent) return;
+  logResponseObject(ctx, body);
+  writeRawJson(ctx, code, body, contentType, headers);
+}
+
+/** Writes a whole JSON response that is no API object (upstream's WriteRawJSON: /version, OIDC discovery). */
+export function writeRawJson(
   ctx: RequestContext,
   code: number,
   body: unknown,
@@ -24,6 +39,7 @@ export function writeEncodedJson(
   contentType = 'application/json',
 ): void {
   if (ctx.res.headersSent) return;
+  logEncodedResponseObject(ctx);
   writeJsonHead(
     ctx,
     code,

@@ -24,7 +24,7 @@ import { isPodConnectRequest, registerUpgrade, servePodConnect } from './handler
 import { serveResource, subresourceCreateAdmission } from './handlers/rest.js';
 import { versionHandler } from './handlers/version.js';
 import { OpenAPIService } from './openapi/service.js';
-import { writeJson, writeText } from './respond.js';
+import { writeRawJson, writeText } from './respond.js';
 
 export interface ServingCerts {
   certPem: string;
@@ -240,11 +240,12 @@ export class APIServer {
       return writeText(ctx.res, 200, body, { 'content-type': contentType });
     }
     if (issuer && ctx.method === 'GET' && path === '/.well-known/openid-configuration') {
+      // Written raw, as upstream's OIDC metadata handlers write their bytes (no audit response object).
       const body = issuer.openidConfiguration(`${this.url}/openid/v1/jwks`);
-      return writeJson(ctx, 200, body, 'application/json', { 'cache-control': OPENID_METADATA_CACHE_CONTROL });
+      return writeRawJson(ctx, 200, body, 'application/json', { 'cache-control': OPENID_METADATA_CACHE_CONTROL });
     }
     if (issuer && ctx.method === 'GET' && path === '/openid/v1/jwks') {
-      return writeJson(ctx, 200, await issuer.jwks(), JWKS_CONTENT_TYPE, {
+      return writeRawJson(ctx, 200, await issuer.jwks(), JWKS_CONTENT_TYPE, {
         'cache-control': OPENID_METADATA_CACHE_CONTROL,
       });
     }

@@ -49,6 +49,7 @@ const POLICY: Policy = {
   omitStages: [],
   rules: [
     { level: 'None', nonResourceURLs: ['/healthz*', '/readyz', '/livez'] },
+    { level: 'RequestResponse', nonResourceURLs: ['/version', '/openapi/*', '/api', '/apis', '/apis/*'] },
     { level: 'None', users: ['system:apiserver', 'system:kube-controller-manager', 'system:kube-scheduler'] },
     { level: 'RequestResponse', resources: [{ group: '', resources: ['configmaps'] }], omitManagedFields: true },
     { level: 'Request', resources: [{ group: '', resources: ['secrets'] }], omitStages: ['RequestReceived'] },
@@ -236,6 +237,23 @@ describe('apiserver: audit log', () => {
     const out = ev.responseObject as { metadata: Record<string, unknown>; data: unknown };
     assert.equal(out.metadata.name, 'from-kubectl');
     assert.deepEqual(out.data, { a: 'b' });
+  });
+
+  it('non-resource endpoints that write raw bytes log no response object; discovery logs its API object', async () => {
+    const responseObjectOf = async (path: string) => {
+      const res = await apiRequest(cp, 'GET', path);
+      assert.equal(res.status, 200, `${path}: ${res.text.slice(0, 200)}`);
+      const ev = byId(String(res.headers['audit-id'])).find((e) => e.stage === 'ResponseComplete') as Event;
+      assert.equal(ev.level, 'RequestResponse', path);
+      assert.deepEqual(ev.responseStatus, { metadata: {}, code: 200 }, path);
+      return ev.responseObject;
+    };
+    for (const path of ['/version', '/openapi/v2', '/openapi/v3', '/openapi/v3/api/v1']) {
+      assert.equal(await responseObjectOf(path), undefined, path);
+    }
+    assert.equal((await responseObjectOf('/api'))?.kind, 'APIVersions');
+    assert.equal((await responseObjectOf('/apis'))?.kind, 'APIGroupList');
+    assert.equal((await responseObjectOf('/apis/apps/v1'))?.kind, 'APIResourceList');
   });
 
   it('a failed request records the Status reason and message', async () => {

@@ -1,7 +1,10 @@
 /**
  * What a request's handler tells its audit event, as upstream's handlers tell the audit context: the object the
- * request carried, as decoded — defaults in, before admission — (audit.LogRequestObject). The audit filter puts a
- * RequestAudit on the context of every request it audits; handlers call these functions whether or not there is one.
+ * request carried, as decoded — defaults in, before admission — (audit.LogRequestObject), and the API object it
+ * answered (audit.LogResponseObject, which upstream's WriteObjectNegotiated calls; what is written raw — /version,
+ * OpenAPI documents, health checks, metrics, a proxied or streamed body — is no response object). The audit filter
+ * puts a RequestAudit on the context of every request it audits; handlers call these functions whether or not
+ * there is one.
  */
 import { withSortedKeys } from '../../api/go-json.js';
 import { goStructEncoder } from '../../api/protobuf/go-struct-json.js';
@@ -22,6 +25,12 @@ export class RequestAudit {
   /** The request's object as upstream logs it: set at level Request and above, once the body is decoded. */
   requestObject: unknown;
   objectMeta: AuditedObjectMeta | undefined;
+  /** The API object answered (level RequestResponse). */
+  responseObject: unknown;
+  /** The answer is an API object written already encoded (stored JSON, a list in parts): the filter reads it back. */
+  encodedResponse = false;
+  /** The answer is a Status: its fields (upstream copies them into the event's responseStatus). */
+  responseStatus: Record<string, unknown> | undefined;
 
   constructor(
     readonly level: Level,
@@ -70,4 +79,32 @@ export function logRequestObject(ctx: RequestContext, obj: Record<string, unknow
   audit.requestObject = form.unstructured
     ? withSortedKeys({ ...copy, apiVersion: form.apiVersion, kind: form.kind })
     : goStructEncoder().encodeObject(copy as Record<string, unknown>, form.apiVersion, form.kind, form.typeName);
+}
+
+/** The Status fields upstream's LogResponseObject copies into responseStatus, in metav1.Status's order. */
+function statusFields(obj: Record<string, unknown>): Record<string, unknown> {
+  return {
+    metadata: {},
+    ...(obj.status ? { status: obj.status } : {}),
+    ...(obj.message ? { message: obj.message } : {}),
+    ...(obj.reason ? { reason: obj.reason } : {}),
+    ...(obj.details ? { details: obj.details } : {}),
+    ...(obj.code ? { code: obj.code } : {}),
+  };
+}
+
+const isStatus = (obj: unknown): obj is Record<string, unknown> =>
+  isObject(obj) && obj.kind === 'Status' && (obj.apiVersion === 'v1' || obj.apiVersion === undefined);
+
+/** The API object a request answers, before it is written (upstream's LogResponseObject). */
+export function logResponseObject(ctx: RequestContext, obj: unknown): void {
+  const audit = ctx.audit;
+  if (!audit) return;
+  if (isStatus(obj)) audit.responseStatus = statusFields(obj);
+  if (LEVEL_RANK[audit.level] >= LEVEL_RANK.RequestResponse) audit.responseObject = obj;
+}
+
+/** The request answers an API object whose bytes are written as they are: the audit filter reads them back. */
+export function logEncodedResponseObject(ctx: RequestContext): void {
+  if (ctx.audit && LEVEL_RANK[ctx.audit.level] >= LEVEL_RANK.RequestResponse) ctx.audit.encodedResponse = true;
 }

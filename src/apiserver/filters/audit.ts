@@ -153,8 +153,8 @@ export function auditFilters(auditor: Auditor): AuditFilters {
       const end = res.end;
       const keep = (chunk: unknown) => {
         processCode(res.statusCode);
-        if (longRunning || chunk === undefined || typeof chunk === 'function') return;
-        if (!wantsResponse && code < 400) return;
+        // Only an API object written already encoded is read back (a streamed one never: upstream logs none).
+        if (!audit.encodedResponse || longRunning || chunk === undefined || typeof chunk === 'function') return;
         chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
       };
       // HTTP/2's response writes end's chunk through write: kept once, by end.
@@ -199,8 +199,15 @@ export function auditFilters(auditor: Auditor): AuditFilters {
         if (patch !== undefined) ev.requestObject = patch;
       }
       if (wantsResponse && (errorResponse || stage === 'ResponseComplete')) {
-        // A request that failed answers its Status: that is its response object, as upstream logs it.
-        const body = errorResponse ?? parseJson(Buffer.concat(chunks));
+        // A request that failed answers its Status: that is its response object, as upstream logs it. Otherwise the
+        // API object the handler answered, if it answered one.
+        const body =
+          errorResponse ??
+          (audit.responseObject !== undefined
+            ? audit.responseObject
+            : audit.encodedResponse
+              ? parseJson(Buffer.concat(chunks))
+              : undefined);
         if (body !== undefined) ev.responseObject = decision.omitManagedFields ? withoutManagedFields(body) : body;
       }
       if (Object.keys(ctx.auditAnnotations).length > 0) ev.annotations = { ...ctx.auditAnnotations };
@@ -246,14 +253,7 @@ export function auditFilters(auditor: Auditor): AuditFilters {
     }
     // A watch (or another long-running request) is complete when its response ends, not when it has started.
     if (longRunning) await responseEnded(ctx);
-    const failed = code >= 400 ? parseJson(Buffer.concat(chunks)) : undefined;
-    const failure =
-      failed && (failed as { kind?: string }).kind === 'Status'
-        ? (() => {
-            const { kind: _k, apiVersion: _a, ...rest } = failed as Record<string, unknown>;
-            return { ...rest, metadata: {} };
-          })()
-        : undefined;
+    const failure = code >= 400 && audit.responseStatus ? { ...audit.responseStatus, code } : undefined;
     emit(finish(code, 'ResponseComplete', failure));
   };
 

@@ -6,7 +6,7 @@ import { admitObject, attributesFor, type RequestOptionFields, requestOptions } 
 import type { AdmissionSink } from '../admission/types.js';
 import type { APIRegistry, ServedResource } from '../api-registry.js';
 import { LEVEL_RANK } from '../audit/policy.js';
-import { logRequestObject } from '../audit/request-audit.js';
+import { logRequestObject, logResponseObject } from '../audit/request-audit.js';
 import type { WatchEventType } from '../cacher/cacher.js';
 import type { RequestContext } from '../context.js';
 import { CUSTOM_RESOURCE_PATCH_TYPES, pruneCustomResource } from '../crd/request.js';
@@ -603,6 +603,7 @@ function respondObject(ctx: RequestContext, served: ServedResource, obj: KubeObj
   const form = negotiateOutput(header(ctx, 'accept'));
   const body = render(served, obj, form, ctx.url.searchParams.get('includeObject'));
   if (form.as === 'object' && form.yaml) {
+    logResponseObject(ctx, body);
     ctx.res.writeHead(code, { 'content-type': 'application/yaml', 'audit-id': ctx.auditId });
     ctx.res.end(toYaml(body));
     return;

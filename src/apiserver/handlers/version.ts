@@ -1,6 +1,6 @@
 import { arch, platform } from 'node:os';
 import type { Handler } from '../context.js';
-import { writeJson } from '../respond.js';
+import { writeRawJson } from '../respond.js';
 
 /** The Kubernetes release whose API wheelhouse serves. kubectl picks its matching minor version from /version. */
 export const KUBERNETES_MAJOR = '1';
@@ -43,4 +43,5 @@ export function versionInfo(): VersionInfo {
   };
 }
 
-export const versionHandler: Handler = async (ctx) => writeJson(ctx, 200, versionInfo());
+/** GET /version: written raw, as upstream's version handler does (no audit response object). */
+export const versionHandler: Handler = async (ctx) => writeRawJson(ctx, 200, versionInfo());

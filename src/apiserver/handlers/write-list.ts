@@ -1,3 +1,4 @@
+import { logEncodedResponseObject } from '../audit/request-audit.js';
 import type { RequestContext } from '../context.js';
 import { RawJson } from '../registry/codec.js';
 
@@ -16,6 +17,7 @@ export async function writeJsonList(
   itemsKey = 'items',
 ): Promise<void> {
   const res = ctx.res;
+  logEncodedResponseObject(ctx);
   res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache, private', 'audit-id': ctx.auditId });
   const opening = JSON.stringify({ ...head, [itemsKey]: [] });
   // Everything of the head, then the items spliced into its empty array (the last key). Items that are RawJson
