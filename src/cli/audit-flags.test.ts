@@ -5,7 +5,7 @@ import { after, describe, it } from 'node:test';
 import { Auditor } from '../apiserver/audit/auditor.js';
 import { parseRequestInfo } from '../apiserver/request-info.js';
 import assert from '../testing/assert.js';
-import { auditOptionsOf } from './audit-flags.js';
+import { auditFlagArgs, auditOptionsOf } from './audit-flags.js';
 
 describe('audit flags', () => {
   const dir = mkdtempSync(join(tmpdir(), 'audit-flags-'));
@@ -72,6 +72,22 @@ describe('audit flags', () => {
     });
     assert.throws(() => auditOptionsOf({ 'audit-log-maxage': '-1' }), {
       message: "--audit-log-maxage -1 can't be a negative number",
+    });
+  });
+
+  it('--audit-log-compress, bare or with a bool as pflag reads it', () => {
+    const base = { 'audit-policy-file': 'p.yaml', 'audit-log-path': 'a.log' };
+    assert.deepEqual(auditFlagArgs(['--audit-log-compress', '--audit-log-maxsize', '5']), [
+      '--audit-log-compress=true',
+      '--audit-log-maxsize',
+      '5',
+    ]);
+    assert.equal(auditOptionsOf({ ...base, 'audit-log-compress': 'true' }).audit?.compress, true);
+    assert.equal(auditOptionsOf({ ...base, 'audit-log-compress': 'false' }).audit?.compress, undefined);
+    assert.equal(auditOptionsOf(base).audit?.compress, undefined);
+    assert.throws(() => auditOptionsOf({ ...base, 'audit-log-compress': 'yes' }), {
+      message:
+        'invalid argument "yes" for "--audit-log-compress" flag: strconv.ParseBool: parsing "yes": invalid syntax',
     });
   });
 });

@@ -16,7 +16,7 @@ import {
   admissionConfigFlagsHelp,
   admissionConfigOptionsOf,
 } from './admission-config-flags.js';
-import { auditFlagSpec, auditFlagsHelp, auditOptionsOf } from './audit-flags.js';
+import { auditFlagArgs, auditFlagSpec, auditFlagsHelp, auditOptionsOf } from './audit-flags.js';
 import { authenticationFlagSpec, authenticationFlagsHelp, authenticationOptionsOf } from './authentication-flags.js';
 import {
   authorizationWebhookFlagSpec,
@@ -145,7 +145,7 @@ async function serve(
   mode: { help: string; defaultBindAddress: string; controllers?: boolean },
 ): Promise<number> {
   const { values } = parseArgs({
-    args,
+    args: auditFlagArgs(args),
     options: {
       ...storageFlagSpec,
       ...admissionFlagSpec,

@@ -14,10 +14,12 @@ export interface AuditOptions {
   policy?: Policy;
   /** --audit-log-path; `-` is standard output. */
   logPath?: string;
-  /** --audit-log-maxsize (MB), --audit-log-maxbackup, --audit-log-maxage (days). */
+  /** --audit-log-maxsize (MB; 0 is lumberjack's 100), --audit-log-maxbackup, --audit-log-maxage (days). */
   maxSize?: number;
   maxBackups?: number;
   maxAge?: number;
+  /** --audit-log-compress: gzip rotated files. */
+  compress?: boolean;
   /** --audit-log-format: json (default) or legacy. */
   format?: 'json' | 'legacy';
   /** --audit-log-mode: blocking (default here) writes each event before the request goes on; batch buffers. */
@@ -63,6 +65,7 @@ export class Auditor {
         ...(opts.maxSize !== undefined ? { maxSize: opts.maxSize } : {}),
         ...(opts.maxBackups !== undefined ? { maxBackups: opts.maxBackups } : {}),
         ...(opts.maxAge !== undefined ? { maxAge: opts.maxAge } : {}),
+        ...(opts.compress ? { compress: true } : {}),
       });
     }
   }
@@ -91,9 +94,10 @@ export class Auditor {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.pending.length === 0 || !this.file) return;
-    const lines = this.pending.join('');
+    const lines = this.pending;
     this.pending = [];
-    this.file.write(lines);
+    // One write per event, as upstream's log backend writes them: rotation falls between events.
+    for (const line of lines) this.file.write(line);
   }
 
   close(): void {
