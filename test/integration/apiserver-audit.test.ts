@@ -108,6 +108,10 @@ describe('apiserver: audit log', () => {
     assert.equal(done.annotations?.['authorization.k8s.io/reason'], '');
     assert.match(done.stageTimestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     assert.ok(done.requestReceivedTimestamp <= done.stageTimestamp);
+    // RequestReceived is stamped with the time the request was received, as upstream's processAuditEvent does.
+    const received = evs[0] as Event;
+    assert.equal(received.stageTimestamp, received.requestReceivedTimestamp);
+    assert.equal(received.requestReceivedTimestamp, done.requestReceivedTimestamp);
   });
 
   it('at Metadata level a create names its object in objectRef, from the request body', async () => {

@@ -30,6 +30,7 @@ const audited = new WeakSet<RequestContext>();
 
 function baseEvent(ctx: RequestContext, decision: AuditDecision, stage: Stage): AuditEvent {
   const ua = ctx.req.headers['user-agent'];
+  const receivedAt = microTime(received.get(ctx) ?? nowMicros());
   return {
     kind: 'Event',
     apiVersion: 'audit.k8s.io/v1',
@@ -42,8 +43,9 @@ function baseEvent(ctx: RequestContext, decision: AuditDecision, stage: Stage): 
     sourceIPs: sourceIPs(ctx.req),
     ...(ua ? { userAgent: String(ua) } : {}),
     ...(ctx.info.isResourceRequest ? { objectRef: objectRef(ctx.info) } : {}),
-    requestReceivedTimestamp: microTime(received.get(ctx) ?? nowMicros()),
-    stageTimestamp: microTime(nowMicros()),
+    requestReceivedTimestamp: receivedAt,
+    // As upstream's processAuditEvent: the RequestReceived stage is stamped with the time the request was received.
+    stageTimestamp: stage === 'RequestReceived' ? receivedAt : microTime(nowMicros()),
   };
 }
 
