@@ -114,6 +114,17 @@ describe('apiserver: audit log', () => {
     assert.equal(received.requestReceivedTimestamp, done.requestReceivedTimestamp);
   });
 
+  it('a User-Agent longer than 1024 bytes is cut there and marked ...TRUNCATED', async () => {
+    const agent = `${'a'.repeat(1000)}${'b'.repeat(100)}`;
+    const res = await apiRequest(cp, 'GET', '/api/v1/namespaces/default/serviceaccounts', {
+      headers: { 'user-agent': agent },
+    });
+    assert.equal(res.status, 200);
+    for (const ev of byId(String(res.headers['audit-id']))) {
+      assert.equal((ev as { userAgent?: string }).userAgent, `${agent.slice(0, 1024)}...TRUNCATED`);
+    }
+  });
+
   it('at Metadata level a create names its object in objectRef, from the request body', async () => {
     const res = await apiRequest(cp, 'POST', '/api/v1/namespaces/default/serviceaccounts', {
       body: { metadata: { name: 'audited-sa' } },

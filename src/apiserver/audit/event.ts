@@ -64,6 +64,17 @@ export function objectRef(info: RequestInfo): ObjectReference | undefined {
   };
 }
 
+const MAX_USER_AGENT_LENGTH = 1024;
+const USER_AGENT_TRUNCATE_SUFFIX = '...TRUNCATED';
+
+/**
+ * The User-Agent as upstream's event records it (maybeTruncateUserAgent): past 1024 bytes cut there, with a suffix.
+ * Node reads header values as Latin-1, one character a byte, so the cut falls where Go's does.
+ */
+export function truncatedUserAgent(ua: string): string {
+  return ua.length > MAX_USER_AGENT_LENGTH ? ua.slice(0, MAX_USER_AGENT_LENGTH) + USER_AGENT_TRUNCATE_SUFFIX : ua;
+}
+
 /** The client's addresses as upstream lists them: X-Forwarded-For, then X-Real-Ip, then the connection's peer. */
 export function sourceIPs(req: HttpRequest): string[] {
   const ips: string[] = [];

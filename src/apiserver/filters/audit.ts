@@ -15,6 +15,7 @@ import {
   nowMicros,
   objectRef,
   sourceIPs,
+  truncatedUserAgent,
   withoutManagedFields,
 } from '../audit/event.js';
 import { type AuditDecision, LEVEL_RANK, type Stage } from '../audit/policy.js';
@@ -41,7 +42,7 @@ function baseEvent(ctx: RequestContext, decision: AuditDecision, stage: Stage): 
     verb: ctx.info.verb,
     user: auditUser(ctx.user),
     sourceIPs: sourceIPs(ctx.req),
-    ...(ua ? { userAgent: String(ua) } : {}),
+    ...(ua ? { userAgent: truncatedUserAgent(String(ua)) } : {}),
     ...(ctx.info.isResourceRequest ? { objectRef: objectRef(ctx.info) } : {}),
     requestReceivedTimestamp: receivedAt,
     // As upstream's processAuditEvent: the RequestReceived stage is stamped with the time the request was received.
