@@ -1,4 +1,5 @@
 /** The audit.k8s.io/v1 Event, as kube-apiserver writes it to its log backend, and its JSON line. */
+import { formatIP, parseIP } from '../../api/validation/ip.js';
 import type { HttpRequest, UserInfo } from '../context.js';
 import type { RequestInfo } from '../request-info.js';
 import type { Level, Stage } from './policy.js';
@@ -75,19 +76,43 @@ export function truncatedUserAgent(ua: string): string {
   return ua.length > MAX_USER_AGENT_LENGTH ? ua.slice(0, MAX_USER_AGENT_LENGTH) + USER_AGENT_TRUNCATE_SUFFIX : ua;
 }
 
-/** The client's addresses as upstream lists them: X-Forwarded-For, then X-Real-Ip, then the connection's peer. */
+/** The first value of a request header, as Go's Header.Get reads it (Node joins some repeated headers). */
+function firstHeader(req: HttpRequest, name: string): string {
+  const raw = req.rawHeaders ?? [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if ((raw[i] as string).toLowerCase() === name) return raw[i + 1] as string;
+  }
+  const value = req.headers[name];
+  return Array.isArray(value) ? (value[0] ?? '') : (value ?? '');
+}
+
+/** An address as Go's net.IP prints it, when text parses as one (netutils.ParseIPSloppy). */
+function sloppyIP(text: string): string | undefined {
+  const ip = parseIP(text);
+  return ip ? formatIP(ip) : undefined;
+}
+
+/**
+ * The client's addresses as upstream's utilnet.SourceIPs lists them: the X-Forwarded-For entries that parse as
+ * addresses, then X-Real-Ip unless the chain has it already, then the connection's peer unless it is the chain's
+ * last address; each as Go prints it (an IPv4-mapped IPv6 address dotted).
+ */
 export function sourceIPs(req: HttpRequest): string[] {
   const ips: string[] = [];
-  const forwarded = req.headers['x-forwarded-for'];
-  for (const part of String(forwarded ?? '').split(',')) {
-    const ip = part.trim();
-    if (ip) ips.push(ip);
+  const forwarded = firstHeader(req, 'x-forwarded-for');
+  if (forwarded !== '') {
+    for (const part of forwarded.split(',')) {
+      const ip = sloppyIP(part.trim());
+      if (ip) ips.push(ip);
+    }
   }
-  const real = String(req.headers['x-real-ip'] ?? '').trim();
-  if (real && !ips.includes(real)) ips.push(real);
-  let remote = req.socket?.remoteAddress ?? '';
-  if (remote.startsWith('::ffff:')) remote = remote.slice(7);
-  if (remote && !ips.includes(remote)) ips.push(remote);
+  const real = firstHeader(req, 'x-real-ip');
+  if (real !== '') {
+    const ip = sloppyIP(real);
+    if (ip && !ips.includes(ip)) ips.push(ip);
+  }
+  const remote = sloppyIP(req.socket?.remoteAddress ?? '');
+  if (remote && ips.at(-1) !== remote) ips.push(remote);
   return ips;
 }
 
