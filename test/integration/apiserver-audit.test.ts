@@ -271,6 +271,37 @@ describe('apiserver: audit log', () => {
     assert.equal((await responseObjectOf('/apis/apps/v1'))?.kind, 'APIResourceList');
   });
 
+  it('a DELETE answered with a Success Status records its status and details, at Metadata level too', async () => {
+    const cases = [
+      {
+        path: '/api/v1/namespaces/default/configmaps',
+        name: 'deleted-cm',
+        kind: 'configmaps',
+        level: 'RequestResponse',
+      },
+      {
+        path: '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles',
+        name: 'deleted-role',
+        kind: 'roles',
+        group: 'rbac.authorization.k8s.io',
+        level: 'Metadata',
+      },
+    ];
+    for (const c of cases) {
+      const created = await adminOk(cp, 'POST', c.path, { metadata: { name: c.name } });
+      const res = await apiRequest(cp, 'DELETE', `${c.path}/${c.name}`);
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.kind, 'Status');
+      const ev = byId(String(res.headers['audit-id'])).find((e) => e.stage === 'ResponseComplete') as Event;
+      assert.equal(ev.level, c.level);
+      const group = c.group ? `"group":"${c.group}",` : '';
+      assert.equal(
+        JSON.stringify(ev.responseStatus),
+        `{"metadata":{},"status":"Success","details":{"name":"${c.name}",${group}"kind":"${c.kind}","uid":"${created.body.metadata.uid}"},"code":200}`,
+      );
+    }
+  });
+
   it('a failed request records the Status reason and message', async () => {
     const res = await apiRequest(cp, 'GET', '/api/v1/namespaces/default/configmaps/missing');
     assert.equal(res.status, 404);

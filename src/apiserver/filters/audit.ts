@@ -256,8 +256,10 @@ export function auditFilters(auditor: Auditor): AuditFilters {
     }
     // A watch (or another long-running request) is complete when its response ends, not when it has started.
     if (longRunning) await responseEnded(ctx);
-    const failure = code >= 400 && audit.responseStatus ? { ...audit.responseStatus, code } : undefined;
-    emit(finish(code, 'ResponseComplete', failure));
+    // An answer that is a Status — a failure, or the Success of a DELETE — lends the event its fields, as upstream's
+    // LogResponseObject copies them; the code is the one written.
+    const status = audit.responseStatus ? { ...audit.responseStatus, code } : undefined;
+    emit(finish(code, 'ResponseComplete', status));
   };
 
   return { failedAuthentication, audit };
