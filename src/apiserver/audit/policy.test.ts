@@ -1,7 +1,10 @@
-import { describe, it } from 'node:test';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
 import assert from '../../testing/assert.js';
 import { parseRequestInfo } from '../request-info.js';
-import { PolicyEvaluator, validatePolicy } from './policy.js';
+import { loadPolicyFile, PolicyEvaluator, validatePolicy } from './policy.js';
 
 const req = (method: string, path: string) => parseRequestInfo(method, path, new URLSearchParams());
 const alice = { name: 'alice', groups: ['devs', 'system:authenticated'] };
@@ -84,6 +87,35 @@ describe('audit policy', () => {
     });
     assert.throws(() => validatePolicy({ rules: [{}] }), {
       message: 'invalid audit policy: rules[0].level: Required value',
+    });
+  });
+
+  describe('a policy file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'audit-policy-'));
+    after(() => rmSync(dir, { recursive: true, force: true }));
+    const load = (name: string, text: string) => {
+      const path = join(dir, name);
+      writeFileSync(path, text);
+      return () => loadPolicyFile(path);
+    };
+
+    it('without an apiVersion is refused as upstream’s LoadPolicyFromBytes refuses it', () => {
+      const noVersion = load('no-version.yaml', 'kind: Policy\nrules:\n- level: Metadata\n');
+      assert.throws(noVersion, {
+        message: `unknown group version field audit.k8s.io/__internal, Kind=Policy in policy: from file ${join(dir, 'no-version.yaml')}`,
+      });
+      const bare = load('bare.yaml', 'rules:\n- level: Metadata\n');
+      assert.throws(bare, {
+        message: /^unknown group version field audit\.k8s\.io\/__internal, Kind=Policy in policy: /,
+      });
+    });
+
+    it('of another version or kind fails its decoding; without a kind it is a Policy', () => {
+      assert.throws(load('beta.yaml', 'apiVersion: audit.k8s.io/v1beta1\nkind: Policy\nrules:\n- level: None\n'), {
+        message: `failed decoding: no kind "Policy" is registered for version "audit.k8s.io/v1beta1" in scheme "pkg/audit/scheme.go:30": from file ${join(dir, 'beta.yaml')}`,
+      });
+      const noKind = load('no-kind.yaml', 'apiVersion: audit.k8s.io/v1\nrules:\n- level: Request\n');
+      assert.equal(noKind().rules[0]?.level, 'Request');
     });
   });
 });

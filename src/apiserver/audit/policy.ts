@@ -133,6 +133,32 @@ export function validatePolicy(doc: unknown): Policy {
   return obj as unknown as Policy;
 }
 
+/** The name kube-apiserver's audit scheme has in its decoding errors (the file that made it, as Go records it). */
+const AUDIT_SCHEME = 'pkg/audit/scheme.go:30';
+
+/**
+ * What upstream's LoadPolicyFromBytes makes of a file's apiVersion and kind: it decodes into the internal Policy,
+ * so a missing apiVersion (or kind) takes the internal type's and the file is then refused for not naming
+ * audit.k8s.io/v1; an apiVersion and kind the audit scheme does not know fail the decoding.
+ */
+function checkPolicyTypeMeta(doc: unknown): void {
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return;
+  const { apiVersion, kind } = doc as Record<string, unknown>;
+  const typeKind = typeof kind === 'string' && kind !== '' ? kind : 'Policy';
+  const gv = typeof apiVersion === 'string' && apiVersion.split('/').length <= 2 ? apiVersion : '';
+  if (gv === API_VERSIONS[0] && typeKind === 'Policy') return;
+  if (gv === '' || gv === 'audit.k8s.io/__internal') {
+    if (typeKind === 'Policy')
+      throw new Error('unknown group version field audit.k8s.io/__internal, Kind=Policy in policy');
+    throw new Error(
+      `failed decoding: no kind "${typeKind}" is registered for the internal version of group "audit.k8s.io" in scheme "${AUDIT_SCHEME}"`,
+    );
+  }
+  throw new Error(
+    `failed decoding: no kind "${typeKind}" is registered for version "${gv}" in scheme "${AUDIT_SCHEME}"`,
+  );
+}
+
 /** Reads --audit-policy-file (YAML or JSON). */
 export function loadPolicyFile(path: string): Policy {
   const docs = parseAllDocuments(readFileSync(path, 'utf8'));
@@ -140,7 +166,9 @@ export function loadPolicyFile(path: string): Policy {
   if (!first) throw new Error(`audit policy file ${path} is empty`);
   if (first.errors.length > 0) throw new Error(`audit policy file ${path}: ${first.errors[0]?.message}`);
   try {
-    return validatePolicy(first.toJS());
+    const doc = first.toJS();
+    checkPolicyTypeMeta(doc);
+    return validatePolicy(doc);
   } catch (err) {
     // As upstream's LoadPolicyFromFile names the file.
     throw new Error(`${(err as Error).message}: from file ${path}`);
