@@ -403,6 +403,28 @@ describe('apiserver: audit log', () => {
     const ev = byId(String(res.headers['audit-id'])).find((e) => e.stage === 'ResponseComplete') as Event;
     assert.equal(ev.user.username, 'kubernetes-admin');
     assert.equal(ev.impersonatedUser?.username, 'jane');
+    // The line's fields in audit/v1 Event's order, as Go writes the struct.
+    const line = readFileSync(logPath, 'utf8')
+      .split('\n')
+      .find((l) => l.includes(`"auditID":"${ev.auditID}"`) && l.includes('"stage":"ResponseComplete"'));
+    assert.deepEqual(Object.keys(JSON.parse(line ?? '{}')), [
+      'kind',
+      'apiVersion',
+      'level',
+      'auditID',
+      'stage',
+      'requestURI',
+      'verb',
+      'user',
+      'impersonatedUser',
+      'sourceIPs',
+      'objectRef',
+      'responseStatus',
+      'responseObject',
+      'requestReceivedTimestamp',
+      'stageTimestamp',
+      'annotations',
+    ]);
   });
 
   it('a watch has a ResponseStarted stage, and is complete when it ends', async () => {

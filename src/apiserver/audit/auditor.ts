@@ -3,7 +3,7 @@
  * startControlPlane's `audit`); without a policy or a log path there is no auditor and the filter is not in the
  * chain at all.
  */
-import type { AuditEvent } from './event.js';
+import { type AuditEvent, eventJsonLine, orderedEvent } from './event.js';
 import { AuditLogFile } from './log-file.js';
 import { loadPolicyFile, type Policy, PolicyEvaluator, validatePolicy } from './policy.js';
 
@@ -78,9 +78,9 @@ export class Auditor {
   }
 
   process(event: AuditEvent): void {
-    this.opts.sink?.(event);
+    this.opts.sink?.(orderedEvent(event));
     if (!this.file) return;
-    const line = this.opts.format === 'legacy' ? legacyLine(event) : `${JSON.stringify(event)}\n`;
+    const line = this.opts.format === 'legacy' ? legacyLine(event) : eventJsonLine(event);
     if (this.opts.mode !== 'batch') {
       this.file.write(line);
       return;

@@ -1,4 +1,5 @@
 /** The audit.k8s.io/v1 Event, as kube-apiserver writes it to its log backend, and its JSON line. */
+import { goJsonMarshal, withSortedKeys } from '../../api/go-json.js';
 import { formatIP, parseIP } from '../../api/validation/ip.js';
 import type { HttpRequest, UserInfo } from '../context.js';
 import type { RequestInfo } from '../request-info.js';
@@ -41,6 +42,64 @@ export interface AuditEvent {
   requestReceivedTimestamp: string;
   stageTimestamp: string;
   annotations?: Record<string, string>;
+}
+
+/** A UserInfo in authentication/v1's field order (username, uid, groups, extra), extra's keys sorted as Go's map. */
+function orderedUser(user: AuditUser): AuditUser {
+  return {
+    ...(user.username ? { username: user.username } : {}),
+    ...(user.uid ? { uid: user.uid } : {}),
+    ...(user.groups ? { groups: user.groups } : {}),
+    ...(user.extra && Object.keys(user.extra).length > 0 ? { extra: withSortedKeys(user.extra) } : {}),
+  };
+}
+
+const OBJECT_REFERENCE_FIELDS = [
+  'resource',
+  'namespace',
+  'name',
+  'uid',
+  'apiGroup',
+  'apiVersion',
+  'resourceVersion',
+  'subresource',
+] as const;
+
+/**
+ * The event with its fields in audit/v1 Event's order, as Go writes the struct (omitempty fields left out when
+ * empty, the annotations map with its keys sorted).
+ */
+export function orderedEvent(ev: AuditEvent): AuditEvent {
+  const ref = ev.objectRef;
+  const objectRef: ObjectReference = {};
+  if (ref) for (const f of OBJECT_REFERENCE_FIELDS) if (ref[f]) objectRef[f] = ref[f];
+  return {
+    kind: ev.kind,
+    apiVersion: ev.apiVersion,
+    level: ev.level,
+    auditID: ev.auditID,
+    stage: ev.stage,
+    requestURI: ev.requestURI,
+    verb: ev.verb,
+    user: orderedUser(ev.user),
+    ...(ev.impersonatedUser ? { impersonatedUser: orderedUser(ev.impersonatedUser) } : {}),
+    ...(ev.sourceIPs && ev.sourceIPs.length > 0 ? { sourceIPs: ev.sourceIPs } : {}),
+    ...(ev.userAgent ? { userAgent: ev.userAgent } : {}),
+    ...(ref ? { objectRef } : {}),
+    ...(ev.responseStatus ? { responseStatus: ev.responseStatus } : {}),
+    ...(ev.requestObject !== undefined ? { requestObject: ev.requestObject } : {}),
+    ...(ev.responseObject !== undefined ? { responseObject: ev.responseObject } : {}),
+    requestReceivedTimestamp: ev.requestReceivedTimestamp,
+    stageTimestamp: ev.stageTimestamp,
+    ...(ev.annotations && Object.keys(ev.annotations).length > 0
+      ? { annotations: withSortedKeys(ev.annotations) }
+      : {}),
+  };
+}
+
+/** An event's line in the JSON log: Go's encoding of the struct (its field order, HTML-safe escapes) and a newline. */
+export function eventJsonLine(ev: AuditEvent): string {
+  return `${goJsonMarshal(orderedEvent(ev))}\n`;
 }
 
 export function auditUser(user: UserInfo | undefined): AuditUser {
