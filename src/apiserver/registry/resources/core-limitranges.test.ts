@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from '../../../testing/assert.js';
 import type { KubeObject } from '../object.js';
 import { defaultLimitRange, validateLimitRange } from './core-limitranges.js';
-import { resourceQuotaPrinter, validateResourceQuota } from './core-resourcequotas.js';
+import { resourceQuotaPrinter, validateResourceQuota, validateResourceQuotaUpdate } from './core-resourcequotas.js';
 
 describe('limit ranges', () => {
   it('derive container defaults from max and min', () => {
@@ -51,6 +51,57 @@ describe('resource quotas', () => {
         'spec.hard[bogus]: Invalid value: "bogus": must be a standard resource for quota',
         'spec.scopes: Invalid value: []core.ResourceQuotaScope{"BestEffort", "Sometimes"}: unsupported scope',
       ],
+    );
+  });
+
+  it('validate a scope selector as upstream does', () => {
+    const q: KubeObject = {
+      metadata: { name: 'q' },
+      spec: {
+        hard: { pods: '1', 'requests.cpu': '1' },
+        scopeSelector: {
+          matchExpressions: [
+            { scopeName: 'PriorityClass', operator: 'Exists', values: ['high'] },
+            { scopeName: 'BestEffort', operator: 'In', values: ['x'] },
+            { scopeName: 'NotBestEffort', operator: 'Exists' },
+            { scopeName: 'Sometimes', operator: 'Near' },
+            { scopeName: 'PriorityClass', operator: 'NotIn', values: [] },
+          ],
+        },
+      },
+    };
+    const selector =
+      'core.ScopeSelector{MatchExpressions:[]core.ScopedResourceSelectorRequirement{' +
+      'core.ScopedResourceSelectorRequirement{ScopeName:"PriorityClass", Operator:"Exists", Values:[]string{"high"}}, ' +
+      'core.ScopedResourceSelectorRequirement{ScopeName:"BestEffort", Operator:"In", Values:[]string{"x"}}, ' +
+      'core.ScopedResourceSelectorRequirement{ScopeName:"NotBestEffort", Operator:"Exists", Values:[]string(nil)}, ' +
+      'core.ScopedResourceSelectorRequirement{ScopeName:"Sometimes", Operator:"Near", Values:[]string(nil)}, ' +
+      'core.ScopedResourceSelectorRequirement{ScopeName:"PriorityClass", Operator:"NotIn", Values:[]string{}}}}';
+    const at = 'spec.scopeSelector.matchExpressions';
+    assert.deepEqual(
+      validateResourceQuota(q).map((e) => e.message),
+      [
+        `${at}.values: Invalid value: []string{"high"}: must be no value when \`operator\` is 'Exist' or 'DoesNotExist' for scope selector`,
+        `${at}: Invalid value: ${selector}: unsupported scope applied to resource`,
+        `${at}.operator: Invalid value: "In": must be 'Exist' when scope is any of ResourceQuotaScopeTerminating, ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort or ResourceQuotaScopeCrossNamespacePodAffinity`,
+        `${at}.scopeName: Invalid value: "Sometimes": unsupported scope`,
+        `${at}.operator: Invalid value: "Near": not a valid selector operator`,
+        `${at}.values: Required value: must be at least one value when \`operator\` is 'In' or 'NotIn' for scope selector`,
+        `${at}: Invalid value: []core.ResourceQuotaScope(nil): conflicting scopes`,
+      ],
+    );
+  });
+
+  it('let CrossNamespacePodAffinity limit compute, and keep scopes unchanged on update', () => {
+    const q: KubeObject = {
+      metadata: { name: 'q' },
+      spec: { hard: { pods: '1', 'requests.cpu': '1' }, scopes: ['CrossNamespacePodAffinity'] },
+    };
+    assert.deepEqual(validateResourceQuota(q), []);
+    const next: KubeObject = { metadata: { name: 'q' }, spec: { hard: { pods: '1' }, scopes: ['Terminating'] } };
+    assert.deepEqual(
+      validateResourceQuotaUpdate(next, q).map((e) => e.message),
+      ['spec.scopes: Invalid value: []core.ResourceQuotaScope{"Terminating"}: field is immutable'],
     );
   });
 

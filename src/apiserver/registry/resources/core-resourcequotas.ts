@@ -1,13 +1,13 @@
 /**
  * core/v1 ResourceQuotas (+status): canonical quantities, ValidateResourceQuota's checks (resource names,
- * quantities, scopes) and the NAME AGE REQUEST LIMIT columns that show used/hard per resource.
+ * quantities, scopes, the scope selector; scopes fixed after create) and the NAME AGE REQUEST LIMIT columns that show used/hard per resource.
  */
-import { type FieldError, type FieldPath, invalid, path } from '../../../api/field-errors.js';
+import { type FieldError, type FieldPath, invalid, path, required } from '../../../api/field-errors.js';
 import { canonicalQuantity, isQuantity } from '../../../api/quantity.js';
 import { GoValue, goQuote } from '../../../api/validation/go-format.js';
 import { age } from '../../printers/duration.js';
 import { ageColumn, nameColumn, type Printer } from '../../printers/table.js';
-import type { KubeObject } from '../object.js';
+import { isObject, type KubeObject } from '../object.js';
 import { type Builtin, builtin } from './common.js';
 import { arr, type Rec, rec, str } from './core-json.js';
 import { defaultResourceList } from './core-resource-lists.js';
@@ -53,16 +53,123 @@ function resourceList(list: unknown, at: FieldPath): FieldError[] {
   return errs;
 }
 
-/** Whether a scope may limit a resource (BestEffort only counts pods; the others count pods and compute). */
+/**
+ * Whether a scope may limit a resource (IsResourceQuotaScopeValidForResource): BestEffort only counts pods, the
+ * other pod scopes count pods and compute, and a scope upstream does not know limits anything.
+ */
 function scopeFits(scope: string, resource: string): boolean {
-  if (scope === 'BestEffort' || scope === 'CrossNamespacePodAffinity') return resource === 'pods';
-  return POD_COMPUTE.has(resource);
+  if (scope === 'BestEffort') return resource === 'pods';
+  if (SCOPES.includes(scope)) return POD_COMPUTE.has(resource);
+  return true;
+}
+
+const CONFLICTING_SCOPES = [
+  ['BestEffort', 'NotBestEffort'],
+  ['Terminating', 'NotTerminating'],
+] as const;
+
+/** `%#v` of a spec's scopes, as the internal type prints. */
+function goScopes(list: string[] | undefined): GoValue {
+  return new GoValue(
+    list === undefined
+      ? '[]core.ResourceQuotaScope(nil)'
+      : `[]core.ResourceQuotaScope{${list.map(goQuote).join(', ')}}`,
+  );
+}
+
+function goStrings(v: unknown): string {
+  return Array.isArray(v) ? `[]string{${v.map((x) => goQuote(str(x))).join(', ')}}` : '[]string(nil)';
+}
+
+/** `%#v` of a spec's scopeSelector, as the internal core.ScopeSelector prints. */
+function goScopeSelector(selector: Rec): GoValue {
+  const list = selector.matchExpressions;
+  const inner = Array.isArray(list)
+    ? `[]core.ScopedResourceSelectorRequirement{${list
+        .map((x) => {
+          const r = rec(x);
+          return `core.ScopedResourceSelectorRequirement{ScopeName:${goQuote(str(r.scopeName))}, Operator:${goQuote(str(r.operator))}, Values:${goStrings(r.values)}}`;
+        })
+        .join(', ')}}`
+    : '[]core.ScopedResourceSelectorRequirement(nil)';
+  return new GoValue(`core.ScopeSelector{MatchExpressions:${inner}}`);
+}
+
+const EXISTS_ONLY = new Set([
+  'BestEffort',
+  'NotBestEffort',
+  'Terminating',
+  'NotTerminating',
+  'CrossNamespacePodAffinity',
+]);
+
+/** validateScopeSelector: each match expression's scope, operator and values. */
+function scopeSelector(spec: Rec, at: FieldPath): FieldError[] {
+  if (!isObject(spec.scopeSelector)) return [];
+  const selector = spec.scopeSelector;
+  const exprsAt = at.child('matchExpressions');
+  const hard = Object.keys(rec(spec.hard)).sort();
+  const errs: FieldError[] = [];
+  const seen = new Set<string>();
+  for (const item of arr(selector.matchExpressions)) {
+    const req = rec(item);
+    const scope = str(req.scopeName);
+    const operator = str(req.operator);
+    const values = arr(req.values);
+    if (!SCOPES.includes(scope)) errs.push(invalid(exprsAt.child('scopeName'), scope, 'unsupported scope'));
+    for (const resource of hard) {
+      if (isStandardQuotaResourceName(resource) && !scopeFits(scope, resource)) {
+        errs.push(invalid(exprsAt, goScopeSelector(selector), 'unsupported scope applied to resource'));
+      }
+    }
+    if (EXISTS_ONLY.has(scope) && operator !== 'Exists') {
+      errs.push(
+        invalid(
+          exprsAt.child('operator'),
+          operator,
+          "must be 'Exist' when scope is any of ResourceQuotaScopeTerminating, ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort or ResourceQuotaScopeCrossNamespacePodAffinity",
+        ),
+      );
+    }
+    if (operator === 'In' || operator === 'NotIn') {
+      if (values.length === 0) {
+        errs.push(
+          required(
+            exprsAt.child('values'),
+            "must be at least one value when `operator` is 'In' or 'NotIn' for scope selector",
+          ),
+        );
+      }
+    } else if (operator === 'Exists' || operator === 'DoesNotExist') {
+      if (values.length !== 0) {
+        errs.push(
+          invalid(
+            exprsAt.child('values'),
+            new GoValue(goStrings(req.values)),
+            "must be no value when `operator` is 'Exist' or 'DoesNotExist' for scope selector",
+          ),
+        );
+      }
+    } else {
+      errs.push(invalid(exprsAt.child('operator'), operator, 'not a valid selector operator'));
+    }
+    seen.add(scope);
+  }
+  for (const [a, b] of CONFLICTING_SCOPES) {
+    // Upstream shows the spec's scopes here, not the selector.
+    if (seen.has(a) && seen.has(b)) errs.push(invalid(exprsAt, goScopes(specScopes(spec)), 'conflicting scopes'));
+  }
+  return errs;
+}
+
+function specScopes(spec: Rec): string[] | undefined {
+  return Array.isArray(spec.scopes) ? spec.scopes.map(str) : undefined;
 }
 
 function scopes(spec: Rec, at: FieldPath): FieldError[] {
   const list = arr(spec.scopes).map(str);
   if (list.length === 0) return [];
-  const value = new GoValue(`[]core.ResourceQuotaScope{${list.map(goQuote).join(', ')}}`);
+  const value = goScopes(list);
   const errs: FieldError[] = [];
   const hard = Object.keys(rec(spec.hard)).sort();
   for (const scope of list) {
@@ -73,11 +180,8 @@ function scopes(spec: Rec, at: FieldPath): FieldError[] {
       }
     }
   }
-  for (const [a, b] of [
-    ['BestEffort', 'NotBestEffort'],
-    ['Terminating', 'NotTerminating'],
-  ]) {
-    if (list.includes(a as string) && list.includes(b as string)) errs.push(invalid(at, value, 'conflicting scopes'));
+  for (const [a, b] of CONFLICTING_SCOPES) {
+    if (list.includes(a) && list.includes(b)) errs.push(invalid(at, value, 'conflicting scopes'));
   }
   return errs;
 }
@@ -92,8 +196,20 @@ export function validateResourceQuota(q: KubeObject): FieldError[] {
   return [
     ...resourceList(spec.hard, path('spec', 'hard')),
     ...scopes(spec, path('spec', 'scopes')),
+    ...scopeSelector(spec, path('spec', 'scopeSelector')),
     ...validateStatus(q),
   ];
+}
+
+/** ValidateResourceQuotaUpdate: the spec as on create, and scopes that do not change. */
+export function validateResourceQuotaUpdate(q: KubeObject, old: KubeObject): FieldError[] {
+  const errs = validateResourceQuota(q);
+  const next = new Set(specScopes(rec(q.spec)) ?? []);
+  const prev = new Set(specScopes(rec(old.spec)) ?? []);
+  if (next.size !== prev.size || [...next].some((s) => !prev.has(s))) {
+    errs.push(invalid(path('spec', 'scopes'), goScopes(specScopes(rec(q.spec))), 'field is immutable'));
+  }
+  return errs;
 }
 
 /** `resource: used/hard, …` for requests and other resources, and for limits.* resources. */
@@ -138,7 +254,7 @@ export function resourcequotas(): Builtin {
         q.status = {};
       },
       validate: validateResourceQuota,
-      validateUpdate: validateResourceQuota,
+      validateUpdate: validateResourceQuotaUpdate,
     },
   });
   served.def.status = specKeepingStatusStrategy((q) => validateStatus(q));
