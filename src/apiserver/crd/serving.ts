@@ -81,34 +81,49 @@ function discoveryInfo(def: ResourceDefinition, crd: CustomResourceDefinition, v
 /**
  * How a version's objects go to and come from storage, as upstream's custom resource codec does with conversion None:
  * the apiVersion is rewritten; an object converted to another version keeps only what that version's schema knows
- * (pruned, so a field only an older version had does not show through a newer one, nor get stored); an object read
- * from storage gets the storage version's defaults it lacks (a default added to the CRD after the object was
- * written). Nothing is needed, and the raw fast paths stay, for a lone version whose schema has no defaults.
+ * (pruned, so a field only an older version had does not show through a newer one, nor get stored). An object read
+ * from storage is taken in the version it was written in, which is not the storage version when that has changed
+ * since: it gets that version's defaults it lacks (a default added to the CRD after the object was written) and,
+ * when served in another version, is pruned by that version's schema. Nothing is needed, and the raw fast paths
+ * stay, for a lone version whose schema has no defaults.
  */
-function versionConversion(
-  several: boolean,
-  otherSchema: JSONSchemaProps | undefined,
-  storedSchema: JSONSchemaProps | undefined,
-  apiVersions: { served: string; stored: string },
-): { conversion?: Conversion } {
-  const defaults = storedSchema && JSON.stringify(storedSchema).includes('"default"') ? storedSchema : undefined;
-  if (!several && !defaults) return {};
+function versionConversion(crd: CustomResourceDefinition, served: string, stored: string): { conversion?: Conversion } {
+  const group = crd.spec.group ?? '';
+  const versions = crd.spec.versions ?? [];
+  const schemaOf = (name: string) => versions.find((v) => v.name === name)?.schema?.openAPIV3Schema;
+  const hasDefaults = (s: JSONSchemaProps | undefined) => s !== undefined && JSON.stringify(s).includes('"default"');
+  // Each version's schema when it has defaults, by version name.
+  const defaultsOf = new Map<string, JSONSchemaProps>();
+  for (const v of versions) {
+    const s = v.schema?.openAPIV3Schema;
+    if (hasDefaults(s) && s) defaultsOf.set(v.name ?? '', s);
+  }
+  if (versions.length <= 1 && defaultsOf.size === 0) return {};
+  const servedSchema = schemaOf(served);
+  const storedSchema = schemaOf(stored);
+  const servedApiVersion = `${group}/${served}`;
+  const storedApiVersion = `${group}/${stored}`;
+  const prefix = `${group}/`;
   return {
     conversion: {
       toStorage: (obj: KubeObject) => {
-        const out = { ...obj, apiVersion: apiVersions.stored };
+        const out = { ...obj, apiVersion: storedApiVersion };
         // The written object is the store's own: pruning it in place prunes the answer too, as upstream's is.
-        if (otherSchema && storedSchema) pruneObject(out, storedSchema);
+        if (served !== stored && storedSchema) pruneObject(out, storedSchema);
         return out;
       },
       fromStorage: (obj: KubeObject) => {
+        const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : storedApiVersion;
+        const own = apiVersion.startsWith(prefix) ? apiVersion.slice(prefix.length) : stored;
         // Objects read from the watch cache may be shared: anything that changes more than apiVersion works on a copy.
+        const defaults = defaultsOf.get(own);
         const lacking = defaults !== undefined && lacksDefaults(obj, defaults);
-        if (!lacking && !otherSchema) return { ...obj, apiVersion: apiVersions.served };
+        const convert = own !== served && servedSchema !== undefined;
+        if (!lacking && !convert) return { ...obj, apiVersion: servedApiVersion };
         const out = structuredClone(obj);
-        out.apiVersion = apiVersions.served;
         if (lacking && defaults) applyDefaults(out, defaults);
-        if (otherSchema) pruneObject(out, otherSchema);
+        out.apiVersion = servedApiVersion;
+        if (convert && servedSchema) pruneObject(out, servedSchema);
         return out;
       },
     },
@@ -129,8 +144,6 @@ export function servedVersions(
   const kind = names.kind ?? '';
   const stored = storageVersion(crd) ?? '';
   const versions = crd.spec.versions ?? [];
-  const storedSchema = versions.find((v) => v.name === stored)?.schema?.openAPIV3Schema;
-  const several = versions.length > 1;
   const out: ServedResource[] = [];
   for (const version of versions) {
     if (!version.served) continue;
@@ -139,8 +152,6 @@ export function servedVersions(
     const namespaced = crd.spec.scope === 'Namespaced';
     const { strategy, status } = customResourceStrategies(version, schema, namespaced);
     const scale = version.subresources?.scale;
-    const servedApiVersion = `${group}/${v}`;
-    const storedApiVersion = `${group}/${stored}`;
     const def: ResourceDefinition = {
       group,
       version: v,
@@ -152,10 +163,7 @@ export function servedVersions(
       strategy,
       ...(status ? { status } : {}),
       ...(scale ? { scale: true } : {}),
-      ...versionConversion(several, v === stored ? undefined : schema, storedSchema, {
-        served: servedApiVersion,
-        stored: storedApiVersion,
-      }),
+      ...versionConversion(crd, v, stored),
       custom: {
         prune: (obj) => [...(schema ? pruneObject(obj, schema) : []), ...pruneMetadata(obj)],
         warnings: version.deprecated ? [deprecationWarning(crd, version)] : [],
