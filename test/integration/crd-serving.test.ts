@@ -414,18 +414,43 @@ describe('CustomResourceDefinitions: serving custom resources', () => {
   });
 
   it('serves the scale subresource over the CRD paths', async () => {
-    const scale = await apiRequest(cp, 'GET', `${WIDGETS}/w1/scale`);
-    assert.equal(scale.body.kind, 'Scale');
-    assert.equal(scale.body.apiVersion, 'autoscaling/v1');
-    assert.deepEqual(scale.body.status, { replicas: 2 });
     const put = await apiRequest(cp, 'PATCH', `${WIDGETS}/w1/scale`, {
       body: { spec: { replicas: 5 } },
       contentType: 'application/merge-patch+json',
     });
     assert.equal(put.status, 200, put.text);
     assert.equal(put.body.spec.replicas, 5);
+    const scale = await apiRequest(cp, 'GET', `${WIDGETS}/w1/scale`);
+    assert.equal(scale.body.kind, 'Scale');
+    assert.equal(scale.body.apiVersion, 'autoscaling/v1');
+    assert.deepEqual(scale.body.spec, { replicas: 5 });
+    assert.deepEqual(scale.body.status, { replicas: 2 });
     const got = await apiRequest(cp, 'GET', `${WIDGETS}/w1`);
     assert.equal(got.body.spec.replicas, 5);
+  });
+
+  it('has no Scale to read while the object has no spec replicas, as upstream’s ScaleREST', async () => {
+    const made = await apiRequest(cp, 'POST', WIDGETS, {
+      body: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'unscaled' }, spec: { size: 1 } },
+    });
+    assert.equal(made.status, 201, made.text);
+    const got = await apiRequest(cp, 'GET', `${WIDGETS}/unscaled/scale`);
+    assert.equal(got.status, 500, got.text);
+    assert.equal(got.body.reason, 'InternalError');
+    assert.equal(got.body.message, 'Internal error occurred: the spec replicas field ".spec.replicas" does not exist');
+    const labels = await apiRequest(cp, 'PATCH', `${WIDGETS}/unscaled/scale`, {
+      body: { metadata: { labels: { a: 'b' } } },
+      contentType: 'application/merge-patch+json',
+    });
+    assert.equal(labels.status, 400, labels.text);
+    assert.equal(labels.body.message, 'the spec replicas field ".spec.replicas" cannot be empty');
+    const scaled = await apiRequest(cp, 'PATCH', `${WIDGETS}/unscaled/scale`, {
+      body: { spec: { replicas: 3 } },
+      contentType: 'application/merge-patch+json',
+    });
+    assert.equal(scaled.status, 200, scaled.text);
+    assert.equal(scaled.body.spec.replicas, 3);
+    assert.equal((await apiRequest(cp, 'GET', `${WIDGETS}/unscaled/scale`)).body.spec.replicas, 3);
   });
 
   it('lists the resource in discovery', async () => {

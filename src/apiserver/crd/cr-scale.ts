@@ -31,6 +31,10 @@ export function customResourceScale(scale: ScaleSubresource) {
         typeof selector === 'string' ? selector : undefined,
       );
     },
+    /** The specReplicasPath when the object has nothing there: upstream's ScaleREST cannot read its Scale then. */
+    missingReplicas(obj: KubeObject): string | undefined {
+      return read(obj, scale.specReplicasPath) === undefined ? (scale.specReplicasPath ?? '') : undefined;
+    },
     apply(obj: KubeObject, replicas: number): KubeObject {
       const path = fields(scale.specReplicasPath ?? '.spec.replicas');
       let at: Record<string, unknown> = obj;

@@ -237,6 +237,9 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
   }
 }
 
+/** What a custom resource's Scale carries as spec.replicas while its object has none (upstream's mark). */
+const MISSING_REPLICAS = -2147483648;
+
 /** GET, PUT and PATCH of the scale subresource: an autoscaling/v1 Scale view of spec.replicas. */
 async function serveScale(ctx: RequestContext, served: ServedResource, ns: string, dryRun: boolean): Promise<void> {
   const { def } = served;
@@ -244,7 +247,15 @@ async function serveScale(ctx: RequestContext, served: ServedResource, ns: strin
   const scaleResource: ResourceDefinition = { ...def, group: 'autoscaling', version: 'v1', kind: 'Scale' };
   const custom = def.custom?.scale;
   const view = (obj: KubeObject): Scale => (custom ? (custom.of(obj) as Scale) : scaleOf(obj));
-  if (ctx.info.verb === 'get') return writeJson(ctx, 200, view(await served.store.get(ns, name)));
+  if (ctx.info.verb === 'get') {
+    const current = await served.store.get(ns, name);
+    // A custom resource without spec replicas has no Scale to read: upstream's ScaleREST answers an internal error.
+    const missing = custom?.missingReplicas(current);
+    if (missing !== undefined) {
+      throw statusErrors.internal(new Error(`the spec replicas field ${JSON.stringify(missing)} does not exist`));
+    }
+    return writeJson(ctx, 200, view(current));
+  }
   if (ctx.info.verb !== 'update' && ctx.info.verb !== 'patch') {
     throw statusErrors.methodNotSupported(groupResource(def), ctx.info.verb);
   }
@@ -265,9 +276,16 @@ async function serveScale(ctx: RequestContext, served: ServedResource, ns: strin
     name,
     async (current) => {
       const currentScale = view(current);
+      // Upstream marks a custom resource's absent spec replicas with the smallest int32, and refuses a write that
+      // leaves the mark in place (a patch that does not set spec.replicas).
+      const missing = custom?.missingReplicas(current);
+      if (missing !== undefined) currentScale.spec = { replicas: MISSING_REPLICAS };
       let wanted = patch
         ? (applyPatchBody(patch.type, currentScale, patch.body, scaleResource) as Scale)
         : (deepClone(input) as Scale);
+      if (missing !== undefined && wanted.spec?.replicas === MISSING_REPLICAS) {
+        throw statusErrors.badRequest(`the spec replicas field ${JSON.stringify(missing)} cannot be empty`);
+      }
       const wantRV = wanted.metadata?.resourceVersion;
       if (wantRV && wantRV !== current.metadata.resourceVersion) throw statusErrors.modified(groupResource(def), name);
       // Admission of a scale update sees autoscaling/v1 Scale objects, as upstream's ScaleREST does.

@@ -186,6 +186,8 @@ export interface CustomResourceHooks {
   /** The scale subresource over the CRD's replica paths (when the version has one). */
   scale?: {
     of(obj: KubeObject): KubeObject;
+    /** The spec replicas path when the object has no value there. */
+    missingReplicas(obj: KubeObject): string | undefined;
     apply(obj: KubeObject, replicas: number): KubeObject;
   };
 }
