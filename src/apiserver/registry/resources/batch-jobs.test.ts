@@ -58,6 +58,34 @@ describe('batch/v1 Jobs', () => {
     assert.deepEqual(obj.metadata.labels, expected);
   });
 
+  it('labels a Job without labels like its labelled template, generated pod labels included', () => {
+    const obj = job({
+      template: {
+        metadata: { labels: { app: 'pi' } },
+        spec: { restartPolicy: 'Never', containers: [{ name: 'pi', image: 'perl' }] },
+      },
+    });
+    assert.deepEqual(create(obj), []);
+    assert.deepEqual(obj.metadata.labels, {
+      app: 'pi',
+      'batch.kubernetes.io/controller-uid': UID,
+      'batch.kubernetes.io/job-name': 'pi',
+      'controller-uid': UID,
+      'job-name': 'pi',
+    });
+    const both = job(
+      {
+        template: {
+          metadata: { labels: { app: 'pi' } },
+          spec: { restartPolicy: 'Never', containers: [{ name: 'pi', image: 'perl' }] },
+        },
+      },
+      { labels: { app: 'pi' } },
+    );
+    create(both);
+    assert.deepEqual(both.metadata.labels, { app: 'pi' });
+  });
+
   it('keeps the user labels of a labelled Job and of a manual selector', () => {
     const labelled = job({}, { labels: { team: 'a' } });
     create(labelled);

@@ -27,19 +27,23 @@ export const LEGACY_JOB_NAME_LABEL = 'job-name';
 export const LEGACY_CONTROLLER_UID_LABEL = 'controller-uid';
 
 /**
- * A Job without labels takes its template's labels. Upstream shares the map, and defaults again when it reads the
- * stored Job back, so a Job created without labels shows the generated ones too.
+ * A Job without labels takes its template's labels. Upstream's SetDefaults_Job assigns the very map, so when the
+ * decoded Job's template has labels, the pod labels generated on create land in the Job's labels too (`share`);
+ * upstream also defaults again when it reads the stored Job back, so a Job created without any labels shows the
+ * generated ones as well (a copy taken after they are generated).
  */
-function defaultJobLabels(obj: KubeObject): void {
+function defaultJobLabels(obj: KubeObject, share: boolean): void {
   const templateLabels = rec(rec(rec(obj.spec).template).metadata).labels;
   if (isObject(templateLabels) && Object.keys(obj.metadata.labels ?? {}).length === 0) {
-    obj.metadata.labels = { ...(templateLabels as Record<string, string>) };
+    obj.metadata.labels = share
+      ? (templateLabels as Record<string, string>)
+      : { ...(templateLabels as Record<string, string>) };
   }
 }
 
 /** SetDefaults_Job. */
 export function defaultJob(obj: KubeObject): void {
-  defaultJobLabels(obj);
+  defaultJobLabels(obj, true);
   defaultJobSpec(child(obj, 'spec'));
 }
 
@@ -202,7 +206,7 @@ export const jobs: Builtin = withStatusValidation(
       default: defaultJob,
       prepareForCreate(obj) {
         if (rec(obj.spec).manualSelector !== true) generateSelector(obj);
-        defaultJobLabels(obj);
+        defaultJobLabels(obj, false);
         obj.status = {};
       },
       validate: (obj) => validateJob(obj),
