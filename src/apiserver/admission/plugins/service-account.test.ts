@@ -176,5 +176,15 @@ describe('ServiceAccount admission', () => {
       ),
       'pods "web" is forbidden: a mirror pod may not reference secrets',
     );
+    // Refused in the mutating phase already, as upstream's Admit validates mirror pods: ahead of the plugins that
+    // run later in that phase (NodeRestriction's "can not create pods that reference a service account").
+    assert.equal(
+      await refusal(
+        Promise.resolve().then(() =>
+          plugin.admit?.(create(pod({ serviceAccountName: 'default' }, { annotations: mirror }))),
+        ),
+      ),
+      'pods "web" is forbidden: a mirror pod may not reference service accounts',
+    );
   });
 });

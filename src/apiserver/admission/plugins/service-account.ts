@@ -283,7 +283,9 @@ export function serviceAccount(reader: ClusterReader, opts: ServiceAccountOption
     admit(attrs) {
       if (ignored(attrs) || attrs.operation !== 'CREATE' || attrs.subresource !== '') return;
       const pod = attrs.object as KubeObject;
-      if (isMirrorPod(pod)) return;
+      // A mirror pod is never changed, but it is checked here already, as upstream's Admit does: its refusal comes
+      // before those of the plugins later in the mutating phase (NodeRestriction).
+      if (isMirrorPod(pod)) return validate(attrs);
       const spec = specOf(pod);
       if (str(spec.serviceAccountName) === '') {
         spec.serviceAccountName = DEFAULT_SERVICE_ACCOUNT_NAME;
