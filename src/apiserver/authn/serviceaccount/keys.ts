@@ -19,12 +19,20 @@ export function algorithmOf(key: KeyObject): string {
   throw new Error(`unsupported key type ${key.asymmetricKeyType ?? '(unknown)'} for service account tokens`);
 }
 
+/** Each key's id, worked out once: the authenticator looks up the keys of a token's key id on every request. */
+const keyIds = new WeakMap<KeyObject, string>();
+
 /** The key id upstream puts in tokens and the JWKS: base64url of the SHA-256 of the public key's DER (PKIX). */
 export function keyIdOf(key: KeyObject): string {
-  const pub = key.type === 'private' ? createPublicKey(key) : key;
-  return createHash('sha256')
-    .update(pub.export({ type: 'spki', format: 'der' }))
-    .digest('base64url');
+  let id = keyIds.get(key);
+  if (id === undefined) {
+    const pub = key.type === 'private' ? createPublicKey(key) : key;
+    id = createHash('sha256')
+      .update(pub.export({ type: 'spki', format: 'der' }))
+      .digest('base64url');
+    keyIds.set(key, id);
+  }
+  return id;
 }
 
 const PEM_BLOCK = /-----BEGIN ([A-Z ]+)-----[\s\S]*?-----END \1-----/g;
