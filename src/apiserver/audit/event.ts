@@ -2,6 +2,7 @@
 import { goJsonMarshal, withSortedKeys } from '../../api/go-json.js';
 import { formatIP, parseIP } from '../../api/validation/ip.js';
 import type { HttpRequest, UserInfo } from '../context.js';
+import { headerLines } from '../header-lines.js';
 import type { RequestInfo } from '../request-info.js';
 import type { Level, Stage } from './policy.js';
 
@@ -137,10 +138,8 @@ export function truncatedUserAgent(ua: string): string {
 
 /** The first value of a request header, as Go's Header.Get reads it (Node joins some repeated headers). */
 function firstHeader(req: HttpRequest, name: string): string {
-  const raw = req.rawHeaders ?? [];
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    if ((raw[i] as string).toLowerCase() === name) return raw[i + 1] as string;
-  }
+  const line = headerLines(req, name)[0];
+  if (line !== undefined) return line;
   const value = req.headers[name];
   return Array.isArray(value) ? (value[0] ?? '') : (value ?? '');
 }

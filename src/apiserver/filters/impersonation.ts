@@ -1,5 +1,6 @@
 import { plainInternalError, StatusError } from '../../api/status-error.js';
 import type { Filter, RequestContext, UserInfo } from '../context.js';
+import { headerLines } from '../header-lines.js';
 import type { RequestInfo } from '../request-info.js';
 import { type Authorizer, forbiddenMessage } from './authorization.js';
 
@@ -17,21 +18,6 @@ interface ImpersonationRequest {
   name: string;
   /** The extra key, for UserExtra. */
   fieldPath: string;
-}
-
-/**
- * The values of a request header, one per header line, as Go's http.Header keeps them for upstream: a repeated header
- * is several values, and a comma inside a line is part of its value (`kubectl --as-group "a,b"` is the one group
- * "a,b"). Node joins repeated headers with ", " in req.headers, so the lines are read from req.rawHeaders (HTTP/1.1
- * and HTTP/2 alike).
- */
-function headerLines(ctx: RequestContext, name: string): string[] {
-  const raw = ctx.req.rawHeaders ?? [];
-  const values: string[] = [];
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    if ((raw[i] as string).toLowerCase() === name) values.push(raw[i + 1] as string);
-  }
-  return values;
 }
 
 /** The Impersonate-Extra-* headers: each header name (lower-cased, in the order first seen) with its lines. */
@@ -63,7 +49,7 @@ function asksToImpersonate(ctx: RequestContext): boolean {
 /** What the request's Impersonate-* headers ask for, in upstream's order: user, groups, extras, uid. */
 function impersonationRequests(ctx: RequestContext): ImpersonationRequest[] {
   const requests: ImpersonationRequest[] = [];
-  const user = headerLines(ctx, USER_HEADER)[0] ?? '';
+  const user = headerLines(ctx.req, USER_HEADER)[0] ?? '';
   const blank = { apiVersion: '', namespace: '', fieldPath: '' };
   if (user) {
     const sa = user.startsWith(SERVICE_ACCOUNT_PREFIX) ? user.slice(SERVICE_ACCOUNT_PREFIX.length).split(':') : [];
@@ -72,7 +58,7 @@ function impersonationRequests(ctx: RequestContext): ImpersonationRequest[] {
     } else requests.push({ ...blank, kind: 'User', name: user });
   }
   let others = false;
-  for (const group of headerLines(ctx, GROUP_HEADER)) {
+  for (const group of headerLines(ctx.req, GROUP_HEADER)) {
     others = true;
     requests.push({ ...blank, kind: 'Group', name: group });
   }
@@ -88,7 +74,7 @@ function impersonationRequests(ctx: RequestContext): ImpersonationRequest[] {
       requests.push({ ...blank, kind: 'UserExtra', apiVersion: 'authentication.k8s.io/v1', name: v, fieldPath: key });
     }
   }
-  const uid = headerLines(ctx, UID_HEADER)[0] ?? '';
+  const uid = headerLines(ctx.req, UID_HEADER)[0] ?? '';
   if (uid) {
     others = true;
     requests.push({ ...blank, kind: 'UID', apiVersion: 'authentication.k8s.io/v1', name: uid });
