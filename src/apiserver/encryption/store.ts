@@ -24,10 +24,7 @@ import {
   type WatchListener,
 } from '../../storage/types.js';
 import { type EncryptionRule, matchesResource } from './config.js';
-import type { TransformerChain } from './transformers.js';
-
-/** What every encrypted value starts with; identity refuses such values. */
-const ENCRYPTED = Buffer.from('k8s:enc:');
+import { identity, type TransformerChain } from './transformers.js';
 
 /** A read that no transformer could make: upstream's storage.InternalError. */
 function untransformable(key: string, message: string, cause: unknown): StorageError {
@@ -93,15 +90,9 @@ export class EncryptingStore implements Store {
   /** The value decrypted, or a StorageError 'Internal' with the transformer's words. */
   private read(key: string, value: Buffer): { value: Buffer; stale: boolean } {
     const chain = this.chainFor(key);
-    if (!chain) {
-      // An unconfigured resource is read by upstream's identity transformer, which refuses encrypted data.
-      if (value.length >= ENCRYPTED.length && value.subarray(0, ENCRYPTED.length).equals(ENCRYPTED)) {
-        throw untransformable(key, 'identity transformer tried to read encrypted data', undefined);
-      }
-      return { value, stale: false };
-    }
     try {
-      return chain.read(value, key);
+      // An unconfigured resource is read by upstream's identity transformer, which refuses encrypted data.
+      return chain ? chain.read(value, key) : { value: identity.fromStorage(value, key), stale: false };
     } catch (err) {
       throw untransformable(key, (err as Error).message, err);
     }

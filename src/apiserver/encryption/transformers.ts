@@ -111,8 +111,7 @@ export const identity: Transformer = {
   prefix: '',
   toStorage: (data) => data,
   fromStorage(data) {
-    if (data.subarray(0, ENC.length).toString() === ENC)
-      throw new Error('identity transformer tried to read encrypted data');
+    if (hasPrefix(data, ENC)) throw new Error('identity transformer tried to read encrypted data');
     return data;
   },
 };
