@@ -131,6 +131,18 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
       // A custom resource's patch body is checked once, not on every try of the update.
       const customPatchErrors =
         def.custom && directive !== 'Ignore' ? patchBodyStrictErrors(type, raw.toString('utf8'), body) : [];
+      // The patched object is decoded (JSON and merge patches) or converted (strategic merge) into the kind's Go
+      // type, which refuses values of the wrong type before anything else. A stored object holds none, so a merge or
+      // strategic merge patch whose own values all fit their fields (directives aside) brings none in, and the
+      // patched object needs no walk of its own; a JSON patch's values are not in the object's shape, so its result
+      // is walked.
+      const smp = type === 'application/strategic-merge-patch+json';
+      const typeErrorOf = smp ? convertTypeError : decodeTypeError;
+      const patchFits =
+        schema !== undefined &&
+        !def.custom &&
+        type !== 'application/json-patch+json' &&
+        typeErrorOf(body, schema) === undefined;
       const patched = await served.store.guaranteedUpdate(
         ns,
         info.name,
@@ -149,11 +161,8 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
               customPatchErrors,
             );
           }
-          if (schema && !def.custom) {
-            // The patched object is decoded (JSON and merge patches) or converted (strategic merge) into the
-            // kind's Go type, which refuses values of the wrong type before anything else.
-            const smp = type === 'application/strategic-merge-patch+json';
-            const typeError = smp ? convertTypeError(next, schema) : decodeTypeError(next, schema);
+          if (schema && !def.custom && !patchFits) {
+            const typeError = typeErrorOf(next, schema);
             if (typeError) throw patchTypeError(type, body, next, typeError);
           }
           if (schema) {
