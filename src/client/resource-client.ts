@@ -2,7 +2,7 @@
  * ResourceClient over the REST client (client-go's dynamic client): upstream's URL layout, query parameter names
  * and DeleteOptions body, for one group/version/resource, optionally in one namespace.
  */
-import type { KubeClient, QueryValue } from './rest.js';
+import type { KubeClient, QueryValue, RequestOptions } from './rest.js';
 import {
   type DeleteOptions,
   type GroupVersionResource,
@@ -81,15 +81,33 @@ export class RestResource<T extends KubeObject> implements ResourceClient<T> {
     patch: unknown,
     opts: WriteOptions & { subresource?: string } = {},
   ): Promise<T> {
+    return this.client.request<T>(this.patchRequest(name, type, patch, opts));
+  }
+
+  private patchRequest(
+    name: string,
+    type: PatchType,
+    patch: unknown,
+    opts: WriteOptions & { subresource?: string },
+  ): RequestOptions {
     const { subresource, ...write } = opts;
-    return this.client.request<T>({
+    return {
       method: 'PATCH',
       path: this.path(this.namespaceFor(name), name, subresource),
       query: writeQuery(write),
       body: patch,
       contentType: PATCH_CONTENT_TYPES[type],
       target: this.target(name),
-    });
+    };
+  }
+
+  async patchForVersion(
+    name: string,
+    type: PatchType,
+    patch: unknown,
+    opts: WriteOptions & { subresource?: string } = {},
+  ): Promise<string> {
+    return this.client.requestResourceVersion(this.patchRequest(name, type, patch, opts));
   }
 
   async delete(name: string, opts: DeleteOptions = {}): Promise<KubeObject> {

@@ -29,6 +29,28 @@ export function parseBody(contentType: string | undefined, text: string): unknow
   return JSON.parse(text);
 }
 
+const RESOURCE_VERSION_KEY = Buffer.from('"resourceVersion":"');
+const STATUS_KIND = Buffer.from('"kind":"Status"');
+
+/**
+ * The metadata.resourceVersion of a write's JSON answer, without decoding it when its text names one
+ * resourceVersion only and is not a Status: every written object has metadata.resourceVersion, and a key inside a
+ * string has its quotes escaped, so that one is it. Otherwise the answer is decoded (and a Failure Status thrown).
+ */
+export function answerResourceVersion(body: Buffer, status: number): string {
+  const at = body.indexOf(RESOURCE_VERSION_KEY);
+  if (at >= 0 && body.indexOf(RESOURCE_VERSION_KEY, at + 1) < 0 && !body.includes(STATUS_KIND)) {
+    const start = at + RESOURCE_VERSION_KEY.length;
+    const end = body.indexOf(0x22, start);
+    const value = end < 0 ? undefined : body.toString('latin1', start, end);
+    if (value !== undefined && /^[0-9]*$/.test(value)) return value;
+  }
+  const parsed: unknown = body.length === 0 ? undefined : JSON.parse(body.toString('utf8'));
+  if (isFailureStatus(parsed)) throw ApiError.fromStatus({ code: status, ...parsed });
+  const meta = (parsed as { metadata?: { resourceVersion?: unknown } } | undefined)?.metadata;
+  return typeof meta?.resourceVersion === 'string' ? meta.resourceVersion : '';
+}
+
 export function isStatus(value: unknown): value is Partial<StatusObject> {
   return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'Status';
 }

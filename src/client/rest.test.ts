@@ -157,6 +157,23 @@ describe('KubeClient against a control plane', () => {
     assert.equal((await deployments.get('patched')).spec.replicas, 3, 'a dry run changes nothing');
   });
 
+  test('patchForVersion answers the written resourceVersion, read off the answer or decoded', async () => {
+    const configMaps = cp.client.configMaps('default');
+    await configMaps.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'versioned' } });
+    const rv = await configMaps.patchForVersion('versioned', 'merge', { data: { a: '1' } });
+    const stored = await configMaps.get('versioned');
+    assert.equal(rv, stored.metadata.resourceVersion);
+    assert.equal(stored.data?.a, '1');
+    // A second resourceVersion key in the answer (an annotation's): the answer is decoded, and the object's own
+    // resourceVersion is still the one answered.
+    const again = await configMaps.patchForVersion('versioned', 'strategic', {
+      metadata: { annotations: { resourceVersion: '1' } },
+    });
+    assert.equal(again, (await configMaps.get('versioned')).metadata.resourceVersion);
+    assert.notEqual(again, '1');
+    await assert.rejects(configMaps.patchForVersion('missing', 'merge', { data: {} }), isNotFound);
+  });
+
   test('delete with a propagation policy and deleteCollection', async () => {
     const cms = cp.client.configMaps('default');
     await cms.create({ metadata: { name: 'foreground' } });

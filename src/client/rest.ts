@@ -6,6 +6,7 @@ import { TokenBucket } from '../util/token-bucket.js';
 import { type ConnectionConfig, type LoadKubeconfigOptions, loadKubeconfig } from './kubeconfig.js';
 import { RestResource, withQuery } from './resource-client.js';
 import {
+  answerResourceVersion,
   encodeBody,
   errorFromResponse,
   isFailureStatus,
@@ -188,6 +189,15 @@ export class KubeClient {
     const parsed = parseBody(response.headers['content-type'], text);
     if (isFailureStatus(parsed)) throw ApiError.fromStatus({ code: response.status, ...parsed });
     return parsed as R;
+  }
+
+  /**
+   * A write whose caller looks only at the written object's resourceVersion, which it resolves with: the answer's
+   * JSON is not decoded when that can be read off its text (see answerResourceVersion). Rejects as request() does.
+   */
+  async requestResourceVersion(opts: RequestOptions): Promise<string> {
+    const { response, body } = await this.send(opts, false);
+    return answerResourceVersion(body ?? Buffer.alloc(0), response.status);
   }
 
   /**

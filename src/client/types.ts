@@ -128,6 +128,16 @@ export interface ResourceClient<T extends KubeObject = KubeObject> extends Liste
   updateStatus(obj: T, opts?: WriteOptions): Promise<T>;
   /** The patch is encoded as JSON, unless it is a string or a Buffer: then it is sent as it is. */
   patch(name: string, type: PatchType, patch: unknown, opts?: WriteOptions & { subresource?: string }): Promise<T>;
+  /**
+   * patch for a caller that does not look at the written object: resolves with its resourceVersion only, and its
+   * JSON is not decoded when that can be read off the answer's text.
+   */
+  patchForVersion(
+    name: string,
+    type: PatchType,
+    patch: unknown,
+    opts?: WriteOptions & { subresource?: string },
+  ): Promise<string>;
   /** Resolves with what the server answered: the object (when it stays, e.g. with finalizers) or a Status. */
   delete(name: string, opts?: DeleteOptions): Promise<KubeObject>;
   deleteCollection(opts?: ListOptions & DeleteOptions): Promise<KubeObject>;

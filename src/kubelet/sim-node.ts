@@ -717,13 +717,14 @@ export class SimNode implements PodHost {
     try {
       // The patch is sent as JSON built around the status's text, which is encoded once for both uses.
       const patch = `{"metadata":{"uid":${JSON.stringify(sim.uid)}},"status":${text}}`;
-      const written = await this.client
+      // Only the written resourceVersion is looked at, so the answered pod is not decoded.
+      const writtenRV = await this.client
         .pods(pod.metadata.namespace)
-        .patch(pod.metadata.name ?? '', 'strategic', patch, { subresource: 'status' });
+        .patchForVersion(pod.metadata.name ?? '', 'strategic', patch, { subresource: 'status' });
       rec.lastWritten = text;
       rec.lastConditions = conditions;
       rec.lastPhase = phase;
-      rec.writtenRV = Number(written?.metadata?.resourceVersion) || rec.writtenRV;
+      rec.writtenRV = Number(writtenRV) || rec.writtenRV;
       return true;
     } catch (err) {
       if (isNotFound(err) || (err as { code?: number }).code === 422) {

@@ -210,6 +210,15 @@ export class MemoryResourceClient<T extends KubeObject = KubeObject> implements 
     return this.store(key, next, 'MODIFIED');
   }
 
+  async patchForVersion(
+    name: string,
+    type: PatchType,
+    encoded: unknown,
+    opts?: WriteOptions & { subresource?: string },
+  ): Promise<string> {
+    return (await this.patch(name, type, encoded, opts)).metadata.resourceVersion ?? '';
+  }
+
   async delete(name: string, opts?: DeleteOptions): Promise<KubeObject> {
     await this.react({ verb: 'delete', namespace: this.ns, name });
     const key = this.key(this.ns, name);

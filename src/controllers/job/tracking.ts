@@ -36,9 +36,9 @@ interface Uncounted {
 const uid = (pod: Pod) => pod.metadata.uid ?? '';
 const num = (v: unknown) => (typeof v === 'number' ? v : 0);
 
-/** Strategic merge patch removing the tracking finalizer from a pod. */
+/** Strategic merge patch removing the tracking finalizer from a pod (the answered pod is not looked at). */
 export function removeTrackingFinalizer(client: KubeClient, pod: Pod): Promise<unknown> {
-  return client.pods(pod.metadata.namespace ?? '').patch(pod.metadata.name ?? '', 'strategic', {
+  return client.pods(pod.metadata.namespace ?? '').patchForVersion(pod.metadata.name ?? '', 'strategic', {
     metadata: { '$deleteFromPrimitiveList/finalizers': [JOB_TRACKING_FINALIZER] },
   });
 }
