@@ -37,7 +37,6 @@ const UNMANAGED_METADATA = new Set([
  * point, it also makes a sort of whole paths a sort segment by segment, "." first.
  */
 const SEP = '\u0000';
-const SEP_CODE = 0;
 
 /** Where the walk of an object puts the fields it finds: as leaf paths, or straight into a FieldsV1 tree. */
 interface Collector {
@@ -75,12 +74,12 @@ type FieldsTree = Record<string, unknown>;
  * fields and list elements in FieldsV1 order, so each node's children come in that order as they are added.
  */
 class TreeCollector implements Collector {
-  readonly ordered = true;
-
   constructor(
     private readonly parent: TreeCollector | undefined,
     private readonly seg: string,
     private made?: FieldsTree,
+    /** False for a tree whose order does not matter (it is sorted at the end, or only looked things up in). */
+    readonly ordered = true,
   ) {}
 
   /** This collector's node, made now if nothing was recorded in it yet. */
@@ -93,13 +92,51 @@ class TreeCollector implements Collector {
     return this.made;
   }
 
-  under(seg: string): Collector {
-    return new TreeCollector(this, seg);
+  under(seg: string): TreeCollector {
+    return new TreeCollector(this, seg, undefined, this.ordered);
   }
 
   leaf(seg: string): void {
     const node = this.node();
     node[seg] ??= {};
+  }
+}
+
+/**
+ * One side of a paired walk (walkPair): the leaves where the two sides may differ, as paths with their values' JSON
+ * (to be compared with the other side's), and the subtrees the other side does not have at all, as a FieldsV1 tree
+ * (whose leaves are all changes, with nothing to compare: the kubelet's first status report adds most of its
+ * fields so). A path is only made for a leaf recorded as a path.
+ */
+class DiffSide implements Collector {
+  readonly ordered = false;
+  private path: string | undefined;
+  private tree: TreeCollector | undefined;
+
+  constructor(
+    private readonly parent: DiffSide | undefined,
+    private readonly seg: string,
+    readonly out: Map<string, string>,
+    private readonly root: TreeCollector,
+  ) {}
+
+  private prefix(): string {
+    if (this.path === undefined) this.path = this.parent ? `${this.parent.prefix()}${SEP}${this.seg}` : '';
+    return this.path;
+  }
+
+  under(seg: string): DiffSide {
+    return new DiffSide(this, seg, this.out, this.root);
+  }
+
+  leaf(seg: string, value: unknown): void {
+    this.out.set(`${this.prefix()}${SEP}${seg}`, value !== undefined ? JSON.stringify(value) : '');
+  }
+
+  /** This place in the tree of the subtrees only this side has. */
+  whole(): TreeCollector {
+    if (this.tree === undefined) this.tree = this.parent ? this.parent.whole().under(this.seg) : this.root;
+    return this.tree;
   }
 }
 
@@ -229,13 +266,13 @@ function walkPair(
   o: unknown,
   n: unknown,
   schema: SchemaNode | undefined,
-  before: Collector,
-  after: Collector,
+  before: DiffSide,
+  after: DiffSide,
   seg: string,
 ): void {
   if (o === undefined || n === undefined) {
-    if (o !== undefined) walk(o, schema, before, seg);
-    if (n !== undefined) walk(n, schema, after, seg);
+    if (o !== undefined) walk(o, schema, before.whole(), seg);
+    if (n !== undefined) walk(n, schema, after.whole(), seg);
     return;
   }
   if (o === n) return;
@@ -273,8 +310,8 @@ function walkKeyedPair(
   n: unknown[],
   keys: readonly string[],
   schema: SchemaNode | undefined,
-  before: Collector,
-  after: Collector,
+  before: DiffSide,
+  after: DiffSide,
 ): boolean {
   const olds = byElementSeg(o, keys);
   const nexts = olds && byElementSeg(n, keys);
@@ -283,10 +320,10 @@ function walkKeyedPair(
   const schemaOf = (k: string) => items?.property(k) ?? items?.additionalProperties;
   for (const [seg, item] of olds) {
     const paired = nexts.get(seg);
-    if (paired === undefined) walkElement(item, seg, schema, before);
+    if (paired === undefined) walkElement(item, seg, schema, before.whole());
     else if (paired !== item) walkPairFields(item, paired, schemaOf, before.under(seg), after.under(seg));
   }
-  for (const [seg, item] of nexts) if (!olds.has(seg)) walkElement(item, seg, schema, after);
+  for (const [seg, item] of nexts) if (!olds.has(seg)) walkElement(item, seg, schema, after.whole());
   return true;
 }
 
@@ -307,8 +344,8 @@ function walkPairFields(
   o: Record<string, unknown>,
   n: Record<string, unknown>,
   schemaOf: (field: string) => SchemaNode | undefined,
-  before: Collector,
-  after: Collector,
+  before: DiffSide,
+  after: DiffSide,
   skip: (field: string) => boolean = () => false,
 ): void {
   // A field with the same value on both sides (most leaves of most writes) adds nothing: it is passed over before
@@ -325,41 +362,134 @@ function walkPairFields(
   }
 }
 
+/** What a write changed (leaves of next) and removed (leaves of old), as FieldsV1 trees. */
+export interface ManagedChanges {
+  changed: FieldsTree;
+  removed: FieldsTree;
+}
+
 /**
- * The leaf paths of old and of next that may differ (with their values' JSON), as managedLeaves of each would give
- * them minus the subtrees the two share unchanged: enough to tell what a write changed and removed.
+ * The leaves of next that a write changed (new, or with another value) and the leaves of old it removed, found by
+ * walking the two side by side and skipping the subtrees they share unchanged; the same sets as comparing
+ * managedLeaves of each (managedFullLeaves) gives.
  */
-export function managedDiffLeaves(
+export function managedChanges(
   old: KubeObject,
   next: KubeObject,
   schema: SchemaNode | undefined,
   subresource: string | undefined,
-): { before: Map<string, string>; after: Map<string, string> } {
-  const b = new PathCollector('', new Map(), true);
-  const a = new PathCollector('', new Map(), true);
+): ManagedChanges {
+  const removed = new TreeCollector(undefined, '', {}, false);
+  const changed = new TreeCollector(undefined, '', {}, false);
+  const b = new DiffSide(undefined, '', new Map(), removed);
+  const a = new DiffSide(undefined, '', new Map(), changed);
   if (subresource === 'status') {
     walkPair(old.status, next.status, schema?.property('status'), b, a, 'f:status');
-    return { before: b.out, after: a.out };
-  }
-  const skip = (k: string) => k === 'apiVersion' || k === 'kind' || k === 'status' || k === 'metadata';
-  const metaSchema = schema?.property('metadata');
-  const oldMeta = old.metadata as unknown;
-  const nextMeta = next.metadata as unknown;
-  if (isObject(oldMeta) && isObject(nextMeta)) {
-    walkPairFields(
-      oldMeta,
-      nextMeta,
-      (k) => metaSchema?.property(k),
-      b.under('f:metadata'),
-      a.under('f:metadata'),
-      (k) => UNMANAGED_METADATA.has(k),
-    );
   } else {
-    if (oldMeta !== undefined) walkPair(oldMeta, undefined, metaSchema, b, a, 'f:metadata');
-    if (nextMeta !== undefined) walkPair(undefined, nextMeta, metaSchema, b, a, 'f:metadata');
+    const skip = (k: string) => k === 'apiVersion' || k === 'kind' || k === 'status' || k === 'metadata';
+    const metaSchema = schema?.property('metadata');
+    const oldMeta = old.metadata as unknown;
+    const nextMeta = next.metadata as unknown;
+    if (isObject(oldMeta) && isObject(nextMeta)) {
+      walkPairFields(
+        oldMeta,
+        nextMeta,
+        (k) => metaSchema?.property(k),
+        b.under('f:metadata'),
+        a.under('f:metadata'),
+        (k) => UNMANAGED_METADATA.has(k),
+      );
+    } else {
+      if (oldMeta !== undefined) walkPair(oldMeta, undefined, metaSchema, b, a, 'f:metadata');
+      if (nextMeta !== undefined) walkPair(undefined, nextMeta, metaSchema, b, a, 'f:metadata');
+    }
+    walkPairFields(old, next, (k) => schema?.property(k), b, a, skip);
   }
-  walkPairFields(old, next, (k) => schema?.property(k), b, a, skip);
-  return { before: b.out, after: a.out };
+  // The leaves recorded as paths on both sides are compared; the one-sided subtrees are in the trees already.
+  const changedTree = changed.node();
+  const removedTree = removed.node();
+  for (const [p, v] of a.out) if (b.out.get(p) !== v) addPath(changedTree, p);
+  for (const p of b.out.keys()) if (!a.out.has(p)) addPath(removedTree, p);
+  return { changed: changedTree, removed: removedTree };
+}
+
+/** Puts a leaf path into a FieldsV1 tree. */
+function addPath(tree: FieldsTree, path: string): void {
+  let node = tree;
+  const segs = path.split(SEP);
+  for (let i = 1; i < segs.length; i++) {
+    const seg = segs[i] as string;
+    let child = node[seg] as FieldsTree | undefined;
+    if (child === undefined) {
+      child = {};
+      node[seg] = child;
+    }
+    node = child;
+  }
+}
+
+/** The leaf paths of a FieldsV1 tree, each with its leading separator (as managedLeaves gives them). */
+export function leafPaths(tree: FieldsTree, prefix = '', out: string[] = []): string[] {
+  for (const k in tree) {
+    const child = tree[k] as FieldsTree;
+    const path = `${prefix}${SEP}${k}`;
+    if (isEmptyTree(child)) out.push(path);
+    else leafPaths(child, path, out);
+  }
+  return out;
+}
+
+function isEmptyTree(node: unknown): boolean {
+  if (!isObject(node)) return true;
+  for (const _ in node) return false;
+  return true;
+}
+
+/**
+ * Whether a leaf of changes is (inFields true) or is not (false) a leaf of fields, as isLeafOf tells for one
+ * path; each subtree of changes that fields has nothing of is passed over at once when asking for leaves in it.
+ */
+function someLeaf(changes: FieldsTree, fields: unknown, inFields: boolean): boolean {
+  const node = isObject(fields) ? fields : undefined;
+  for (const k in changes) {
+    const child = changes[k] as FieldsTree;
+    const there = node?.[k];
+    if (isEmptyTree(child)) {
+      if ((there !== undefined && isEmptyTree(there)) === inFields) return true;
+    } else if (there === undefined) {
+      if (!inFields) return true;
+    } else if (someLeaf(child, there, inFields)) return true;
+  }
+  return false;
+}
+
+/** The paths of the leaves of changes that are (inFields true) or are not (false) leaves of fields. */
+function leavesWhere(
+  changes: FieldsTree,
+  fields: unknown,
+  inFields: boolean,
+  prefix = '',
+  out: string[] = [],
+): string[] {
+  const node = isObject(fields) ? fields : undefined;
+  for (const k in changes) {
+    const child = changes[k] as FieldsTree;
+    const there = node?.[k];
+    const path = `${prefix}${SEP}${k}`;
+    if (isEmptyTree(child)) {
+      if ((there !== undefined && isEmptyTree(there)) === inFields) out.push(path);
+    } else if (there === undefined) {
+      if (!inFields) leafPaths(child, path, out);
+    } else leavesWhere(child, there, inFields, path, out);
+  }
+  return out;
+}
+
+/** A copy of a FieldsV1 tree with every node's children in FieldsV1 (sorted) order. */
+function sortedTree(tree: FieldsTree): FieldsTree {
+  const out: FieldsTree = {};
+  for (const k of Object.keys(tree).sort()) out[k] = sortedTree(tree[k] as FieldsTree);
+  return out;
 }
 
 /** managedDiffLeaves by walking both objects whole (the reference the paired walk must agree with). */
@@ -370,53 +500,6 @@ export function managedFullLeaves(
   subresource: string | undefined,
 ): { before: Map<string, string>; after: Map<string, string> } {
   return { before: managedLeaves(old, schema, subresource), after: managedLeaves(next, schema, subresource) };
-}
-
-/**
- * FieldsV1 from a set of leaf paths. Sorted paths share most of their segments with the one before, so only the
- * segments after the first that differs are looked up: the nodes along the previous path are kept, with where each
- * of its segments ends.
- */
-function toFieldsV1(paths: Iterable<string>): Record<string, unknown> {
-  const root: FieldsTree = {};
-  // nodes[d]: the node the previous path's first d segments lead to; ends[d]: where its segment d ends (0 for the
-  // root: a path starts with a separator).
-  // (The previous path has segments 1..last.)
-  const nodes: FieldsTree[] = [root];
-  const ends: number[] = [0];
-  let last = 0;
-  let prev = '';
-  for (const p of paths) {
-    const max = Math.min(p.length, prev.length);
-    let common = 0;
-    while (common < max && p.charCodeAt(common) === prev.charCodeAt(common)) common++;
-    // A segment of the previous path is shared when it ends inside the common prefix, or at its end where this
-    // path's segment ends too.
-    let depth = 0;
-    for (; depth < last; depth++) {
-      const end = ends[depth + 1] as number;
-      if (end > common || (end === common && common < p.length && p.charCodeAt(common) !== SEP_CODE)) break;
-    }
-    let node = nodes[depth] as FieldsTree;
-    for (let start = (ends[depth] as number) + 1; start <= p.length; ) {
-      let end = p.indexOf(SEP, start);
-      if (end < 0) end = p.length;
-      const part = p.slice(start, end);
-      let child = node[part] as FieldsTree | undefined;
-      if (child === undefined) {
-        child = {};
-        node[part] = child;
-      }
-      node = child;
-      depth++;
-      nodes[depth] = node;
-      ends[depth] = end;
-      start = end + 1;
-    }
-    last = depth;
-    prev = p;
-  }
-  return root;
 }
 
 /**
@@ -506,17 +589,20 @@ export function updateManagedFields(
     if (Object.keys(fieldsV1).length === 0) return [];
     return [ownEntry(fieldsV1, opts)];
   }
-  const { before, after } = old
-    ? managedDiffLeaves(old, next, opts.schema, opts.subresource)
-    : { before: new Map<string, string>(), after: managedLeaves(next, opts.schema, opts.subresource) };
-  const changed = new Set<string>();
-  for (const [p, v] of after) if (before.get(p) !== v) changed.add(p);
-  const removed = new Set([...before.keys()].filter((p) => !after.has(p)));
-  if (changed.size === 0 && removed.size === 0 && old) return entries;
+  let changes: ManagedChanges;
+  if (old) {
+    changes = managedChanges(old, next, opts.schema, opts.subresource);
+    if (isEmptyTree(changes.changed) && isEmptyTree(changes.removed)) return entries;
+  } else {
+    // A create with entries already (another writer's): every field is a change.
+    const all = new TreeCollector(undefined, '', {}, false);
+    walkManaged(next, opts.schema, opts.subresource, all);
+    changes = { changed: all.node(), removed: {} };
+  }
+  const { changed, removed } = changes;
   const sameEntry = (e: ManagedFieldsEntry) =>
     e.manager === opts.manager && e.operation === 'Update' && (e.subresource ?? '') === (opts.subresource ?? '');
   const result: ManagedFieldsEntry[] = [];
-  const touched = [...changed, ...removed];
   let own: ManagedFieldsEntry | undefined;
   for (const e of entries) {
     if (sameEntry(e)) {
@@ -524,54 +610,27 @@ export function updateManagedFields(
       continue;
     }
     // Another manager's entry keeps its set as it is unless this change took fields from it; most writes touch
-    // few fields, so each is looked up in the entry's tree rather than the whole set listed.
-    if (!touched.some((p) => isLeafOf(e.fieldsV1, p))) {
+    // few fields, so the changes are looked up in the entry's tree rather than the whole set listed.
+    if (!someLeaf(changed, e.fieldsV1, true) && !someLeaf(removed, e.fieldsV1, true)) {
       result.push(e);
       continue;
     }
-    const lost = touched.filter((p) => isLeafOf(e.fieldsV1, p));
+    const lost = leavesWhere(removed, e.fieldsV1, true, '', leavesWhere(changed, e.fieldsV1, true));
     const fieldsV1 = editFieldsV1(e.fieldsV1, lost, []);
     if (Object.keys(fieldsV1).length > 0) result.push({ ...e, fieldsV1 });
   }
   // The writer's set afterwards: its entry's, less what was removed, plus what it changed. When that is the set
   // it had (nothing of it removed, everything changed already in it), its tree is kept, with the new time.
-  if (
-    own &&
-    Object.keys(own.fieldsV1).length > 0 &&
-    ![...removed].some((p) => isLeafOf(own?.fieldsV1, p)) &&
-    [...changed].every((p) => isLeafOf(own?.fieldsV1, p))
-  ) {
-    result.push(ownEntry(own.fieldsV1, opts));
+  const ownFields = own && Object.keys(own.fieldsV1).length > 0 ? own.fieldsV1 : undefined;
+  if (ownFields && !someLeaf(removed, ownFields, true) && !someLeaf(changed, ownFields, false)) {
+    result.push(ownEntry(ownFields, opts));
     return result;
   }
-  const mine =
-    own && Object.keys(own.fieldsV1).length > 0
-      ? editFieldsV1(
-          own.fieldsV1,
-          [...removed].filter((p) => isLeafOf(own.fieldsV1, p)),
-          [...changed].filter((p) => !isLeafOf(own.fieldsV1, p)),
-        )
-      : toFieldsV1([...changed].sort());
+  const mine = ownFields
+    ? editFieldsV1(ownFields, leavesWhere(removed, ownFields, true), leavesWhere(changed, ownFields, false))
+    : sortedTree(changed);
   if (Object.keys(mine).length > 0) result.push(ownEntry(mine, opts));
   return result;
-}
-
-/** Whether path (SEP-joined segments, with a leading SEP) is a leaf of the FieldsV1 tree. */
-function isLeafOf(fields: unknown, path: string): boolean {
-  let node = fields;
-  let start = 1;
-  while (start <= path.length) {
-    let end = path.indexOf(SEP, start);
-    if (end < 0) end = path.length;
-    if (!isObject(node)) return false;
-    node = node[path.slice(start, end)];
-    if (node === undefined) return false;
-    start = end + 1;
-  }
-  // A leaf: nothing under it.
-  if (!isObject(node)) return true;
-  for (const _ in node) return false;
-  return true;
 }
 
 function ownEntry(
