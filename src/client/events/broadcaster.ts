@@ -8,6 +8,7 @@
  * Nothing here ever throws at the caller.
  */
 import { type Clock, realClock, type TimerHandle } from '../../util/clock.js';
+import { deepClone } from '../../util/clone.js';
 import { type Logger, silentLogger } from '../../util/logger.js';
 import { ApiError, isAlreadyExists, isNotFound, type KubeObject, type ResourceClient } from '../types.js';
 import { type CorrelatorOptions, EventCorrelator } from './correlator.js';
@@ -237,7 +238,7 @@ export class EventBroadcaster {
         this.logger.error('Unable to record event: too many queued events, dropped event', { event: describe(event) });
         continue;
       }
-      w.push(left === 0 ? event : structuredClone(event));
+      w.push(left === 0 ? event : deepClone(event));
     }
   }
 

@@ -21,6 +21,7 @@
 import type { Indexer } from '../../client/cache/store.js';
 import type { EventRecorder } from '../../client/events/broadcaster.js';
 import { ApiError, isNotFound, type KubeObject, type OwnerReference, type ResourceClient } from '../../client/types.js';
+import { deepClone } from '../../util/clone.js';
 import type { Logger } from '../../util/logger.js';
 import { getControllerOf } from './controller-ref.js';
 
@@ -267,7 +268,7 @@ export function getPodFromTemplate(
       ...(meta.finalizers ? { finalizers: [...meta.finalizers] } : {}),
       ...(controllerRef ? { ownerReferences: [{ ...controllerRef }] } : {}),
     },
-    spec: structuredClone(template?.spec ?? {}),
+    spec: deepClone(template?.spec ?? {}),
   };
   return pod;
 }

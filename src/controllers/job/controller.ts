@@ -11,6 +11,7 @@ import { waitForCacheSync } from '../../client/cache/wait-for-cache-sync.js';
 import { isNotFound, type KubeObject } from '../../client/types.js';
 import { ItemExponentialFailureRateLimiter } from '../../client/workqueue/rate-limiters.js';
 import { createRateLimitingQueue, type RateLimitingQueue } from '../../client/workqueue/rate-limiting.js';
+import { deepClone } from '../../util/clone.js';
 import type { Logger } from '../../util/logger.js';
 import { ControllerRefManager, getControllerOf, ownerCanAdopt } from '../common/controller-ref.js';
 import { ControllerExpectations } from '../common/expectations.js';
@@ -308,7 +309,7 @@ export class JobController implements Controller {
       });
       return;
     }
-    const job = structuredClone(cached);
+    const job = deepClone(cached);
     if (isJobFinished(job)) {
       this.backoff.remove(key);
       return;

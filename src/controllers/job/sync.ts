@@ -10,6 +10,7 @@ import type { EventRecorder } from '../../client/events/broadcaster.js';
 import type { KubeClient } from '../../client/rest.js';
 import { isNotFound } from '../../client/types.js';
 import type { Clock } from '../../util/clock.js';
+import { deepClone } from '../../util/clone.js';
 import type { Logger } from '../../util/logger.js';
 import { newControllerRef } from '../common/controller-ref.js';
 import type { ControllerExpectations } from '../common/expectations.js';
@@ -485,7 +486,7 @@ export class JobSync {
     expectations.expectCreations(key, diff);
     log.v(4).info('Too few pods running', { key, need: wantActive, creating: diff });
     active += diff;
-    const template = structuredClone(job.spec?.template ?? {});
+    const template = deepClone(job.spec?.template ?? {});
     template.metadata ??= {};
     template.spec ??= {};
     if (isIndexedJob(job)) addCompletionIndexEnv(template.spec, JOB_COMPLETION_INDEX_ANNOTATION, COMPLETION_INDEX_ENV);
@@ -503,7 +504,7 @@ export class JobSync {
       let podTemplate = template;
       let generateName: string | undefined;
       if (ix !== undefined) {
-        podTemplate = structuredClone(template);
+        podTemplate = deepClone(template);
         podTemplate.metadata.annotations = {
           ...podTemplate.metadata.annotations,
           [JOB_COMPLETION_INDEX_ANNOTATION]: `${ix}`,
