@@ -51,6 +51,22 @@ export function digestOf(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
+/**
+ * The digest of each normalized image reference, worked out once: a node starts the same few images over and over
+ * (cleared when it grows large, so a stream of distinct images cannot make it grow without end).
+ */
+const imageDigests = new Map<string, string>();
+
+function imageDigestOf(ref: string): string {
+  let digest = imageDigests.get(ref);
+  if (digest === undefined) {
+    if (imageDigests.size >= 1024) imageDigests.clear();
+    digest = digestOf(ref);
+    imageDigests.set(ref, digest);
+  }
+  return digest;
+}
+
 /** The imageID a runtime reports: `<repository>@sha256:<digest>` (the digest made up from the reference). */
 export function imageIdOf(image: string): string {
   const ref = normalizeImage(image);
@@ -59,12 +75,12 @@ export function imageIdOf(image: string): string {
   const lastSlash = ref.lastIndexOf('/');
   const colon = ref.indexOf(':', lastSlash + 1);
   const repo = colon < 0 ? ref : ref.slice(0, colon);
-  return `${repo}@sha256:${digestOf(ref)}`;
+  return `${repo}@sha256:${imageDigestOf(ref)}`;
 }
 
 /** A made-up image size in bytes, stable per image (between 5 and 200 MB), for Pulled events and node images. */
 export function imageSizeOf(image: string): number {
-  const h = Number.parseInt(digestOf(normalizeImage(image)).slice(0, 8), 16);
+  const h = Number.parseInt(imageDigestOf(normalizeImage(image)).slice(0, 8), 16);
   return 5_000_000 + (h % 195_000_000);
 }
 
