@@ -8,6 +8,7 @@ import {
   isQuantity,
   parseQuantity,
   QUANTITY_FORMAT_ERROR,
+  QuantityError,
   quantityFromInt,
   roundUp,
 } from './quantity.js';
@@ -112,5 +113,21 @@ describe('resource quantities', () => {
     assert.equal(formatQuantity(roundUp(parseQuantity('0.0001'), -3)), '1m');
     assert.equal(formatQuantity(roundUp(parseQuantity('1.0001'), -3)), '1001m');
     assert.equal(formatQuantity(roundUp(parseQuantity('250m'), -3)), '250m');
+    assert.equal(canonicalQuantity('0.0001', true), '1m');
+    assert.equal(canonicalQuantity('0.0001'), '100u', 'the same text without rounding is remembered apart');
+    assert.equal(canonicalQuantity(1.5, true), '1500m');
+  });
+
+  it('shares a parsed value among readers, frozen; a bad quantity fails every time', () => {
+    const a = parseQuantity('128Mi');
+    assert.equal(parseQuantity(' 128Mi '), a, 'the same text (blanks aside) gives the value already parsed');
+    assert.ok(Object.isFrozen(a));
+    assert.throws(() => {
+      (a as { nanos: bigint }).nanos = 1n;
+    }, TypeError);
+    assert.equal(formatQuantity(parseQuantity('128Mi')), '128Mi');
+    for (let i = 0; i < 2; i++) assert.throws(() => parseQuantity('12x'), QuantityError);
+    // Far more distinct values than are remembered: each still parses right.
+    for (let i = 0; i < 10_000; i++) assert.equal(parseQuantity(`${i}m`).nanos, BigInt(i) * 1_000_000n);
   });
 });

@@ -103,11 +103,32 @@ function toNanos(digits: string, fractionDigits: number, base: 2 | 10, exponent:
 }
 
 /**
+ * Quantities already parsed, by their text, and canonical texts already printed. A cluster uses few distinct
+ * quantities, and each is read several times on every write of a pod (defaulting, validation, its QoS class,
+ * LimitRanger, ResourceQuota, warnings); the parsed values are frozen, so they can be shared. The maps are emptied
+ * when they fill, so a stream of distinct values cannot make them grow without end.
+ */
+const MEMO_LIMIT = 4096;
+const parsedByText = new Map<string, Quantity>();
+const canonicalByText = new Map<string, string>();
+
+function remember<V>(memo: Map<string, V>, key: string, value: V): V {
+  if (memo.size >= MEMO_LIMIT) memo.clear();
+  memo.set(key, value);
+  return value;
+}
+
+/**
  * Parses a quantity, throwing QuantityError with upstream's message when it is not one. A JSON number is read from
  * its decimal text, and surrounding blanks are ignored, as upstream's decoder does.
  */
 export function parseQuantity(input: string | number): Quantity {
   const text = typeof input === 'number' ? String(input) : input.trim();
+  const known = parsedByText.get(text);
+  return known ?? remember(parsedByText, text, Object.freeze(parseText(text)));
+}
+
+function parseText(text: string): Quantity {
   if (text.length === 0) throw new QuantityError(QUANTITY_FORMAT_ERROR);
   const { negative, whole, fraction, suffix } = scan(text);
   const { base, exponent, format } = interpretSuffix(suffix);
@@ -183,7 +204,14 @@ export function formatQuantity(q: Quantity): string {
   return exponent === 0 ? `${sign}${mantissa}` : `${sign}${mantissa}e${exponent}`;
 }
 
-/** Parses and prints in canonical form in one step: the form the apiserver stores. */
-export function canonicalQuantity(input: string | number): string {
-  return formatQuantity(parseQuantity(input));
+/**
+ * Parses and prints in canonical form in one step: the form the apiserver stores. roundToMilli rounds up to a
+ * thousandth first, as the defaulting of a container's requests and limits does.
+ */
+export function canonicalQuantity(input: string | number, roundToMilli = false): string {
+  const key = `${roundToMilli ? 'm' : ''}${typeof input === 'number' ? 'n' : 's'}${input}`;
+  const known = canonicalByText.get(key);
+  if (known !== undefined) return known;
+  const q = parseQuantity(input);
+  return remember(canonicalByText, key, formatQuantity(roundToMilli ? roundUp(q, -3) : q));
 }

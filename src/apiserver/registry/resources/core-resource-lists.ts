@@ -4,7 +4,7 @@
  * and is kept in canonical form.
  */
 
-import { formatQuantity, parseQuantity, QuantityError, roundUp } from '../../../api/quantity.js';
+import { canonicalQuantity, QuantityError } from '../../../api/quantity.js';
 import { statusErrors } from '../../../api/status-error.js';
 import { isObject } from '../object.js';
 import { type Rec, rec } from './core-json.js';
@@ -20,8 +20,7 @@ function canonical(value: unknown, kind: string, milli: boolean): string {
     throw undecodable(kind, new QuantityError(`quantities must be strings or numbers, got ${JSON.stringify(value)}`));
   }
   try {
-    const q = parseQuantity(value);
-    return formatQuantity(milli ? roundUp(q, -3) : q);
+    return canonicalQuantity(value, milli);
   } catch (err) {
     throw undecodable(kind, err);
   }
