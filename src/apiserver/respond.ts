@@ -32,6 +32,14 @@ export function writeRawJson(
 }
 
 /** Writes a whole JSON response that is already encoded, in parts (stored bytes with their resourceVersion). */
+/**
+ * What buffers a response's writes while corked: the HTTP/2 stream under the compatibility response, or the
+ * HTTP/1.1 response itself.
+ */
+export function corkable(res: HttpResponse): { cork(): void; uncork(): void } {
+  return (res as unknown as { stream?: { cork(): void; uncork(): void } }).stream ?? res;
+}
+
 export function writeEncodedJson(
   ctx: RequestContext,
   code: number,
@@ -46,7 +54,16 @@ export function writeEncodedJson(
     contentType,
     parts.reduce((n, p) => n + p.length, 0),
   );
-  ctx.res.end(Buffer.concat(parts));
+  const http2 = (ctx.res as unknown as { stream?: { cork(): void } }).stream;
+  if (http2 === undefined || parts.length === 1) {
+    ctx.res.end(parts.length === 1 ? parts[0] : Buffer.concat(parts));
+    return;
+  }
+  // Over HTTP/2 the parts go out as they are, in one write of several buffers (end() uncorks the stream), rather
+  // than joined into a copy first.
+  http2.cork();
+  for (let i = 0; i < parts.length - 1; i++) ctx.res.write(parts[i]);
+  ctx.res.end(parts[parts.length - 1]);
 }
 
 function writeJsonHead(
