@@ -253,6 +253,9 @@ function deleteOptionsBody(opts: DeleteOptions): Record<string, unknown> {
 
 export function withQuery(path: string, query: Record<string, QueryValue> | undefined): string {
   if (query === undefined) return path;
+  let any = false;
+  for (const key in query) if (query[key] !== undefined) any = true;
+  if (!any) return path;
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) {
     if (value === undefined) continue;
@@ -264,10 +267,14 @@ export function withQuery(path: string, query: Record<string, QueryValue> | unde
   return `${path}${path.includes('?') ? '&' : '?'}${text}`;
 }
 
+const PLAIN_SEGMENT = /^[a-z0-9.-]*$/;
+
 /**
  * One path segment escaped as Go's URL.EscapedPath leaves it under client-go: `$&+,:;=@` stay as they are, so that
  * names such as `system:controller:deployment-controller` reach the apiserver as written.
  */
 function pathSegment(segment: string): string {
+  // Most segments are DNS names, which need no escaping.
+  if (PLAIN_SEGMENT.test(segment)) return segment;
   return encodeURIComponent(segment).replace(/%(24|26|2B|2C|3A|3B|3D|40)/gi, (kept) => decodeURIComponent(kept));
 }

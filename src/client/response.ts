@@ -20,7 +20,10 @@ export function encodeBody(body: unknown): Buffer | undefined {
 }
 
 export function isJson(contentType: string | undefined): boolean {
-  return contentType !== undefined && /[/+]json\b/i.test(contentType.split(';')[0] ?? '');
+  if (contentType === undefined) return false;
+  // The apiserver's answers nearly all say exactly this.
+  if (contentType === 'application/json') return true;
+  return /[/+]json\b/i.test(contentType.split(';')[0] ?? '');
 }
 
 export function parseBody(contentType: string | undefined, text: string): unknown {

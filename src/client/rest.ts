@@ -3,6 +3,7 @@ import { lookupResource } from '../api/catalog.js';
 import { type Clock, realClock } from '../util/clock.js';
 import { type Logger, silentLogger } from '../util/logger.js';
 import { TokenBucket } from '../util/token-bucket.js';
+import { type CancelSignal, RequestCancel } from './cancel.js';
 import { type ConnectionConfig, type LoadKubeconfigOptions, loadKubeconfig } from './kubeconfig.js';
 import { RestResource, withQuery } from './resource-client.js';
 import {
@@ -312,7 +313,7 @@ export class KubeClient {
     // client-go throttles before the time limit starts, and never throttles watches.
     if (!watch) await this.limiter.take();
     const limitMs = opts.timeoutMs ?? (watch ? 0 : this.timeoutMs);
-    const abort = new AbortController();
+    const abort = new RequestCancel();
     const onCallerAbort = () => abort.abort(opts.signal?.reason);
     if (opts.signal?.aborted) throw opts.signal.reason;
     opts.signal?.addEventListener('abort', onCallerAbort, { once: true });
@@ -331,7 +332,7 @@ export class KubeClient {
     try {
       for (let attempt = 0; ; attempt++) {
         // A token source is asked on every attempt: a retry after Retry-After may need a refreshed token.
-        const token = await this.currentToken(abort.signal);
+        const token = await this.currentToken(abort);
         if (token !== undefined && opts.headers?.authorization === undefined) {
           headers.authorization = `Bearer ${token}`;
         }
@@ -342,14 +343,14 @@ export class KubeClient {
             path,
             headers,
             ...(payload !== undefined ? { body: payload } : {}),
-            signal: abort.signal,
+            signal: abort,
           });
         } catch (error) {
-          if (abort.signal.aborted) throw abort.signal.reason;
+          if (abort.aborted) throw abort.reason;
           // client-go sends a GET again after a lost connection, as if told Retry-After: 1.
           if (method === 'GET' && attempt < this.maxRetries && isRetryableConnectionError(error)) {
             this.logger.v(4).info('retrying after a connection error', { method, path, attempt: attempt + 1 });
-            await this.retryWait(1, abort.signal, watch);
+            await this.retryWait(1, abort, watch);
             continue;
           }
           throw error;
@@ -361,7 +362,7 @@ export class KubeClient {
         try {
           body = await readBody(response.stream);
         } catch (error) {
-          if (abort.signal.aborted) throw abort.signal.reason;
+          if (abort.aborted) throw abort.reason;
           throw error;
         }
         this.logger.v(6).info('request', { method, path, status: response.status });
@@ -380,7 +381,7 @@ export class KubeClient {
             retryAfterSeconds: retryAfter,
             attempt: attempt + 1,
           });
-          await this.retryWait(retryAfter, abort.signal, watch);
+          await this.retryWait(retryAfter, abort, watch);
           continue;
         }
         throw errorFromResponse(response, body, method, opts.target);
@@ -392,7 +393,7 @@ export class KubeClient {
   }
 
   /** The token of the token source (undefined without one); gives up when the request is aborted. */
-  private async currentToken(signal: AbortSignal): Promise<string | undefined> {
+  private async currentToken(signal: CancelSignal): Promise<string | undefined> {
     const source = this.config.tokenSource;
     if (source === undefined) return undefined;
     const pending = Promise.resolve(source());
@@ -412,7 +413,7 @@ export class KubeClient {
   }
 
   /** Waits `seconds` on the clock, then (as client-go) for the rate limiter; ends early when aborted. */
-  private async retryWait(seconds: number, signal: AbortSignal, watch: boolean): Promise<void> {
+  private async retryWait(seconds: number, signal: CancelSignal, watch: boolean): Promise<void> {
     if (seconds > 0) {
       await new Promise<void>((resolve, reject) => {
         const onAbort = () => {

@@ -4,6 +4,7 @@
  * again after it closes, fails or receives GOAWAY. The session holds the process open only while a stream is in
  * flight, so an idle client never keeps Node running.
  */
+
 import {
   type ClientHttp2Session,
   type ClientHttp2Stream,
@@ -14,6 +15,7 @@ import {
 } from 'node:http2';
 import type { Socket } from 'node:net';
 import type { Logger } from '../util/logger.js';
+import type { CancelSignal } from './cancel.js';
 import type { ConnectionConfig } from './kubeconfig.js';
 
 export interface TransportRequest {
@@ -22,7 +24,7 @@ export interface TransportRequest {
   path: string;
   headers: OutgoingHttpHeaders;
   body?: Buffer;
-  signal?: AbortSignal;
+  signal?: CancelSignal;
 }
 
 export interface TransportResponse {
@@ -90,9 +92,20 @@ export class Http2Transport {
     }
     open.streams++;
     if (open.streams === 1) open.session.ref();
-    // Errors after the response headers are for whoever reads the body; this listener keeps an unread one from
-    // becoming an uncaught exception.
-    stream.on('error', () => {});
+    // One listener per stream event, each settling the answer while it is awaited: 'error' also keeps an error after
+    // the response headers (for whoever reads the body) from becoming an uncaught exception.
+    let settle: ((error: unknown, headers?: IncomingHttpHeaders) => void) | undefined;
+    const answer = new Promise<TransportResponse>((resolve, reject) => {
+      settle = (error, headers) => {
+        settle = undefined;
+        if (headers !== undefined) resolve({ status: Number(headers[':status']), headers, stream });
+        else reject(req.signal?.aborted ? req.signal.reason : error);
+      };
+    });
+    const onAbort = () => {
+      if (!stream.closed) stream.close(constants.NGHTTP2_CANCEL);
+    };
+    stream.on('error', (error) => settle?.(error));
     stream.once('close', () => {
       open.streams--;
       if (open.streams === 0) {
@@ -100,31 +113,12 @@ export class Http2Transport {
         if (!open.usable) this.finish(open);
       }
       req.signal?.removeEventListener('abort', onAbort);
+      settle?.(streamClosedError(stream));
     });
-    const onAbort = () => {
-      if (!stream.closed) stream.close(constants.NGHTTP2_CANCEL);
-    };
+    stream.once('response', (headers) => settle?.(undefined, headers));
     req.signal?.addEventListener('abort', onAbort, { once: true });
     if (req.body !== undefined) stream.end(req.body);
-    return new Promise((resolve, reject) => {
-      const fail = (error: unknown) => {
-        cleanup();
-        reject(req.signal?.aborted ? req.signal.reason : error);
-      };
-      const closedEarly = () => fail(streamClosedError(stream));
-      const onResponse = (headers: IncomingHttpHeaders) => {
-        cleanup();
-        resolve({ status: Number(headers[':status']), headers, stream });
-      };
-      const cleanup = () => {
-        stream.off('response', onResponse);
-        stream.off('error', fail);
-        stream.off('close', closedEarly);
-      };
-      stream.once('response', onResponse);
-      stream.once('error', fail);
-      stream.once('close', closedEarly);
-    });
+    return answer;
   }
 
   /** Closes every session; streams in flight are cancelled. The transport cannot be used afterwards. */
