@@ -140,6 +140,23 @@ class DiffSide implements Collector {
   }
 }
 
+/**
+ * The segment `f:<name>` of each field name, made once: a tree's keys are looked up by these strings, and a string
+ * made anew for every field would be hashed and interned anew on every lookup. Bounded, as field names can be many
+ * (a map's keys: labels, annotations, data).
+ */
+const fieldSegs = new Map<string, string>();
+
+function fieldSeg(name: string): string {
+  let seg = fieldSegs.get(name);
+  if (seg === undefined) {
+    if (fieldSegs.size >= 8192) fieldSegs.clear();
+    seg = `f:${name}`;
+    fieldSegs.set(name, seg);
+  }
+  return seg;
+}
+
 /** The keys of obj, sorted when the collector wants FieldsV1 order ("f:" + key sorts as key does). */
 function keysFor(obj: Record<string, unknown>, c: Collector): string[] {
   const keys = Object.keys(obj);
@@ -179,8 +196,35 @@ function walk(value: unknown, schema: SchemaNode | undefined, parent: Collector,
   return true;
 }
 
+/** Element segments of lists with one key field, by that field and its value, made once (see fieldSeg). */
+const elementSegs = new Map<string, Map<unknown, string>>();
+let elementSegCount = 0;
+
 /** The segment of a keyed list's element: its key fields, as `k:{…}`. */
 function elementSeg(item: Record<string, unknown>, keys: readonly string[]): string {
+  if (keys.length === 1) {
+    const key = keys[0] as string;
+    const value = item[key];
+    if (typeof value === 'string' || typeof value === 'number') {
+      let byValue = elementSegs.get(key);
+      let seg = byValue?.get(value);
+      if (seg === undefined) {
+        if (elementSegCount >= 8192) {
+          elementSegs.clear();
+          elementSegCount = 0;
+          byValue = undefined;
+        }
+        if (byValue === undefined) {
+          byValue = new Map();
+          elementSegs.set(key, byValue);
+        }
+        seg = `k:${JSON.stringify({ [key]: value })}`;
+        byValue.set(value, seg);
+        elementSegCount++;
+      }
+      return seg;
+    }
+  }
   const id: Record<string, unknown> = {};
   for (const k of keys) if (item[k] !== undefined) id[k] = item[k];
   return `k:${JSON.stringify(id)}`;
@@ -204,7 +248,7 @@ function walkFields(obj: Record<string, unknown>, schema: SchemaNode | undefined
   for (const k of keysFor(obj, c)) {
     const v = obj[k];
     if (v === undefined) continue;
-    if (walk(v, schema?.property(k) ?? schema?.additionalProperties, c, `f:${k}`)) any = true;
+    if (walk(v, schema?.property(k) ?? schema?.additionalProperties, c, fieldSeg(k))) any = true;
   }
   return any;
 }
@@ -224,11 +268,11 @@ function walkManaged(obj: KubeObject, schema: SchemaNode | undefined, subresourc
       for (const mk of keysFor(v, c)) {
         const mv = v[mk];
         if (mv === undefined || UNMANAGED_METADATA.has(mk)) continue;
-        walk(mv, metaSchema?.property(mk), meta, `f:${mk}`);
+        walk(mv, metaSchema?.property(mk), meta, fieldSeg(mk));
       }
       continue;
     }
-    walk(v, schema?.property(k), c, `f:${k}`);
+    walk(v, schema?.property(k), c, fieldSeg(k));
   }
 }
 
@@ -353,12 +397,12 @@ function walkPairFields(
   for (const k in o) {
     const ov = o[k];
     const nv = n[k];
-    if (ov !== nv && !skip(k)) walkPair(ov, nv, schemaOf(k), before, after, `f:${k}`);
+    if (ov !== nv && !skip(k)) walkPair(ov, nv, schemaOf(k), before, after, fieldSeg(k));
   }
   for (const k in n) {
     const nv = n[k];
     if (o[k] === undefined && nv !== undefined && !skip(k))
-      walkPair(undefined, nv, schemaOf(k), before, after, `f:${k}`);
+      walkPair(undefined, nv, schemaOf(k), before, after, fieldSeg(k));
   }
 }
 
