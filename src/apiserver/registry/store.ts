@@ -717,17 +717,19 @@ export class GenericStore {
 /** Fields of metadata that change on every write and must not make a no-op update look like a change. */
 const VOLATILE_METADATA = new Set(['resourceVersion', 'managedFields']);
 const METADATA_ONLY = new Set(['metadata']);
+const METADATA_AND_STATUS = new Set(['metadata', 'status']);
 
 /** jsonEqual of two objects' fields other than those in skip (fields holding undefined count as absent). */
 function equalFieldsBut(a: Record<string, unknown>, b: Record<string, unknown>, skip: ReadonlySet<string>): boolean {
+  // for-in rather than Object.keys, as jsonEqual: this runs on every update.
   let count = 0;
-  for (const k of Object.keys(a)) {
+  for (const k in a) {
     const v = a[k];
     if (v === undefined || skip.has(k)) continue;
     if (!Object.hasOwn(b, k) || !jsonEqual(v, b[k])) return false;
     count++;
   }
-  for (const k of Object.keys(b)) if (b[k] !== undefined && !skip.has(k)) count--;
+  for (const k in b) if (b[k] !== undefined && !skip.has(k)) count--;
   return count === 0;
 }
 
@@ -743,9 +745,5 @@ function sameButVolatile(a: KubeObject, b: KubeObject): boolean {
 
 /** Whether anything outside metadata and status differs: what bumps metadata.generation. */
 export function specChanged(next: KubeObject, old: KubeObject): boolean {
-  const strip = (o: KubeObject) => {
-    const { metadata: _m, status: _s, ...rest } = o;
-    return rest;
-  };
-  return !jsonEqual(strip(next), strip(old));
+  return !equalFieldsBut(next, old, METADATA_AND_STATUS);
 }
