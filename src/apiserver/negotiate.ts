@@ -40,7 +40,21 @@ export const SUPPORTED_MEDIA_TYPES = [
  * protobuf gets 406.
  */
 export function negotiateOutput(accept: string | undefined): OutputForm {
-  if (!accept) return { as: 'object', yaml: false };
+  if (!accept) return PLAIN_JSON;
+  // Clients send the same few Accept headers on every request: each is worked out once (bounded).
+  let form = formsByAccept.get(accept);
+  if (form === undefined) {
+    form = Object.freeze(pickOutput(accept));
+    if (formsByAccept.size >= 256) formsByAccept.clear();
+    formsByAccept.set(accept, form);
+  }
+  return form;
+}
+
+const PLAIN_JSON: OutputForm = Object.freeze({ as: 'object', yaml: false });
+const formsByAccept = new Map<string, OutputForm>();
+
+function pickOutput(accept: string): OutputForm {
   for (const m of parseAccept(accept)) {
     if (m.type === 'application/yaml' && !m.params.as) return { as: 'object', yaml: true };
     if (!JSON_TYPES.has(m.type)) continue;
