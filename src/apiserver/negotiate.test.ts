@@ -31,10 +31,19 @@ describe('negotiateOutput', () => {
     assert.deepEqual(negotiateOutput(undefined), { as: 'object', yaml: false });
     assert.deepEqual(negotiateOutput('application/yaml'), { as: 'object', yaml: true });
   });
-  it('answers 406 when nothing acceptable is offered', () => {
-    assert.throws(
-      () => negotiateOutput('application/vnd.kubernetes.protobuf'),
-      (e: unknown) => e instanceof StatusError && e.code === 406 && e.reason === 'NotAcceptable',
-    );
+  it('answers 406 when nothing acceptable is offered, every time', () => {
+    for (let i = 0; i < 2; i++) {
+      assert.throws(
+        () => negotiateOutput('application/vnd.kubernetes.protobuf'),
+        (e: unknown) => e instanceof StatusError && e.code === 406 && e.reason === 'NotAcceptable',
+      );
+    }
+  });
+  it('gives the same (frozen) form again for an Accept header seen before', () => {
+    const accept = 'application/json;as=Table;v=v1;g=meta.k8s.io, application/json';
+    const first = negotiateOutput(accept);
+    assert.deepEqual(first, { as: 'Table', version: 'v1' });
+    assert.equal(negotiateOutput(accept), first);
+    assert.ok(Object.isFrozen(first));
   });
 });
