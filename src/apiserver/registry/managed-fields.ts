@@ -78,7 +78,7 @@ class TreeCollector implements Collector {
     private readonly parent: TreeCollector | undefined,
     private readonly seg: string,
     private made?: FieldsTree,
-    /** False for a tree whose order does not matter (it is sorted at the end, or only looked things up in). */
+    /** False for a tree whose order does not matter (one that is only looked things up in). */
     readonly ordered = true,
   ) {}
 
@@ -424,7 +424,8 @@ export function managedChanges(
   subresource: string | undefined,
 ): ManagedChanges {
   const removed = new TreeCollector(undefined, '', {}, false);
-  const changed = new TreeCollector(undefined, '', {}, false);
+  // Built in FieldsV1 order: the writer's new entry is this tree, and sortedTree then has little to reorder.
+  const changed = new TreeCollector(undefined, '', {});
   const b = new DiffSide(undefined, '', new Map(), removed);
   const a = new DiffSide(undefined, '', new Map(), changed);
   if (subresource === 'status') {
@@ -529,10 +530,23 @@ function leavesWhere(
   return out;
 }
 
-/** A copy of a FieldsV1 tree with every node's children in FieldsV1 (sorted) order. */
+/**
+ * A FieldsV1 tree made for this write, with every node's children in FieldsV1 (sorted) order: a node already in
+ * order is kept (its children put in order in place), one that is not is copied in order.
+ */
 function sortedTree(tree: FieldsTree): FieldsTree {
+  let prev: string | undefined;
+  let ordered = true;
+  for (const k in tree) {
+    const child = tree[k] as FieldsTree;
+    const sorted = sortedTree(child);
+    if (sorted !== child) tree[k] = sorted;
+    if (prev !== undefined && k < prev) ordered = false;
+    prev = k;
+  }
+  if (ordered) return tree;
   const out: FieldsTree = {};
-  for (const k of Object.keys(tree).sort()) out[k] = sortedTree(tree[k] as FieldsTree);
+  for (const k of Object.keys(tree).sort()) out[k] = tree[k];
   return out;
 }
 
@@ -639,7 +653,7 @@ export function updateManagedFields(
     if (isEmptyTree(changes.changed) && isEmptyTree(changes.removed)) return entries;
   } else {
     // A create with entries already (another writer's): every field is a change.
-    const all = new TreeCollector(undefined, '', {}, false);
+    const all = new TreeCollector(undefined, '', {});
     walkManaged(next, opts.schema, opts.subresource, all);
     changes = { changed: all.node(), removed: {} };
   }
