@@ -30,7 +30,9 @@ export class RequestCancel implements CancelSignal {
   }
 
   addEventListener(_type: 'abort', listener: () => void): void {
-    if (!this.aborted) (this.listeners ??= []).push(listener);
+    if (this.aborted) return;
+    if (this.listeners === undefined) this.listeners = [listener];
+    else this.listeners.push(listener);
   }
 
   removeEventListener(_type: 'abort', listener: () => void): void {
