@@ -113,6 +113,50 @@ describe('Node authorizer and NodeRestriction', () => {
     });
   });
 
+  it("keeps a pod's edges through its status reports, and adds an ephemeral container's references", async () => {
+    await admin('POST', '/api/v1/namespaces/default/secrets', {
+      metadata: { name: 'debug-token' },
+      stringData: { t: 'x' },
+    });
+    await admin('POST', '/api/v1/namespaces/default/pods', {
+      metadata: { name: 'debugged' },
+      spec: {
+        nodeName: 'node-1',
+        containers: [{ name: 'c', image: 'nginx' }],
+        volumes: [{ name: 's', secret: { secretName: 'db-pass' } }],
+      },
+    });
+    await eventually(async () => {
+      assert.equal((await node('GET', '/api/v1/namespaces/default/secrets/db-pass')).status, 200);
+    });
+    // Status reports (not even decoded for the graph) leave what the node may read as it was.
+    for (const phase of ['Running', 'Succeeded']) {
+      const res = await node(
+        'PATCH',
+        '/api/v1/namespaces/default/pods/debugged/status',
+        { status: { phase } },
+        'application/merge-patch+json',
+      );
+      assert.equal(res.status, 200, res.text);
+    }
+    assert.equal((await node('GET', '/api/v1/namespaces/default/secrets/db-pass')).status, 200);
+    assert.equal((await node('GET', '/api/v1/namespaces/default/secrets/debug-token')).status, 403);
+    // An ephemeral container brings a reference of its own: the node may read that secret from then on.
+    const added = await apiRequest(cp, 'PATCH', '/api/v1/namespaces/default/pods/debugged/ephemeralcontainers', {
+      body: {
+        spec: {
+          ephemeralContainers: [{ name: 'debug', image: 'busybox', envFrom: [{ secretRef: { name: 'debug-token' } }] }],
+        },
+      },
+      contentType: 'application/strategic-merge-patch+json',
+    });
+    assert.equal(added.status, 200, added.text);
+    await eventually(async () => {
+      assert.equal((await node('GET', '/api/v1/namespaces/default/secrets/debug-token')).status, 200);
+    });
+    await admin('DELETE', '/api/v1/namespaces/default/pods/debugged?gracePeriodSeconds=0');
+  });
+
   it('writes only its own Lease; creates only mirror pods', async () => {
     const lease = (name: string) =>
       node('POST', '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases', {

@@ -128,6 +128,12 @@ export interface CacheWatchRequest {
    */
   storedTestDecides?: boolean;
   /**
+   * A change the watcher can tell, from its type, key and stored bytes (the state it is sent in), it has no use for:
+   * it is neither decoded for the watcher nor given to it (e.g. an update of a pod that changes nothing the Node
+   * authorizer's graph keeps).
+   */
+  skipStored?(type: WatchEventType, key: string, value: Buffer): boolean;
+  /**
    * A change as the watcher sees it. The object is shared (with every watcher of the change, and afterwards with the
    * object's next update, see takeRecent): read it while handling the change; never change or keep it.
    */
@@ -744,6 +750,7 @@ export class Cacher {
     // An object that stopped matching leaves as it was before the change, with the change's revision (as upstream's
     // cache watcher sends it); an object deleted from storage is already sent in its last state.
     const before = type === 'DELETED' && e.type !== 'DELETED';
+    if (req.skipStored?.(type, e.key, before || e.type === 'DELETED' ? (e.prevValue ?? e.value) : e.value)) return;
     if (req.onEncodedEvent) req.onEncodedEvent(type, before ? view.prevJson : view.json, e.revision);
     else req.onEvent(type, before ? (view.prevObject ?? view.object) : view.object, e.revision);
   }

@@ -19,6 +19,8 @@ export interface CacheSource {
 export interface FollowOptions {
   /** Only objects whose stored bytes pass this are applied (or decoded); see CacheWatchRequest.matchesStored. */
   matchesStored?: (value: Buffer) => boolean;
+  /** Changes that need not be applied, told from their type, key and bytes; see CacheWatchRequest.skipStored. */
+  skipStored?: (type: 'ADDED' | 'MODIFIED' | 'DELETED', key: string, value: Buffer) => boolean;
 }
 
 export class CacheFollower {
@@ -38,6 +40,7 @@ export class CacheFollower {
       matches: () => true,
       // Every object is wanted (or every one whose bytes pass the test): nothing is decoded to decide it.
       ...(opts.matchesStored ? { matchesStored: opts.matchesStored, storedTestDecides: true } : { everything: true }),
+      ...(opts.skipStored ? { skipStored: opts.skipStored } : {}),
       onEvent: (type, obj) => {
         if (type !== 'BOOKMARK') apply(type, obj);
       },

@@ -156,6 +156,7 @@ export function pvSecretKeys(pv: KubeObject, claimNamespace: string): string[] {
 }
 
 const NODE_NAME = Buffer.from('"nodeName":"');
+const EPHEMERAL = Buffer.from('"ephemeralContainers":');
 
 /**
  * Whether a stored pod may be bound: its JSON holds a spec.nodeName string. Stored JSON has no spaces, and a
@@ -278,8 +279,16 @@ export class NodeGraph {
           this.pods.clear();
           this.toNode.clear();
         },
-        // Pods not bound to a node take no part, and are not even decoded (see boundPod).
-        { matchesStored: boundPod },
+        {
+          // Pods not bound to a node take no part, and are not even decoded (see boundPod).
+          matchesStored: boundPod,
+          // An update of a pod the graph holds changes none of its edges, as upstream's graph populator reasons: a
+          // bound pod's node, uid, volumes and containers cannot change; only ephemeral containers can be added
+          // (with references of their own), so a pod that has any is applied again. Such updates (every status
+          // report) are not even decoded.
+          skipStored: (type, key, value) =>
+            type === 'MODIFIED' && this.pods.has(key.slice(sources.pods.prefix.length)) && !value.includes(EPHEMERAL),
+        },
       ),
     ];
     const pvs = sources.persistentVolumes;
