@@ -31,7 +31,6 @@ export function writeRawJson(
   ctx.res.end(text);
 }
 
-/** Writes a whole JSON response that is already encoded, in parts (stored bytes with their resourceVersion). */
 /**
  * What buffers a response's writes while corked: the HTTP/2 stream under the compatibility response, or the
  * HTTP/1.1 response itself.
@@ -40,6 +39,7 @@ export function corkable(res: HttpResponse): { cork(): void; uncork(): void } {
   return (res as unknown as { stream?: { cork(): void; uncork(): void } }).stream ?? res;
 }
 
+/** Writes a whole JSON response that is already encoded, in parts (stored bytes with their resourceVersion). */
 export function writeEncodedJson(
   ctx: RequestContext,
   code: number,
