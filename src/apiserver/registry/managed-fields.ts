@@ -491,43 +491,31 @@ function isEmptyTree(node: unknown): boolean {
 }
 
 /**
- * Whether a leaf of changes is (inFields true) or is not (false) a leaf of fields, as isLeafOf tells for one
- * path; each subtree of changes that fields has nothing of is passed over at once when asking for leaves in it.
+ * Whether a leaf of changes is (inFields true) or is not (false) a leaf of fields, as looking its path up in fields
+ * would tell. With out, the paths of all such leaves are put in it; without, the walk stops at the first and makes
+ * no path. A subtree of changes that fields has nothing of is decided at once.
  */
-function someLeaf(changes: FieldsTree, fields: unknown, inFields: boolean): boolean {
+function leavesWhere(changes: FieldsTree, fields: unknown, inFields: boolean, out?: string[], prefix = ''): boolean {
   const node = isObject(fields) ? fields : undefined;
+  let any = false;
   for (const k in changes) {
     const child = changes[k] as FieldsTree;
     const there = node?.[k];
+    const path = out ? `${prefix}${SEP}${k}` : prefix;
+    let found: boolean;
     if (isEmptyTree(child)) {
-      if ((there !== undefined && isEmptyTree(there)) === inFields) return true;
+      found = (there !== undefined && isEmptyTree(there)) === inFields;
+      if (found) out?.push(path);
     } else if (there === undefined) {
-      if (!inFields) return true;
-    } else if (someLeaf(child, there, inFields)) return true;
+      found = !inFields;
+      if (found && out) leafPaths(child, path, out);
+    } else {
+      found = leavesWhere(child, there, inFields, out, path);
+    }
+    if (found && !out) return true;
+    any ||= found;
   }
-  return false;
-}
-
-/** The paths of the leaves of changes that are (inFields true) or are not (false) leaves of fields. */
-function leavesWhere(
-  changes: FieldsTree,
-  fields: unknown,
-  inFields: boolean,
-  prefix = '',
-  out: string[] = [],
-): string[] {
-  const node = isObject(fields) ? fields : undefined;
-  for (const k in changes) {
-    const child = changes[k] as FieldsTree;
-    const there = node?.[k];
-    const path = `${prefix}${SEP}${k}`;
-    if (isEmptyTree(child)) {
-      if ((there !== undefined && isEmptyTree(there)) === inFields) out.push(path);
-    } else if (there === undefined) {
-      if (!inFields) leafPaths(child, path, out);
-    } else leavesWhere(child, there, inFields, path, out);
-  }
-  return out;
+  return any;
 }
 
 /**
@@ -550,7 +538,7 @@ function sortedTree(tree: FieldsTree): FieldsTree {
   return out;
 }
 
-/** managedDiffLeaves by walking both objects whole (the reference the paired walk must agree with). */
+/** The leaves of old and next, each object walked whole: the reference managedChanges must agree with (tests). */
 export function managedFullLeaves(
   old: KubeObject,
   next: KubeObject,
@@ -561,8 +549,8 @@ export function managedFullLeaves(
 }
 
 /**
- * A FieldsV1 tree with some leaf paths taken out and others put in, as toFieldsV1 of the edited set of leaves
- * would build it, but copying only the nodes along the edited paths (the rest is shared with the given tree, which is
+ * A FieldsV1 tree with some leaf paths taken out and others put in, as building a tree of the edited set of leaves
+ * would make it, but copying only the nodes along the edited paths (the rest is shared with the given tree, which is
  * not changed). A node left empty by a removal goes too, up to the first node that still holds something; each node
  * that gained a child has its children in FieldsV1 order again.
  */
@@ -669,24 +657,33 @@ export function updateManagedFields(
     }
     // Another manager's entry keeps its set as it is unless this change took fields from it; most writes touch
     // few fields, so the changes are looked up in the entry's tree rather than the whole set listed.
-    if (!someLeaf(changed, e.fieldsV1, true) && !someLeaf(removed, e.fieldsV1, true)) {
+    if (!leavesWhere(changed, e.fieldsV1, true) && !leavesWhere(removed, e.fieldsV1, true)) {
       result.push(e);
       continue;
     }
-    const lost = leavesWhere(removed, e.fieldsV1, true, '', leavesWhere(changed, e.fieldsV1, true));
+    const lost: string[] = [];
+    leavesWhere(changed, e.fieldsV1, true, lost);
+    leavesWhere(removed, e.fieldsV1, true, lost);
     const fieldsV1 = editFieldsV1(e.fieldsV1, lost, []);
     if (Object.keys(fieldsV1).length > 0) result.push({ ...e, fieldsV1 });
   }
   // The writer's set afterwards: its entry's, less what was removed, plus what it changed. When that is the set
   // it had (nothing of it removed, everything changed already in it), its tree is kept, with the new time.
   const ownFields = own && Object.keys(own.fieldsV1).length > 0 ? own.fieldsV1 : undefined;
-  if (ownFields && !someLeaf(removed, ownFields, true) && !someLeaf(changed, ownFields, false)) {
+  if (ownFields && !leavesWhere(removed, ownFields, true) && !leavesWhere(changed, ownFields, false)) {
     result.push(ownEntry(ownFields, opts));
     return result;
   }
-  const mine = ownFields
-    ? editFieldsV1(ownFields, leavesWhere(removed, ownFields, true), leavesWhere(changed, ownFields, false))
-    : sortedTree(changed);
+  let mine: FieldsTree;
+  if (ownFields) {
+    const gone: string[] = [];
+    const gained: string[] = [];
+    leavesWhere(removed, ownFields, true, gone);
+    leavesWhere(changed, ownFields, false, gained);
+    mine = editFieldsV1(ownFields, gone, gained);
+  } else {
+    mine = sortedTree(changed);
+  }
   if (Object.keys(mine).length > 0) result.push(ownEntry(mine, opts));
   return result;
 }
