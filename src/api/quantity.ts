@@ -5,6 +5,8 @@
  * shows (`1000m` comes back as `1`, `1024Mi` as `1Gi`).
  */
 
+import { BoundedMemo } from '../util/bounded-memo.js';
+
 export type QuantityFormat = 'DecimalExponent' | 'BinarySI' | 'DecimalSI';
 
 export interface Quantity {
@@ -108,15 +110,8 @@ function toNanos(digits: string, fractionDigits: number, base: 2 | 10, exponent:
  * LimitRanger, ResourceQuota, warnings); the parsed values are frozen, so they can be shared. The maps are emptied
  * when they fill, so a stream of distinct values cannot make them grow without end.
  */
-const MEMO_LIMIT = 4096;
-const parsedByText = new Map<string, Quantity>();
-const canonicalByText = new Map<string, string>();
-
-function remember<V>(memo: Map<string, V>, key: string, value: V): V {
-  if (memo.size >= MEMO_LIMIT) memo.clear();
-  memo.set(key, value);
-  return value;
-}
+const parsedByText = new BoundedMemo<string, Quantity>(4096);
+const canonicalByText = new BoundedMemo<string, string>(4096);
 
 /**
  * Parses a quantity, throwing QuantityError with upstream's message when it is not one. A JSON number is read from
@@ -125,7 +120,7 @@ function remember<V>(memo: Map<string, V>, key: string, value: V): V {
 export function parseQuantity(input: string | number): Quantity {
   const text = typeof input === 'number' ? String(input) : input.trim();
   const known = parsedByText.get(text);
-  return known ?? remember(parsedByText, text, Object.freeze(parseText(text)));
+  return known ?? parsedByText.remember(text, Object.freeze(parseText(text)));
 }
 
 function parseText(text: string): Quantity {
@@ -213,5 +208,5 @@ export function canonicalQuantity(input: string | number, roundToMilli = false):
   const known = canonicalByText.get(key);
   if (known !== undefined) return known;
   const q = parseQuantity(input);
-  return remember(canonicalByText, key, formatQuantity(roundToMilli ? roundUp(q, -3) : q));
+  return canonicalByText.remember(key, formatQuantity(roundToMilli ? roundUp(q, -3) : q));
 }

@@ -1,4 +1,5 @@
 import { statusErrors } from '../api/status-error.js';
+import { BoundedMemo } from '../util/bounded-memo.js';
 
 /** The shape a client asked the server to answer in (Accept header). */
 export type OutputForm =
@@ -42,17 +43,11 @@ export const SUPPORTED_MEDIA_TYPES = [
 export function negotiateOutput(accept: string | undefined): OutputForm {
   if (!accept) return PLAIN_JSON;
   // Clients send the same few Accept headers on every request: each is worked out once (bounded).
-  let form = formsByAccept.get(accept);
-  if (form === undefined) {
-    form = Object.freeze(pickOutput(accept));
-    if (formsByAccept.size >= 256) formsByAccept.clear();
-    formsByAccept.set(accept, form);
-  }
-  return form;
+  return formsByAccept.get(accept) ?? formsByAccept.remember(accept, Object.freeze(pickOutput(accept)));
 }
 
 const PLAIN_JSON: OutputForm = Object.freeze({ as: 'object', yaml: false });
-const formsByAccept = new Map<string, OutputForm>();
+const formsByAccept = new BoundedMemo<string, OutputForm>(256);
 
 function pickOutput(accept: string): OutputForm {
   for (const m of parseAccept(accept)) {

@@ -4,6 +4,7 @@
  * names a container runtime reports for images and containers.
  */
 import { createHash } from 'node:crypto';
+import { BoundedMemo } from '../util/bounded-memo.js';
 
 export { formatMicroTime, formatTime } from '../client/events/event.js';
 
@@ -55,16 +56,10 @@ export function digestOf(text: string): string {
  * The digest of each normalized image reference, worked out once: a node starts the same few images over and over
  * (cleared when it grows large, so a stream of distinct images cannot make it grow without end).
  */
-const imageDigests = new Map<string, string>();
+const imageDigests = new BoundedMemo<string, string>(1024);
 
 function imageDigestOf(ref: string): string {
-  let digest = imageDigests.get(ref);
-  if (digest === undefined) {
-    if (imageDigests.size >= 1024) imageDigests.clear();
-    digest = digestOf(ref);
-    imageDigests.set(ref, digest);
-  }
-  return digest;
+  return imageDigests.get(ref) ?? imageDigests.remember(ref, digestOf(ref));
 }
 
 /** The imageID a runtime reports: `<repository>@sha256:<digest>` (the digest made up from the reference). */

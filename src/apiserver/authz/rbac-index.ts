@@ -3,6 +3,8 @@
  * and clusterrolebindings (as upstream's authorizer reads informers): rules by role, and bindings indexed by the
  * subject they name, so that finding a user's bindings costs a few map lookups however many bindings exist.
  */
+
+import { BoundedMemo } from '../../util/bounded-memo.js';
 import type { Cacher } from '../cacher/cacher.js';
 import { CacheFollower } from '../cacher/follower.js';
 import type { KubeObject } from '../registry/object.js';
@@ -89,7 +91,7 @@ const FOUND_CACHE_SIZE = 4096;
 class SubjectIndex {
   private readonly byKey = new Map<string, Map<string, BindingMatch>>();
   private readonly keysOf = new Map<string, string[]>();
-  private readonly found = new Map<string, BindingMatch[]>();
+  private readonly found = new BoundedMemo<string, BindingMatch[]>(FOUND_CACHE_SIZE);
 
   set(id: string, binding: Binding): void {
     this.remove(id);
@@ -124,13 +126,7 @@ class SubjectIndex {
   find(keys: string[]): readonly BindingMatch[] {
     // JSON keeps the keys apart whatever characters a user or group name holds.
     const cacheKey = JSON.stringify(keys);
-    let answer = this.found.get(cacheKey);
-    if (answer === undefined) {
-      answer = this.lookUp(keys);
-      if (this.found.size >= FOUND_CACHE_SIZE) this.found.clear();
-      this.found.set(cacheKey, answer);
-    }
-    return answer;
+    return this.found.get(cacheKey) ?? this.found.remember(cacheKey, this.lookUp(keys));
   }
 
   private lookUp(keys: string[]): BindingMatch[] {

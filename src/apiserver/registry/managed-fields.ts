@@ -1,4 +1,5 @@
 import type { SchemaNode } from '../../api/schema-node.js';
+import { BoundedMemo } from '../../util/bounded-memo.js';
 import { isObject, jsonEqual, type KubeObject } from './object.js';
 
 /**
@@ -145,16 +146,10 @@ class DiffSide implements Collector {
  * made anew for every field would be hashed and interned anew on every lookup. Bounded, as field names can be many
  * (a map's keys: labels, annotations, data).
  */
-const fieldSegs = new Map<string, string>();
+const fieldSegs = new BoundedMemo<string, string>(8192);
 
 function fieldSeg(name: string): string {
-  let seg = fieldSegs.get(name);
-  if (seg === undefined) {
-    if (fieldSegs.size >= 8192) fieldSegs.clear();
-    seg = `f:${name}`;
-    fieldSegs.set(name, seg);
-  }
-  return seg;
+  return fieldSegs.get(name) ?? fieldSegs.remember(name, `f:${name}`);
 }
 
 /** The keys of obj, sorted when the collector wants FieldsV1 order ("f:" + key sorts as key does). */
@@ -196,9 +191,11 @@ function walk(value: unknown, schema: SchemaNode | undefined, parent: Collector,
   return true;
 }
 
-/** Element segments of lists with one key field, by that field and its value, made once (see fieldSeg). */
-const elementSegs = new Map<string, Map<unknown, string>>();
-let elementSegCount = 0;
+/**
+ * Element segments of lists with one key field, by that field (names come from schemas, so they are few) and its
+ * value, made once (see fieldSeg).
+ */
+const elementSegs = new Map<string, BoundedMemo<string | number, string>>();
 
 /** The segment of a keyed list's element: its key fields, as `k:{…}`. */
 function elementSeg(item: Record<string, unknown>, keys: readonly string[]): string {
@@ -207,22 +204,11 @@ function elementSeg(item: Record<string, unknown>, keys: readonly string[]): str
     const value = item[key];
     if (typeof value === 'string' || typeof value === 'number') {
       let byValue = elementSegs.get(key);
-      let seg = byValue?.get(value);
-      if (seg === undefined) {
-        if (elementSegCount >= 8192) {
-          elementSegs.clear();
-          elementSegCount = 0;
-          byValue = undefined;
-        }
-        if (byValue === undefined) {
-          byValue = new Map();
-          elementSegs.set(key, byValue);
-        }
-        seg = `k:${JSON.stringify({ [key]: value })}`;
-        byValue.set(value, seg);
-        elementSegCount++;
+      if (byValue === undefined) {
+        byValue = new BoundedMemo(8192);
+        elementSegs.set(key, byValue);
       }
-      return seg;
+      return byValue.get(value) ?? byValue.remember(value, `k:${JSON.stringify({ [key]: value })}`);
     }
   }
   const id: Record<string, unknown> = {};
