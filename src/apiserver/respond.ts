@@ -31,12 +31,19 @@ export function writeRawJson(
   ctx.res.end(text);
 }
 
-/**
- * What buffers a response's writes while corked: the HTTP/2 stream under the compatibility response, or the
- * HTTP/1.1 response itself.
- */
-export function corkable(res: HttpResponse): { cork(): void; uncork(): void } {
-  return (res as unknown as { stream?: { cork(): void; uncork(): void } }).stream ?? res;
+interface Corkable {
+  cork(): void;
+  uncork(): void;
+}
+
+/** The HTTP/2 stream under a compatibility response; undefined for an HTTP/1.1 response. */
+function http2StreamOf(res: HttpResponse): Corkable | undefined {
+  return (res as unknown as { stream?: Corkable }).stream;
+}
+
+/** What buffers a response's writes while corked: its HTTP/2 stream, or the HTTP/1.1 response itself. */
+export function corkable(res: HttpResponse): Corkable {
+  return http2StreamOf(res) ?? res;
 }
 
 /** Writes a whole JSON response that is already encoded, in parts (stored bytes with their resourceVersion). */
@@ -54,7 +61,7 @@ export function writeEncodedJson(
     contentType,
     parts.reduce((n, p) => n + p.length, 0),
   );
-  const http2 = (ctx.res as unknown as { stream?: { cork(): void } }).stream;
+  const http2 = http2StreamOf(ctx.res);
   if (http2 === undefined || parts.length === 1) {
     ctx.res.end(parts.length === 1 ? parts[0] : Buffer.concat(parts));
     return;

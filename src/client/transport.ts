@@ -4,7 +4,6 @@
  * again after it closes, fails or receives GOAWAY. The session holds the process open only while a stream is in
  * flight, so an idle client never keeps Node running.
  */
-
 import {
   type ClientHttp2Session,
   type ClientHttp2Stream,

@@ -1,8 +1,7 @@
 import { randomFillSync, randomUUID } from 'node:crypto';
+import { formatTime } from '../../util/time.js';
 
 export { deepClone } from '../../util/clone.js';
-
-import { formatTime } from '../../util/time.js';
 
 /** Object metadata as the registry reads and writes it (metav1.ObjectMeta). */
 export interface ObjectMeta {
