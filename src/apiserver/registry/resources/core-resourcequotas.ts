@@ -1,6 +1,7 @@
 /**
  * core/v1 ResourceQuotas (+status): canonical quantities, ValidateResourceQuota's checks (resource names,
- * quantities, scopes, the scope selector; scopes fixed after create) and the NAME AGE REQUEST LIMIT columns that show used/hard per resource.
+ * quantities, scopes, the scope selector; scopes fixed after create) and the NAME AGE REQUEST LIMIT columns that
+ * show used/hard per resource.
  */
 import { type FieldError, type FieldPath, invalid, path, required } from '../../../api/field-errors.js';
 import { canonicalQuantity, isQuantity } from '../../../api/quantity.js';
