@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import assert from '../../testing/assert.js';
 import { expectStorageError, runStorageConformance } from '../../testing/storage-conformance.js';
-import { SqliteStore } from './store.js';
+import { PAGE_SIZE, SqliteStore } from './store.js';
 
 runStorageConformance({
   name: 'sqlite',
@@ -64,5 +64,36 @@ describe('sqlite store layout', () => {
     } finally {
       await store.close();
     }
+  });
+
+  it("makes new stores with 8 KiB pages and keeps an older store's own page size", async () => {
+    const pageSize = (path: string) => {
+      const check = new Database(path, { readonly: true });
+      const size = check.pragma('page_size', { simple: true });
+      check.close();
+      return size;
+    };
+    const fresh = join(dir, 'fresh.db');
+    let store = new SqliteStore({ path: fresh });
+    await store.create('/r/a', 'x'.repeat(2300));
+    await store.close();
+    assert.equal(PAGE_SIZE, 8192);
+    assert.equal(pageSize(fresh), 8192);
+
+    // A store made with sqlite's default 4 KiB pages (as every store was before 12-07) stays as it is.
+    const older = join(dir, 'older.db');
+    const db = new Database(older);
+    db.pragma('journal_mode = WAL');
+    db.exec('CREATE TABLE t (x)');
+    db.close();
+    store = new SqliteStore({ path: older });
+    try {
+      const made = await store.create('/r/a', 'a1');
+      assert.equal(text((await store.get('/r/a'))?.value), 'a1');
+      assert.equal(made.revision, 1);
+    } finally {
+      await store.close();
+    }
+    assert.equal(pageSize(older), 4096);
   });
 });
