@@ -1,5 +1,6 @@
 import type { SchemaNode } from '../../api/schema-node.js';
 import { BoundedMemo } from '../../util/bounded-memo.js';
+import { sortByFirst, sortStrings } from '../../util/sort.js';
 import { isObject, jsonEqual, type KubeObject } from './object.js';
 
 /**
@@ -155,7 +156,7 @@ function fieldSeg(name: string): string {
 /** The keys of obj, sorted when the collector wants FieldsV1 order ("f:" + key sorts as key does). */
 function keysFor(obj: Record<string, unknown>, c: Collector): string[] {
   const keys = Object.keys(obj);
-  return c.ordered && keys.length > 1 ? keys.sort() : keys;
+  return c.ordered && keys.length > 1 ? sortStrings(keys) : keys;
 }
 
 /** Walks the value at segment seg of its parent, recording its fields; returns whether anything was recorded. */
@@ -165,14 +166,14 @@ function walk(value: unknown, schema: SchemaNode | undefined, parent: Collector,
     if (keys && value.every(isObject)) {
       const list = parent.under(seg);
       const elements = (value as Record<string, unknown>[]).map((item) => [elementSeg(item, keys), item] as const);
-      if (list.ordered && elements.length > 1) elements.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      if (list.ordered && elements.length > 1) sortByFirst(elements);
       for (const [elementSegment, item] of elements) walkElement(item, elementSegment, schema, list);
       return value.length > 0;
     }
     if (schema?.listType === 'set') {
       const set = parent.under(seg);
       const members = value.map((item) => `v:${JSON.stringify(item)}`);
-      if (set.ordered && members.length > 1) members.sort();
+      if (set.ordered && members.length > 1) sortStrings(members);
       for (const member of members) set.leaf(member, undefined);
       return value.length > 0;
     }
@@ -520,7 +521,7 @@ function sortedTree(tree: FieldsTree): FieldsTree {
   }
   if (ordered) return tree;
   const out: FieldsTree = {};
-  for (const k of Object.keys(tree).sort()) out[k] = tree[k];
+  for (const k of sortStrings(Object.keys(tree))) out[k] = tree[k];
   return out;
 }
 
@@ -587,7 +588,7 @@ function editFieldsV1(tree: FieldsTree, removed: Iterable<string>, added: Iterab
 
 /** The tree with the children of the grown nodes sorted (walking only the nodes copied for the edit). */
 function sortGrown(node: FieldsTree, grown: ReadonlySet<FieldsTree>): FieldsTree {
-  const keys = grown.has(node) ? Object.keys(node).sort() : Object.keys(node);
+  const keys = grown.has(node) ? sortStrings(Object.keys(node)) : Object.keys(node);
   const out: FieldsTree = {};
   for (const k of keys) {
     const child = node[k] as FieldsTree;
