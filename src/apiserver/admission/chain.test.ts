@@ -60,6 +60,55 @@ describe('AdmissionChain', () => {
     assert.deepEqual(log, ['admit PodsOnly', 'admit All', 'validate PodsOnly', 'validate All']);
   });
 
+  it('answers at once when every plugin does, and waits for a plugin that answers later before the next', async () => {
+    const log: string[] = [];
+    const later = (name: string): AdmissionPlugin => ({
+      name,
+      admit: () => new Promise<void>((resolve) => setTimeout(() => resolve(void log.push(`admit ${name}`)), 5)),
+      validate: () => new Promise<void>((resolve) => setTimeout(() => resolve(void log.push(`validate ${name}`)), 5)),
+    });
+    const syncOnly = new AdmissionChain([recorder('A', log), recorder('B', log)]);
+    assert.equal(syncOnly.admit(attrs()), undefined);
+    assert.equal(syncOnly.validate(attrs()), undefined);
+    assert.deepEqual(log, ['admit A', 'admit B', 'validate A', 'validate B']);
+
+    log.length = 0;
+    const mixed = new AdmissionChain([recorder('A', log), later('Slow'), recorder('C', log)]);
+    const a = attrs();
+    const admitting = mixed.admit(a);
+    assert.ok(admitting instanceof Promise);
+    assert.deepEqual(log, ['admit A'], 'the plugin after the slow one waits for it');
+    await admitting;
+    await mixed.validate(a);
+    assert.deepEqual(log, ['admit A', 'admit Slow', 'admit C', 'validate A', 'validate Slow', 'validate C']);
+
+    // A plugin after the slow one that refuses: the phase's promise rejects with its error.
+    const refusing = new AdmissionChain([
+      later('Slow'),
+      {
+        name: 'No',
+        admit: (x) => {
+          throw admissionForbidden(x, 'no');
+        },
+      },
+    ]);
+    await assert.rejects(Promise.resolve(refusing.admit(attrs())), /forbidden: no/);
+  });
+
+  it('runs the mutating plugins once more when one asks for it (after an answer given later too)', async () => {
+    const log: string[] = [];
+    const asking: AdmissionPlugin = {
+      name: 'Asks',
+      admit: async (x) => {
+        log.push(`admit Asks reinvoke=${x.reinvocation?.isReinvoke}`);
+        if (x.reinvocation && !x.reinvocation.isReinvoke) x.reinvocation.shouldReinvoke = true;
+      },
+    };
+    const chain = new AdmissionChain([recorder('A', log), asking]);
+    await chain.admit(attrs());
+    assert.deepEqual(log, ['admit A', 'admit Asks reinvoke=false', 'admit A', 'admit Asks reinvoke=true']);
+  });
+
   it('lists only plugins with the step', () => {
     const chain = new AdmissionChain([
       { name: 'M', admit() {} },
@@ -79,14 +128,17 @@ describe('AdmissionChain', () => {
       },
     };
     const chain = new AdmissionChain([deny, recorder('After', log)]);
-    await assert.rejects(chain.admit(attrs()), (err: unknown) => {
-      assert.ok(err instanceof StatusError);
-      assert.equal(err.code, 403);
-      assert.equal(err.reason, 'Forbidden');
-      assert.equal(err.message, 'pods "web" is forbidden: not today');
-      assert.deepEqual(err.status.details, { name: 'web', kind: 'pods' });
-      return true;
-    });
+    await assert.rejects(
+      async () => chain.admit(attrs()),
+      (err: unknown) => {
+        assert.ok(err instanceof StatusError);
+        assert.equal(err.code, 403);
+        assert.equal(err.reason, 'Forbidden');
+        assert.equal(err.message, 'pods "web" is forbidden: not today');
+        assert.deepEqual(err.status.details, { name: 'web', kind: 'pods' });
+        return true;
+      },
+    );
     assert.deepEqual(log, []);
   });
 });

@@ -30,31 +30,45 @@ export class AdmissionChain {
    * changed the object), every mutating plugin runs once more, as upstream's reinvoker does; built-in plugins are
    * idempotent, and webhooks decide for themselves whether to be called again (reinvocationPolicy).
    */
-  async admit(attrs: AdmissionAttributes): Promise<void> {
+  admit(attrs: AdmissionAttributes): void | Promise<void> {
     attrs.reinvocation ??= { isReinvoke: false, shouldReinvoke: false, values: new Map() };
-    await this.admitRound(attrs);
-    if (attrs.reinvocation.shouldReinvoke && !attrs.reinvocation.isReinvoke) {
-      attrs.reinvocation.isReinvoke = true;
-      await this.admitRound(attrs);
-    }
+    const first = this.admitFrom(attrs, resourceKey(attrs), 0);
+    return first ? first.then(() => this.reinvoke(attrs)) : this.reinvoke(attrs);
   }
 
-  private async admitRound(attrs: AdmissionAttributes): Promise<void> {
-    const resource = resourceKey(attrs);
-    for (const plugin of this.mutating) {
+  private reinvoke(attrs: AdmissionAttributes): void | Promise<void> {
+    const r = attrs.reinvocation;
+    if (!r?.shouldReinvoke || r.isReinvoke) return;
+    r.isReinvoke = true;
+    return this.admitFrom(attrs, resourceKey(attrs), 0);
+  }
+
+  /**
+   * The mutating plugins from the i-th on. Plugins answer at once nearly always (their lookups hit the watch
+   * caches), so the phase makes no promise until one of them returns one.
+   */
+  private admitFrom(attrs: AdmissionAttributes, resource: string, from: number): void | Promise<void> {
+    const plugins = this.mutating;
+    for (let i = from; i < plugins.length; i++) {
+      const plugin = plugins[i] as AdmissionPlugin;
       if (!wants(plugin, attrs, resource)) continue;
       const done = plugin.admit?.(attrs);
-      if (done) await done;
+      if (done) return done.then(() => this.admitFrom(attrs, resource, i + 1));
     }
   }
 
   /** The validating phase: plugins accept or refuse the object as it will be stored. */
-  async validate(attrs: AdmissionAttributes): Promise<void> {
-    const resource = resourceKey(attrs);
-    for (const plugin of this.validating) {
+  validate(attrs: AdmissionAttributes): void | Promise<void> {
+    return this.validateFrom(attrs, resourceKey(attrs), 0);
+  }
+
+  private validateFrom(attrs: AdmissionAttributes, resource: string, from: number): void | Promise<void> {
+    const plugins = this.validating;
+    for (let i = from; i < plugins.length; i++) {
+      const plugin = plugins[i] as AdmissionPlugin;
       if (!wants(plugin, attrs, resource)) continue;
       const done = plugin.validate?.(attrs);
-      if (done) await done;
+      if (done) return done.then(() => this.validateFrom(attrs, resource, i + 1));
     }
   }
 }

@@ -4,9 +4,9 @@ import { StatusError, statusErrors } from '../../api/status-error.js';
 import { GoValue } from '../../api/validation/go-format.js';
 import { handOver, isStorageError, type KeyValue, type Store } from '../../storage/types.js';
 import { type Clock, realClock } from '../../util/clock.js';
-import { admitObject, attributesFor, type RequestOptionFields, requestOptions } from '../admission/attributes.js';
+import { attributesFor, type RequestOptionFields, requestOptions } from '../admission/attributes.js';
 import type { AdmissionChain } from '../admission/chain.js';
-import type { AdmissionSink, Operation } from '../admission/types.js';
+import type { AdmissionAttributes, AdmissionSink, Operation } from '../admission/types.js';
 import type { Cacher } from '../cacher/cacher.js';
 import type { UserInfo } from '../context.js';
 import {
@@ -180,34 +180,43 @@ export class GenericStore {
     });
   }
 
-  /** The mutating phase for a write of this resource; returns the object as the plugins left it. */
-  private async mutatingAdmission(
+  /**
+   * The mutating phase for a write of this resource; the object as the plugins left it. At once (no promise) when
+   * every plugin answered at once, as nearly all do.
+   */
+  private mutatingAdmission(
     operation: Operation,
     object: KubeObject,
     old: KubeObject | undefined,
     namespace: string,
     name: string,
     opts: StoreWriteOptions,
-  ): Promise<KubeObject> {
+  ): KubeObject | Promise<KubeObject> {
     const chain = this.admissionChainFor(opts);
     if (!chain) return object;
-    const admitted = await admitObject(chain, this.attributes(operation, object, old, namespace, name, opts));
+    const attrs = this.attributes(operation, object, old, namespace, name, opts);
+    const pending = chain.admit(attrs);
+    return pending ? pending.then(() => this.admitted(attrs)) : this.admitted(attrs);
+  }
+
+  private admitted(attrs: AdmissionAttributes): KubeObject {
+    const admitted = attrs.object as KubeObject;
     admitted.apiVersion = apiVersionOf(this.def);
     admitted.kind = this.def.kind;
     if (!admitted.metadata || typeof admitted.metadata !== 'object') admitted.metadata = {};
     return admitted;
   }
 
-  /** The validating phase for a write of this resource. */
-  private async validatingAdmission(
+  /** The validating phase for a write of this resource (at once, like the mutating one, when it can be). */
+  private validatingAdmission(
     operation: Operation,
     object: KubeObject,
     old: KubeObject | undefined,
     namespace: string,
     name: string,
     opts: StoreWriteOptions,
-  ): Promise<void> {
-    await this.admissionChainFor(opts)?.validate(this.attributes(operation, object, old, namespace, name, opts));
+  ): void | Promise<void> {
+    return this.admissionChainFor(opts)?.validate(this.attributes(operation, object, old, namespace, name, opts));
   }
 
   key(namespace: string, name: string): string {
@@ -278,14 +287,16 @@ export class GenericStore {
     // system fields.
     this.recordManager(obj, undefined, opts);
     const managedFields = obj.metadata.managedFields;
-    const admitted = await this.mutatingAdmission(
+    const admitting = this.mutatingAdmission(
       'CREATE',
-      withTypeFirst({ ...obj, apiVersion: apiVersionOf(this.def), kind: this.def.kind }),
+      withTypeFirst(obj, apiVersionOf(this.def), this.def.kind),
       undefined,
       namespace,
       obj.metadata.name ?? '',
       opts,
     );
+    // Not awaited when it answered at once: a write should not give up its turn for nothing.
+    const admitted = admitting instanceof Promise ? await admitting : admitting;
     dropEmptyMetadata(admitted);
     const typed = withTypeFirst(admitted);
     const meta = typed.metadata;
@@ -312,7 +323,8 @@ export class GenericStore {
       if (problems.length > 0) throw invalidError(this.def, meta.name ?? '', problems);
       if (opts.sink) for (const text of this.def.strategy.warningsOnCreate?.(typed) ?? []) opts.sink.warn(text);
       const name = meta.name as string;
-      await this.validatingAdmission('CREATE', typed, undefined, namespace, name, opts);
+      const validating = this.validatingAdmission('CREATE', typed, undefined, namespace, name, opts);
+      if (validating) await validating;
       // Storage refuses a create that names a revision, as upstream's etcd3 store does (an error that is not a
       // Status: 500 with no reason); "0" and what does not parse as a revision pass, as there.
       if (!opts.dryRun && Number(requestedRV) > 0 && /^\d+$/.test(requestedRV ?? '')) {
@@ -438,7 +450,8 @@ export class GenericStore {
     let next = await tryUpdate(opts.replaces ? current : deepClone(current));
     next.apiVersion = apiVersionOf(this.def);
     next.kind = this.def.kind;
-    next = await this.mutatingAdmission('UPDATE', next, current, namespace, name, opts);
+    const admitting = this.mutatingAdmission('UPDATE', next, current, namespace, name, opts);
+    next = admitting instanceof Promise ? await admitting : admitting;
     if (opts.prepare) next = this.prepareUpdate(next, current, opts.prepare.status, opts.subresource);
     dropEmptyMetadata(next);
     if (this.writePolicy?.update && opts.user && !opts.internal && !opts.subresource) {
@@ -453,7 +466,8 @@ export class GenericStore {
       if (opts.sink && opts.prepare && !opts.prepare.status) {
         for (const text of this.def.strategy.warningsOnUpdate?.(next, current) ?? []) opts.sink.warn(text);
       }
-      await this.validatingAdmission('UPDATE', next, current, namespace, name, opts);
+      const validating = this.validatingAdmission('UPDATE', next, current, namespace, name, opts);
+      if (validating) await validating;
       // A no-op writes nothing, unless storage holds the value in a form it no longer writes (an encryption key
       // that is not first any more), as upstream's GuaranteedUpdate rewrites a stale state.
       if (sameButVolatile(next, current) && !staleStates.has(current)) return { result: current };
