@@ -6,6 +6,7 @@ import {
   RawJson,
   rememberWritten,
   storedJsonWithRevision,
+  withTypeFirst,
   writtenObjectOf,
 } from './codec.js';
 import type { KubeObject } from './object.js';
@@ -50,5 +51,30 @@ describe('written objects', () => {
     assert.equal(taken?.metadata.resourceVersion, '42');
     assert.equal(writtenObjectOf(bytes, 42), undefined);
     assert.equal(writtenObjectOf(Buffer.from('{"metadata":{"name":"a"}}'), 42), undefined, 'by identity only');
+  });
+});
+
+describe('withTypeFirst', () => {
+  test('copies the object with apiVersion, kind and metadata first, replacing the type when given', () => {
+    const metadata = { name: 'x' };
+    const obj = { spec: { a: 1 }, metadata, kind: 'Pod', status: {}, apiVersion: 'v1' } as unknown as KubeObject;
+    const typed = withTypeFirst(obj);
+    assert.notEqual(typed, obj);
+    assert.equal(typed.metadata, metadata, 'the metadata object itself, not a copy');
+    assert.deepEqual(Object.keys(typed), ['apiVersion', 'kind', 'metadata', 'spec', 'status']);
+    const replaced = withTypeFirst(obj, 'apps/v1', 'Deployment');
+    assert.deepEqual([replaced.apiVersion, replaced.kind], ['apps/v1', 'Deployment']);
+    assert.deepEqual([obj.apiVersion, obj.kind], ['v1', 'Pod'], 'the given object is left as it was');
+  });
+
+  test('keeps a "__proto__" field a field, as encodeForStorage does', () => {
+    const obj = JSON.parse('{"kind":"Widget","apiVersion":"x/v1","metadata":{},"__proto__":{"polluted":true}}');
+    const typed = withTypeFirst(obj);
+    assert.equal(Object.getPrototypeOf(typed), Object.prototype);
+    assert.equal((typed as { polluted?: boolean }).polluted, undefined);
+    assert.equal(
+      encodeForStorage(typed),
+      '{"apiVersion":"x/v1","kind":"Widget","metadata":{},"__proto__":{"polluted":true}}',
+    );
   });
 });

@@ -4,10 +4,23 @@ import { isStorageError, type StorageError } from '../../storage/types.js';
 import type { KubeObject } from './object.js';
 import { groupResource, type ResourceDefinition } from './resource.js';
 
-/** The object with apiVersion, kind and metadata as its first keys, the order upstream writes them in. */
-export function withTypeFirst(obj: KubeObject): KubeObject {
-  const { apiVersion, kind, metadata, ...rest } = obj;
-  return { apiVersion, kind, metadata, ...rest };
+/**
+ * A copy of the object with apiVersion, kind and metadata as its first keys, the order upstream writes them in
+ * (apiVersion and kind replaced when given). Runs twice on every create: built key by key, as encodeForStorage.
+ */
+export function withTypeFirst(obj: KubeObject, apiVersion = obj.apiVersion, kind = obj.kind): KubeObject {
+  const out: Record<string, unknown> = { apiVersion, kind, metadata: obj.metadata };
+  for (const k of Object.keys(obj)) {
+    if (k === 'apiVersion' || k === 'kind' || k === 'metadata') continue;
+    setOwn(out, k, obj[k]);
+  }
+  return out as KubeObject;
+}
+
+/** out[k] = value, where a "__proto__" key (a custom resource's unknown field kept) stays a field, not a prototype. */
+function setOwn(out: Record<string, unknown>, k: string, value: unknown): void {
+  if (k === '__proto__') Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
+  else out[k] = value;
 }
 
 /** Objects are stored as JSON without their resourceVersion; it is the storage revision of their last write. */
@@ -22,9 +35,7 @@ export function encodeForStorage(obj: KubeObject): string {
   const out: Record<string, unknown> = { apiVersion: obj.apiVersion, kind: obj.kind, metadata };
   for (const k of Object.keys(obj)) {
     if (k === 'apiVersion' || k === 'kind' || k === 'metadata') continue;
-    // A "__proto__" field (of a custom resource keeping unknown fields) stays a field rather than a prototype.
-    if (k === '__proto__') Object.defineProperty(out, k, { value: obj[k], enumerable: true, writable: true });
-    else out[k] = obj[k];
+    setOwn(out, k, obj[k]);
   }
   return JSON.stringify(out);
 }
