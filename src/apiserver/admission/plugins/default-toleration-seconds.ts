@@ -24,6 +24,10 @@ function covers(toleration: unknown, key: string): boolean {
   return (k === key || k === '') && (effect === 'NoExecute' || effect === '');
 }
 
+function toleration(key: string, seconds: number): Record<string, unknown> {
+  return { key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: seconds };
+}
+
 export function defaultTolerationSeconds(opts: DefaultTolerationSecondsOptions = {}): AdmissionPlugin {
   const notReady = opts.notReadySeconds ?? 300;
   const unreachable = opts.unreachableSeconds ?? 300;
@@ -37,16 +41,18 @@ export function defaultTolerationSeconds(opts: DefaultTolerationSecondsOptions =
       if (!isObject(pod.spec)) pod.spec = {};
       const spec = pod.spec as Record<string, unknown>;
       const tolerations = Array.isArray(spec.tolerations) ? (spec.tolerations as unknown[]) : [];
-      const added: Record<string, unknown>[] = [];
-      for (const [key, seconds] of [
-        [TAINT_NODE_NOT_READY, notReady],
-        [TAINT_NODE_UNREACHABLE, unreachable],
-      ] as const) {
-        if (!tolerations.some((t) => covers(t, key))) {
-          added.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: seconds });
-        }
+      // Runs on every pod create: one pass over the pod's tolerations, and a new list only when one is added.
+      let notReadyCovered = false;
+      let unreachableCovered = false;
+      for (const t of tolerations) {
+        if (!notReadyCovered && covers(t, TAINT_NODE_NOT_READY)) notReadyCovered = true;
+        if (!unreachableCovered && covers(t, TAINT_NODE_UNREACHABLE)) unreachableCovered = true;
       }
-      if (added.length > 0) spec.tolerations = [...tolerations, ...added];
+      if (notReadyCovered && unreachableCovered) return;
+      const next = tolerations.slice();
+      if (!notReadyCovered) next.push(toleration(TAINT_NODE_NOT_READY, notReady));
+      if (!unreachableCovered) next.push(toleration(TAINT_NODE_UNREACHABLE, unreachable));
+      spec.tolerations = next;
     },
   };
 }

@@ -256,9 +256,9 @@ export function limitRanger(reader: ClusterReader, clock: Clock = realClock): Ad
     const kind = kindOf(attrs);
     if (!kind) return undefined;
     if (attrs.oldObject?.metadata.deletionTimestamp) return undefined;
-    const found = (items: readonly Readonly<KubeObject>[]): Found => (items.length > 0 ? { kind, items } : undefined);
     const known = limitRangesNow(attrs.namespace);
-    return known ? found(known) : limitRanges(attrs.namespace).then(found);
+    if (known) return known.length > 0 ? { kind, items: known } : undefined;
+    return limitRanges(attrs.namespace).then((items) => (items.length > 0 ? { kind, items } : undefined));
   }
 
   function admitFound(attrs: AdmissionAttributes, found: Found): void {

@@ -43,8 +43,8 @@ export function decide(state: PodSecurityState, attrs: AdmissionAttributes): Dec
 /** Gives the request a decision's warnings and audit annotations, and throws its refusal. */
 function apply(attrs: AdmissionAttributes, decision: Decision): void {
   for (const w of decision.warnings) admissionWarning(attrs, w);
-  for (const [key, value] of Object.entries(decision.annotations)) {
-    admissionAnnotation(attrs, LABEL_PREFIX + key, value);
+  for (const key in decision.annotations) {
+    admissionAnnotation(attrs, LABEL_PREFIX + key, decision.annotations[key] as string);
   }
   if (decision.error) throw decision.error;
 }
