@@ -74,15 +74,56 @@ export class PodSecurityMetrics implements PodSecurityRecorder {
     registers: [this.registry],
   });
 
+  /** The label set of the last evaluation counted, for a run of like requests (the pods of one namespace). */
+  private last:
+    | {
+        decision: string;
+        policy: LevelVersion;
+        mode: Mode;
+        operation: string;
+        group: string;
+        resource: string;
+        subresource: string;
+        entry: { n: number };
+      }
+    | undefined;
+
   evaluation(decision: 'allow' | 'deny', policy: LevelVersion, mode: Mode, attrs: AdmissionAttributes): void {
+    const last = this.last;
+    const { group, resource } = attrs.resource;
+    if (
+      last !== undefined &&
+      last.policy === policy &&
+      last.decision === decision &&
+      last.mode === mode &&
+      last.operation === attrs.operation &&
+      last.group === group &&
+      last.resource === resource &&
+      last.subresource === attrs.subresource
+    ) {
+      last.entry.n++;
+      return;
+    }
     const version = versionLabel(policy);
     const key = `${decision} ${policy.level} ${version} ${mode} ${attrs.operation} ${attrs.resource.group}/${attrs.resource.resource}/${attrs.subresource}`;
-    const seen = this.evaluated.get(key);
-    if (seen) seen.n++;
+    let entry = this.evaluated.get(key);
+    if (entry) entry.n++;
     else {
       const labels = { decision, policy_level: policy.level, policy_version: version, mode, ...requestLabels(attrs) };
-      this.evaluated.set(key, { labels, n: 1 });
+      entry = { labels, n: 1 };
+      this.evaluated.set(key, entry);
     }
+    // The policy object stands for its level and version while the namespace's labels do not change.
+    this.last = {
+      decision,
+      policy,
+      mode,
+      operation: attrs.operation,
+      group,
+      resource,
+      subresource: attrs.subresource,
+      entry,
+    };
   }
 
   exemption(attrs: AdmissionAttributes): void {
