@@ -32,6 +32,8 @@ type Rec = Record<string, unknown>;
 const rec = (v: unknown): Rec => (isObject(v) ? v : {});
 const recs = (v: unknown): Rec[] => (Array.isArray(v) ? v.filter(isObject) : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+/** Whether v is a list holding an object (recs(v).length > 0, without making the list). */
+const hasObject = (v: unknown): boolean => Array.isArray(v) && v.some(isObject);
 
 /** The projected volume source upstream mounts (TokenVolumeSource), defaultMode set explicitly as upstream does. */
 export function tokenVolumeSource(): Rec {
@@ -78,9 +80,10 @@ function enforcesMountableSecrets(sa: KubeObject): boolean {
 
 /** Adds the token volume and its mounts (mountServiceAccountToken). Runs on every pod create, so written plainly. */
 function mountToken(spec: Rec): void {
-  const volumes = recs(spec.volumes);
+  const given = Array.isArray(spec.volumes) ? (spec.volumes as unknown[]) : [];
   let volumeName = '';
-  for (const v of volumes) {
+  for (const v of given) {
+    if (!isObject(v)) continue;
     const name = str(v.name);
     if (name.startsWith(SERVICE_ACCOUNT_VOLUME_PREFIX)) {
       volumeName = name;
@@ -91,6 +94,7 @@ function mountToken(spec: Rec): void {
   if (!existing) volumeName = generateNameFrom(SERVICE_ACCOUNT_VOLUME_PREFIX);
   const needsVolume = mountIn(spec.initContainers, volumeName) + mountIn(spec.containers, volumeName) > 0;
   if (!existing && needsVolume) {
+    const volumes = given.filter(isObject);
     volumes.push({ name: volumeName, projected: tokenVolumeSource() });
     spec.volumes = volumes;
   }
@@ -102,10 +106,11 @@ function mountIn(containers: unknown, volumeName: string): number {
   let mounted = 0;
   for (const container of containers) {
     if (!isObject(container)) continue;
-    const mounts = recs(container.volumeMounts);
+    const given = Array.isArray(container.volumeMounts) ? (container.volumeMounts as unknown[]) : [];
     let has = false;
-    for (const m of mounts) if (m.mountPath === DEFAULT_API_TOKEN_MOUNT_PATH) has = true;
+    for (const m of given) if (isObject(m) && m.mountPath === DEFAULT_API_TOKEN_MOUNT_PATH) has = true;
     if (has) continue;
+    const mounts = given.filter(isObject);
     mounts.push({ name: volumeName, readOnly: true, mountPath: DEFAULT_API_TOKEN_MOUNT_PATH });
     container.volumeMounts = mounts;
     mounted++;
@@ -294,7 +299,7 @@ export function serviceAccount(reader: ClusterReader, opts: ServiceAccountOption
       }
       return withAccount(attrs, str(spec.serviceAccountName), (sa) => {
         if (shouldAutomount(sa, spec)) mountToken(spec);
-        if (recs(spec.imagePullSecrets).length === 0 && recs(sa.imagePullSecrets).length > 0) {
+        if (!hasObject(spec.imagePullSecrets) && hasObject(sa.imagePullSecrets)) {
           spec.imagePullSecrets = recs(sa.imagePullSecrets).map((s) => ({ name: str(s.name) }));
         }
       });
