@@ -6,6 +6,7 @@ import {
   runPlugin,
 } from '../../../testing/admission-registry.js';
 import assert from '../../../testing/assert.js';
+import { attributesFor } from '../attributes.js';
 import { ClusterReader } from './cluster-reader.js';
 import { namespaceLifecycle } from './namespace-lifecycle.js';
 
@@ -43,6 +44,24 @@ describe('NamespaceLifecycle admission', () => {
       assert.equal(err.code, 404);
       assert.equal(err.message, 'namespaces "nowhere" not found');
     }
+  });
+
+  it('lets a LocalSubjectAccessReview into a namespace that does not exist, and nothing else of its group', async () => {
+    const review = { metadata: { namespace: 'nowhere' }, spec: { user: 'jane' } };
+    const reviewIn = (group: string) =>
+      attributesFor(
+        {
+          group,
+          version: 'v1',
+          resource: 'localsubjectaccessreviews',
+          kind: 'LocalSubjectAccessReview',
+          namespaced: true,
+        },
+        { operation: 'CREATE', object: review, namespace: 'nowhere', name: '' },
+      );
+    await runPlugin(plugin, reviewIn('authorization.k8s.io'));
+    // The same resource name in another group is an ordinary namespaced write.
+    await admissionRefusal(runPlugin(plugin, reviewIn('example.com')), 404);
   });
 
   it('finds a namespace the cache has not seen yet in storage', async () => {

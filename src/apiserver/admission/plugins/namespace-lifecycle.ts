@@ -23,7 +23,8 @@ export const IMMORTAL_NAMESPACES: ReadonlySet<string> = new Set(['default', 'kub
 const NAMESPACES = { group: '', version: 'v1', resource: 'namespaces' };
 const FORCE_LIVE_LOOKUP_MS = 30_000;
 /** Resources that reveal nothing about a namespace by being refused, so they are never refused for it. */
-const ACCESS_REVIEWS = new Set(['authorization.k8s.io/localsubjectaccessreviews']);
+/** Resources of authorization.k8s.io that are answered, never stored, in a namespace that may not exist. */
+const ACCESS_REVIEWS = new Set(['localsubjectaccessreviews']);
 
 function isNamespaceKind(attrs: AdmissionAttributes): boolean {
   return attrs.kind.group === '' && attrs.kind.kind === 'Namespace';
@@ -90,7 +91,7 @@ export function namespaceLifecycle(reader: ClusterReader, clock: Clock = realClo
         return;
       }
       if (attrs.namespace === '' || attrs.operation === 'DELETE') return;
-      if (ACCESS_REVIEWS.has(`${attrs.resource.group}/${attrs.resource.resource}`)) return;
+      if (attrs.resource.group === 'authorization.k8s.io' && ACCESS_REVIEWS.has(attrs.resource.resource)) return;
       // Without waiting when the cache has the namespace and need not be doubted: the case of nearly every request.
       const cached = reader.sharedNow(NAMESPACES, '', attrs.namespace);
       if (!cached || (recentlyDeleted.size > 0 && forceLive(attrs.namespace) && !isTerminating(cached))) {

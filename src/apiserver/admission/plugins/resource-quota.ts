@@ -226,10 +226,10 @@ export function resourceQuota(reader: ClusterReader, clock: Clock = realClock): 
     handles: (op) => op === 'CREATE' || op === 'UPDATE',
     validate(attrs) {
       if (attrs.namespace === '' || !attrs.object) return;
+      // A namespace without quotas (most) is known at once, without waiting (and before anything else is looked at).
+      if (reader.listSharedNow(RESOURCE_QUOTAS, attrs.namespace)?.length === 0) return;
       const use = useFor(attrs);
       if (!use?.handles(attrs)) return;
-      // A namespace without quotas (most) is known at once, without waiting.
-      if (reader.listSharedNow(RESOURCE_QUOTAS, attrs.namespace)?.length === 0) return;
       return charge(attrs, use);
     },
   };
