@@ -619,7 +619,8 @@ function mayAddUnknown(value: unknown, node: SchemaNode, strategic: boolean): bo
   if (Array.isArray(value)) {
     const items = node.items;
     if (node.type !== 'array' || items === undefined) return false;
-    return value.some((v) => mayAddUnknown(v, items, strategic));
+    for (const v of value) if (mayAddUnknown(v, items, strategic)) return true;
+    return false;
   }
   if (!isRecord(value) || node.type !== 'object') return false;
   const values = node.additionalProperties;
