@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { DEFAULT_ON_PLUGINS } from '../src/apiserver/admission/order.js';
+import { NODE_RESTRICTION } from '../src/apiserver/admission/plugins/node-restriction.js';
 import { freePort } from '../src/testing/etcd.js';
 import { credentialsFromKubeconfig, Http2Client } from './http2-client.js';
 import { benchPod } from './pod.js';
@@ -256,7 +257,8 @@ async function gateCost(): Promise<Record<string, number>> {
     ]),
     open: await startServer(join(work, 'open'), 'apiserver', [
       '--authorization-mode=AlwaysAllow',
-      `--disable-admission-plugins=${[...DEFAULT_ON_PLUGINS].join(',')}`,
+      // No admission at all: upstream's default set and NodeRestriction, which wheelhouse turns on as kubeadm does.
+      `--disable-admission-plugins=${[...DEFAULT_ON_PLUGINS, NODE_RESTRICTION].join(',')}`,
       `--token-auth-file=${tokens}`,
     ]),
   };
