@@ -6,38 +6,42 @@ import { groupResource, type ResourceDefinition } from './resource.js';
 
 /**
  * A copy of the object with apiVersion, kind and metadata as its first keys, the order upstream writes them in
- * (apiVersion and kind replaced when given). Runs twice on every create: built key by key, as encodeForStorage.
+ * (apiVersion and kind replaced when given). Runs twice on every create.
  */
 export function withTypeFirst(obj: KubeObject, apiVersion = obj.apiVersion, kind = obj.kind): KubeObject {
-  const out: Record<string, unknown> = { apiVersion, kind, metadata: obj.metadata };
+  return typeFirstCopy(obj, apiVersion, kind, obj.metadata);
+}
+
+/**
+ * The copy withTypeFirst and encodeForStorage make, built key by key rather than with rest and spread patterns, which
+ * cost more than the encoding on small objects. A "__proto__" key (a custom resource's unknown field kept) stays a
+ * field, not a prototype.
+ */
+function typeFirstCopy(
+  obj: KubeObject,
+  apiVersion: KubeObject['apiVersion'],
+  kind: KubeObject['kind'],
+  metadata: KubeObject['metadata'],
+): KubeObject {
+  const out: Record<string, unknown> = { apiVersion, kind, metadata };
   for (const k of Object.keys(obj)) {
     if (k === 'apiVersion' || k === 'kind' || k === 'metadata') continue;
-    setOwn(out, k, obj[k]);
+    if (k === '__proto__')
+      Object.defineProperty(out, k, { value: obj[k], enumerable: true, writable: true, configurable: true });
+    else out[k] = obj[k];
   }
   return out as KubeObject;
 }
 
-/** out[k] = value, where a "__proto__" key (a custom resource's unknown field kept) stays a field, not a prototype. */
-function setOwn(out: Record<string, unknown>, k: string, value: unknown): void {
-  if (k === '__proto__') Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
-  else out[k] = value;
-}
-
 /** Objects are stored as JSON without their resourceVersion; it is the storage revision of their last write. */
 export function encodeForStorage(obj: KubeObject): string {
-  // Built key by key rather than with rest and spread patterns, which cost more than the encoding on small objects.
   const meta = obj.metadata;
   let metadata: KubeObject['metadata'] = meta;
   if (meta && (meta.resourceVersion !== undefined || meta.selfLink !== undefined)) {
     metadata = {};
     for (const k of Object.keys(meta)) if (k !== 'resourceVersion' && k !== 'selfLink') metadata[k] = meta[k];
   }
-  const out: Record<string, unknown> = { apiVersion: obj.apiVersion, kind: obj.kind, metadata };
-  for (const k of Object.keys(obj)) {
-    if (k === 'apiVersion' || k === 'kind' || k === 'metadata') continue;
-    setOwn(out, k, obj[k]);
-  }
-  return JSON.stringify(out);
+  return JSON.stringify(typeFirstCopy(obj, obj.apiVersion, obj.kind, metadata));
 }
 
 /**
