@@ -79,6 +79,9 @@ describe('qualified names', () => {
     assert.deepEqual(isQualifiedName('/a'), ['prefix part must be non-empty']);
     assert.deepEqual(isQualifiedName('Ex.com/a'), [`prefix part ${SUBDOMAIN_MSG}`]);
     assert.deepEqual(isQualifiedName('-a'), [QNAME_MSG]);
+    assert.deepEqual(isQualifiedName(`${subdomain(254)}/a`), ['prefix part must be no more than 253 characters']);
+    assert.deepEqual(isQualifiedName(`x/${label(64)}`), ['name part must be no more than 63 characters']);
+    assert.deepEqual(isQualifiedName('x/é'), [QNAME_MSG]);
     assert.deepEqual(isQualifiedName('a/b/c'), [
       "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
     ]);
@@ -94,6 +97,12 @@ describe('label values', () => {
 
   it('counts UTF-8 bytes as Go does', () => {
     assert.equal(isValidLabelValue('é'.repeat(32)).includes('must be no more than 63 characters'), true);
+  });
+
+  it('answers a list of its own each time, which a caller may add to', () => {
+    const first = isValidLabelValue('ok');
+    first.push('added');
+    assert.deepEqual(isValidLabelValue('ok'), []);
   });
 
   it('refuses bad characters', () => {

@@ -63,8 +63,18 @@ const WILDCARD_MSG =
   "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character";
 const WILDCARD_RE = anchored(WILDCARD_FMT);
 
+/**
+ * Whether value is at most max long and matches re. For the patterns here, which admit ASCII only, a match means
+ * that the length in characters is the length in UTF-8 bytes: the checks below answer valid values (nearly all)
+ * this way first, without counting bytes, and work out the errors only for the others.
+ */
+const fitsAscii = (value: string, max: number, re: RegExp): boolean => value.length <= max && re.test(value);
+
 /** A qualified name: `[prefix/]name`, the prefix a DNS-1123 subdomain, the name at most 63 characters. */
 export function isQualifiedName(value: string): string[] {
+  const slash = value.indexOf('/');
+  if (slash < 0 ? fitsAscii(value, QUALIFIED_NAME_MAX_LENGTH, QUALIFIED_NAME_RE) : validPrefixed(value, slash))
+    return [];
   const errs: string[] = [];
   const parts = value.split('/');
   let name: string;
@@ -90,7 +100,18 @@ export function isQualifiedName(value: string): string[] {
   return errs;
 }
 
+/** A valid `prefix/name` qualified name, its one slash at index slash. */
+function validPrefixed(value: string, slash: number): boolean {
+  return (
+    slash > 0 &&
+    value.indexOf('/', slash + 1) < 0 &&
+    fitsAscii(value.slice(0, slash), DNS1123_SUBDOMAIN_MAX_LENGTH, DNS1123_SUBDOMAIN_RE) &&
+    fitsAscii(value.slice(slash + 1), QUALIFIED_NAME_MAX_LENGTH, QUALIFIED_NAME_RE)
+  );
+}
+
 export function isValidLabelValue(value: string): string[] {
+  if (fitsAscii(value, LABEL_VALUE_MAX_LENGTH, LABEL_VALUE_RE)) return [];
   const errs: string[] = [];
   if (byteLength(value) > LABEL_VALUE_MAX_LENGTH) errs.push(maxLenError(LABEL_VALUE_MAX_LENGTH));
   if (!LABEL_VALUE_RE.test(value))
@@ -99,6 +120,7 @@ export function isValidLabelValue(value: string): string[] {
 }
 
 export function isDNS1123Label(value: string): string[] {
+  if (fitsAscii(value, DNS1123_LABEL_MAX_LENGTH, DNS1123_LABEL_RE)) return [];
   const errs: string[] = [];
   if (byteLength(value) > DNS1123_LABEL_MAX_LENGTH) errs.push(maxLenError(DNS1123_LABEL_MAX_LENGTH));
   if (!DNS1123_LABEL_RE.test(value)) {
@@ -110,6 +132,7 @@ export function isDNS1123Label(value: string): string[] {
 }
 
 export function isDNS1123Subdomain(value: string): string[] {
+  if (fitsAscii(value, DNS1123_SUBDOMAIN_MAX_LENGTH, DNS1123_SUBDOMAIN_RE)) return [];
   const errs: string[] = [];
   if (byteLength(value) > DNS1123_SUBDOMAIN_MAX_LENGTH) errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX_LENGTH));
   if (!DNS1123_SUBDOMAIN_RE.test(value)) {
@@ -119,6 +142,7 @@ export function isDNS1123Subdomain(value: string): string[] {
 }
 
 export function isDNS1035Label(value: string): string[] {
+  if (fitsAscii(value, DNS1035_LABEL_MAX_LENGTH, DNS1035_LABEL_RE)) return [];
   const errs: string[] = [];
   if (byteLength(value) > DNS1035_LABEL_MAX_LENGTH) errs.push(maxLenError(DNS1035_LABEL_MAX_LENGTH));
   if (!DNS1035_LABEL_RE.test(value)) errs.push(regexError(DNS1035_LABEL_MSG, DNS1035_LABEL_FMT, 'my-name', 'abc-123'));
