@@ -161,7 +161,11 @@ export const errors = {
   closed: () => new StorageError('Closed', 'the store is closed'),
 };
 
-/** Buffers whose writers have handed them over (see handOver): stored as they are, without a copy. */
+/**
+ * Buffers whose writers have handed them over (see handOver): stored as they are, without a copy. The store takes
+ * the mark off as it takes the bytes (toBytes), so the set holds only writes on their way in: a set of every stored
+ * value still alive would grow with the store, and every addition and every garbage collection would pay for it.
+ */
 const handedOver = new WeakSet<Uint8Array>();
 
 /**
@@ -179,7 +183,7 @@ export function toBytes(key: string, value: Value): Buffer {
   const bytes =
     typeof value === 'string'
       ? Buffer.from(value, 'utf8')
-      : Buffer.isBuffer(value) && handedOver.has(value)
+      : Buffer.isBuffer(value) && handedOver.delete(value)
         ? value
         : Buffer.from(value);
   if (bytes.length > MAX_VALUE_BYTES) throw errors.tooLarge(key, bytes.length);
