@@ -602,6 +602,49 @@ describe('CustomResourceDefinitions: objects read from storage, as upstream’s 
     assert.deepEqual(JSON.parse(watched.text.trim().split('\n')[0] ?? '{}').object.spec, { size: 1, shape: 'round' });
   });
 
+  it('prunes a field taken out of the schema after the object was written, when it is read', async () => {
+    const sprockets = (properties: Record<string, unknown>) => ({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'sprockets.stable.example.com' },
+      spec: {
+        group: 'stable.example.com',
+        scope: 'Namespaced',
+        names: { plural: 'sprockets', singular: 'sprocket', kind: 'Sprocket' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: specOf(properties) }],
+      },
+    });
+    const path = '/apis/stable.example.com/v1/namespaces/default/sprockets';
+    const kept = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+    const made = await apiRequest(cp, 'POST', CRDS, {
+      body: sprockets({ size: { type: 'integer' }, color: { type: 'string' }, extra: kept }),
+    });
+    assert.equal(made.status, 201, made.text);
+    await established(cp, 'sprockets.stable.example.com');
+    const spec = { size: 1, color: 'red', extra: { anything: true } };
+    await eventually(async () => {
+      const res = await apiRequest(cp, 'POST', path, {
+        body: { apiVersion: 'stable.example.com/v1', kind: 'Sprocket', metadata: { name: 's1' }, spec },
+      });
+      assert.equal(res.status, 201, res.text);
+    });
+    assert.deepEqual((await apiRequest(cp, 'GET', `${path}/s1`)).body.spec, spec);
+    const crd = (await apiRequest(cp, 'GET', `${CRDS}/sprockets.stable.example.com`)).body;
+    const put = await apiRequest(cp, 'PUT', `${CRDS}/sprockets.stable.example.com`, {
+      body: { ...sprockets({ size: { type: 'integer' }, extra: kept }), metadata: crd.metadata },
+    });
+    assert.equal(put.status, 200, put.text);
+    // Stored with color, served without it (upstream's storage decoder prunes by the schema as it is now); what
+    // x-kubernetes-preserve-unknown-fields keeps stays.
+    const without = { size: 1, extra: { anything: true } };
+    await eventually(async () => {
+      assert.deepEqual((await apiRequest(cp, 'GET', `${path}/s1`)).body.spec, without);
+    });
+    assert.deepEqual((await apiRequest(cp, 'GET', path)).body.items[0].spec, without);
+    const watched = await apiRequest(cp, 'GET', `${path}?watch=1&timeoutSeconds=1`);
+    assert.deepEqual(JSON.parse(watched.text.trim().split('\n')[0] ?? '{}').object.spec, without);
+  });
+
   it('reads an object in the version it was stored in after the storage version changed', async () => {
     const doohickeys = (storage: string) => {
       const crd = gizmos({ size: { type: 'integer' }, shape: { type: 'string', default: 'round' } });

@@ -83,9 +83,11 @@ function discoveryInfo(def: ResourceDefinition, crd: CustomResourceDefinition, v
  * the apiVersion is rewritten; an object converted to another version keeps only what that version's schema knows
  * (pruned, so a field only an older version had does not show through a newer one, nor get stored). An object read
  * from storage is taken in the version it was written in, which is not the storage version when that has changed
- * since: it gets that version's defaults it lacks (a default added to the CRD after the object was written) and,
- * when served in another version, is pruned by that version's schema. Nothing is needed, and the raw fast paths
- * stay, for a lone version whose schema has no defaults.
+ * since: it is pruned by that version's schema as it is now (a field taken out of the schema after the object was
+ * written no longer shows), gets that version's defaults it lacks (a default added to the CRD since) and, when served
+ * in another version, is pruned by that version's schema. The first step is needed only once the CRD's spec has
+ * changed (generation above 1): until then every object was written under the schema it has. Nothing is needed,
+ * and the raw fast paths stay, for a lone version whose schema has no defaults and has not changed.
  */
 function versionConversion(crd: CustomResourceDefinition, served: string, stored: string): { conversion?: Conversion } {
   const group = crd.spec.group ?? '';
@@ -98,7 +100,8 @@ function versionConversion(crd: CustomResourceDefinition, served: string, stored
     const s = v.schema?.openAPIV3Schema;
     if (hasDefaults(s) && s) defaultsOf.set(v.name ?? '', s);
   }
-  if (versions.length <= 1 && defaultsOf.size === 0) return {};
+  const respecified = (crd.metadata?.generation ?? 1) > 1;
+  if (versions.length <= 1 && defaultsOf.size === 0 && !respecified) return {};
   const servedSchema = schemaOf(served);
   const storedSchema = schemaOf(stored);
   const servedApiVersion = `${group}/${served}`;
@@ -119,8 +122,11 @@ function versionConversion(crd: CustomResourceDefinition, served: string, stored
         const defaults = defaultsOf.get(own);
         const lacking = defaults !== undefined && lacksDefaults(obj, defaults);
         const convert = own !== served && servedSchema !== undefined;
-        if (!lacking && !convert) return { ...obj, apiVersion: servedApiVersion };
+        const ownSchema = respecified ? schemaOf(own) : undefined;
+        if (!lacking && !convert && !ownSchema) return { ...obj, apiVersion: servedApiVersion };
         const out = structuredClone(obj);
+        // As upstream's storage decoder: pruned in its own version first, then defaulted.
+        if (ownSchema) pruneObject(out, ownSchema);
         if (lacking && defaults) applyDefaults(out, defaults);
         out.apiVersion = servedApiVersion;
         if (convert && servedSchema) pruneObject(out, servedSchema);
