@@ -23,4 +23,17 @@ describe('webhook matchConditions: what a configuration may hold', () => {
   it('gives the compiler text for one that does not compile', () => {
     assert.match(matchConditionProblem('object.metadata.name ==') ?? '', /^compilation failed: ERROR: <input>:1:/);
   });
+
+  it('refuses a field the AdmissionRequest type does not have, as upstream compiler does', () => {
+    assert.equal(
+      matchConditionProblem("request.foo == 'x'"),
+      "compilation failed: ERROR: <input>:1:8: undefined field 'foo'\n | request.foo == 'x'\n | .......^",
+    );
+    // object and oldObject are variables of their own, not fields of the request.
+    assert.match(matchConditionProblem('request.object.spec.x == 1') ?? '', /undefined field 'object'/);
+    assert.match(matchConditionProblem("request.userInfo.nickname == 'x'") ?? '', /undefined field 'nickname'/);
+    // Its own fields, maps and free-form options still type-check.
+    assert.equal(matchConditionProblem("request.userInfo.extra['a'].exists(x, x == 'b')"), undefined);
+    assert.equal(matchConditionProblem("request.kind.group == '' && request.options.foo == 1"), undefined);
+  });
 });

@@ -5,7 +5,8 @@
  * compiled once. When a configuration is written, an expression that does not compile, or whose type is not bool,
  * is refused, as upstream's compiler does: `object` and `oldObject` are `dyn` and `request` has upstream's type, so
  * `object.spec.enabled` alone is refused (`must evaluate to bool but got dyn`), and so is `request.name` (`… but
- * got string`). At evaluation a result that is not a bool is an error.
+ * got string`), and a field the request type does not have (`request.foo`: `undefined field 'foo'`). At evaluation
+ * a result that is not a bool is an error.
  */
 
 import {
@@ -69,12 +70,14 @@ export function matchConditionProblem(expression: string): string | undefined {
   const program = compileCondition(expression);
   if (program instanceof Error) return program.message;
   let type = program.outputType;
-  if (type === 'dyn') {
-    const typed = typeCheckCelType(expression, TYPED_VARIABLES, 'webhook matchConditions');
-    if ('type' in typed) type = typed.type;
-  }
+  const typed = typeCheckCelType(expression, TYPED_VARIABLES, 'webhook matchConditions');
+  // A field the AdmissionRequest type does not have (`request.foo`, `request.object`) is upstream's compile error.
+  if ('issue' in typed && UNDEFINED_FIELD.test(typed.issue)) return `compilation failed: ${typed.issue}`;
+  if (type === 'dyn' && 'type' in typed) type = typed.type;
   return type === 'bool' ? undefined : `${NOT_BOOL} but got ${type}`;
 }
+
+const UNDEFINED_FIELD = /^ERROR: <input>:\d+:\d+: undefined field '/;
 
 setMatchConditionCompiler((expression, fieldPath) => {
   const problem = matchConditionProblem(expression);
