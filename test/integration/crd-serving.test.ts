@@ -545,25 +545,31 @@ describe('CustomResourceDefinitions: objects read from storage, as upstream’s 
       properties: { spec: { type: 'object', properties } },
     },
   });
-  const gizmos = (v1Properties: Record<string, unknown>) => ({
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: 'gizmos.stable.example.com' },
-    spec: {
-      group: 'stable.example.com',
-      scope: 'Namespaced',
-      names: { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo' },
-      versions: [
-        {
-          name: 'v1beta1',
-          served: true,
-          storage: false,
-          schema: specOf({ old: { type: 'string' }, size: { type: 'integer' } }),
-        },
-        { name: 'v1', served: true, storage: true, schema: specOf(v1Properties) },
-      ],
-    },
-  });
+  /** A namespaced CRD of stable.example.com named by its kind (plural: kind in lower case and an s). */
+  const stableCRD = (kind: string, versions: Record<string, unknown>[]) => {
+    const singular = kind.toLowerCase();
+    return {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `${singular}s.stable.example.com` },
+      spec: {
+        group: 'stable.example.com',
+        scope: 'Namespaced',
+        names: { plural: `${singular}s`, singular, kind },
+        versions,
+      },
+    };
+  };
+  const gizmos = (v1Properties: Record<string, unknown>) =>
+    stableCRD('Gizmo', [
+      {
+        name: 'v1beta1',
+        served: true,
+        storage: false,
+        schema: specOf({ old: { type: 'string' }, size: { type: 'integer' } }),
+      },
+      { name: 'v1', served: true, storage: true, schema: specOf(v1Properties) },
+    ]);
   const gizmo = (version: string) => `/apis/stable.example.com/${version}/namespaces/default/gizmos`;
 
   it('prunes to the schema of the version it converts to, and gives the storage version’s new defaults', async () => {
@@ -603,17 +609,8 @@ describe('CustomResourceDefinitions: objects read from storage, as upstream’s 
   });
 
   it('prunes a field taken out of the schema after the object was written, when it is read', async () => {
-    const sprockets = (properties: Record<string, unknown>) => ({
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: 'sprockets.stable.example.com' },
-      spec: {
-        group: 'stable.example.com',
-        scope: 'Namespaced',
-        names: { plural: 'sprockets', singular: 'sprocket', kind: 'Sprocket' },
-        versions: [{ name: 'v1', served: true, storage: true, schema: specOf(properties) }],
-      },
-    });
+    const sprockets = (properties: Record<string, unknown>) =>
+      stableCRD('Sprocket', [{ name: 'v1', served: true, storage: true, schema: specOf(properties) }]);
     const path = '/apis/stable.example.com/v1/namespaces/default/sprockets';
     const kept = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
     const made = await apiRequest(cp, 'POST', CRDS, {
