@@ -3,10 +3,10 @@
  * node — what pruning, defaulting and CEL walk — is its `properties`, `items` (one schema) and
  * `additionalProperties`; value validations under allOf/anyOf/oneOf/not never add fields.
  */
-import type { SchemaNode } from '../../../api/schema-node.js';
-import type { JSONSchemaProps } from '../types.js';
+import type { SchemaNode } from './schema-node.js';
 
-export type Schema = JSONSchemaProps;
+/** A node of an OpenAPI v3 schema as a CRD holds it (JSONSchemaProps), read loosely, as the wire allows. */
+export type Schema = Record<string, unknown>;
 
 export const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -1,7 +1,8 @@
 /**
  * The ValidatingAdmissionPolicy status controller (upstream's pkg/controller/validatingadmissionpolicystatus): a
  * policy whose metadata.generation is past its status.observedGeneration is type-checked, and its status gets the
- * generation and `typeChecking.expressionWarnings`, written with server-side apply on /status under the field
+ * generation and `typeChecking.expressionWarnings` (for built-in kinds and custom resources alike), written with
+ * server-side apply on /status under the field
  * manager `validatingadmissionpolicy-status-controller` (a merge patch where the server takes no apply patches).
  */
 import { Lister } from '../../client/cache/listers.js';
@@ -12,6 +13,7 @@ import { ApiError, type KubeObject } from '../../client/types.js';
 import { createRateLimitingQueue, type RateLimitingQueue } from '../../client/workqueue/rate-limiting.js';
 import type { Controller, ControllerContext } from '../context.js';
 import { runWorkers } from '../worker.js';
+import { servedSchemas } from './served-schemas.js';
 import { checkPolicy } from './typecheck.js';
 
 export const CONTROLLER_NAME = 'validatingadmissionpolicy-status-controller';
@@ -52,7 +54,8 @@ export class ValidatingAdmissionPolicyStatusController implements Controller {
     const generation = typeof policy.metadata.generation === 'number' ? policy.metadata.generation : 0;
     const status = (policy.status ?? {}) as { observedGeneration?: number };
     if (generation <= (status.observedGeneration ?? 0)) return;
-    const warnings = checkPolicy(policy);
+    // Custom resources' kinds and schemas as the server publishes them now (discovery, OpenAPI v3).
+    const warnings = await checkPolicy(policy, servedSchemas(this.ctx.client));
     // As upstream's apply configuration: no warnings, no list (`typeChecking: {}`).
     const typeChecking = warnings.length > 0 ? { expressionWarnings: warnings } : {};
     const newStatus = { observedGeneration: generation, typeChecking };

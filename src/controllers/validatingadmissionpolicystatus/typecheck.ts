@@ -2,23 +2,20 @@
  * The type checking of a ValidatingAdmissionPolicy, as upstream's TypeChecker: every validation's expression and
  * messageExpression is checked with `object` and `oldObject` typed by the schema of each kind the policy's
  * matchConstraints name exactly (wildcard groups, versions and resources, and subresources, are skipped; kinds
- * without a known schema too), `params` by the paramKind's. Each expression that fails for some kind gets one
- * warning: per kind `<group>/<version>, Kind=<Kind>: <issues>` and a newline.
+ * without a known schema too), `params` by the paramKind's. Built-in kinds come from the API tables; others (custom
+ * resources) from the server, when a ServedSchemas is given (discovery and OpenAPI v3, see served-schemas.ts). Each
+ * expression that fails for some kind gets one warning: per kind `<group>/<version>, Kind=<Kind>: <issues>` and a
+ * newline.
  */
 import { lookupResource } from '../../api/catalog.js';
-import { type TypedVariable, typeCheckCel } from '../../api/cel/index.js';
+import { type CelValueSchema, type TypedVariable, typeCheckCel } from '../../api/cel/index.js';
 import { schemaForKind } from '../../api/schema.js';
 import type { KubeObject } from '../../client/types.js';
+import type { GVK, ServedSchemas } from './served-schemas.js';
 
 export interface ExpressionWarning {
   fieldRef: string;
   warning: string;
-}
-
-interface GVK {
-  group: string;
-  version: string;
-  kind: string;
 }
 
 type Rec = Record<string, unknown>;
@@ -29,7 +26,7 @@ const MAX_TYPES_TO_CHECK = 10;
 const gvkString = (g: GVK) => `${g.group}/${g.version}, Kind=${g.kind}`;
 
 /** The kinds the policy's rules name exactly, sorted by group, version and kind. */
-export function typesToCheck(policy: KubeObject): GVK[] {
+export async function typesToCheck(policy: KubeObject, served?: ServedSchemas): Promise<GVK[]> {
   const found = new Map<string, GVK>();
   for (const r of Array.isArray(rec(rec(policy.spec).matchConstraints).resourceRules)
     ? (rec(rec(policy.spec).matchConstraints).resourceRules as unknown[])
@@ -42,9 +39,10 @@ export function typesToCheck(policy: KubeObject): GVK[] {
     for (const group of [...groups].sort()) {
       for (const version of [...versions].sort()) {
         for (const resource of [...resources].sort()) {
-          const info = lookupResource(group, version, resource);
-          if (!info) continue;
-          const gvk = { group, version, kind: info.kind };
+          const kind =
+            lookupResource(group, version, resource)?.kind ?? (await served?.kindOf(group, version, resource));
+          if (!kind) continue;
+          const gvk = { group, version, kind };
           found.set(gvkString(gvk), gvk);
           if (found.size === MAX_TYPES_TO_CHECK) break;
         }
@@ -65,17 +63,33 @@ function paramsGVK(policy: KubeObject): GVK | undefined {
   return { group, version, kind };
 }
 
+/**
+ * A kind's schema: the built-in one, else the server's; with the name of its typed environments (a served schema's
+ * includes a digest of it, as the CRD may change).
+ */
+async function schemaOf(
+  gvk: GVK,
+  served: ServedSchemas | undefined,
+): Promise<{ schema: CelValueSchema; key: string } | undefined> {
+  const builtIn = schemaForKind(gvk);
+  if (builtIn) return { schema: builtIn, key: gvkString(gvk) };
+  const found = await served?.schemaOf(gvk);
+  return found && { schema: found.schema, key: `${gvkString(gvk)} ${found.key}` };
+}
+
 /** The warnings of a policy (empty when every expression type-checks). */
-export function checkPolicy(policy: KubeObject): ExpressionWarning[] {
-  const kinds = typesToCheck(policy)
-    .map((gvk) => ({ gvk, schema: schemaForKind(gvk) }))
-    .filter((k) => k.schema !== undefined);
+export async function checkPolicy(policy: KubeObject, served?: ServedSchemas): Promise<ExpressionWarning[]> {
+  const kinds: { gvk: GVK; schema: CelValueSchema; key: string }[] = [];
+  for (const gvk of await typesToCheck(policy, served)) {
+    const found = await schemaOf(gvk, served);
+    if (found) kinds.push({ gvk, ...found });
+  }
   const params = paramsGVK(policy);
-  const paramSchema = params ? schemaForKind(params) : undefined;
+  const paramsFound = params ? await schemaOf(params, served) : undefined;
   const warnings: ExpressionWarning[] = [];
   const check = (expression: string, fieldRef: string) => {
     const lines: string[] = [];
-    for (const { gvk, schema } of kinds) {
+    for (const { gvk, schema, key: kindKey } of kinds) {
       const vars: TypedVariable[] = [
         { name: 'object', schema },
         { name: 'oldObject', schema },
@@ -83,9 +97,9 @@ export function checkPolicy(policy: KubeObject): ExpressionWarning[] {
         { name: 'namespaceObject' },
         { name: 'variables' },
         { name: 'authorizer', type: 'kubernetes.authorization.Authorizer' },
-        ...(params ? [{ name: 'params', schema: paramSchema }] : []),
+        ...(params ? [{ name: 'params', schema: paramsFound?.schema }] : []),
       ];
-      const key = `vap ${gvkString(gvk)} params=${params ? gvkString(params) : '-'}`;
+      const key = `vap ${kindKey} params=${params ? (paramsFound?.key ?? gvkString(params)) : '-'}`;
       const issue = typeCheckCel(expression, vars, key);
       if (issue) lines.push(`${gvkString(gvk)}: ${issue}\n`);
     }

@@ -1,8 +1,8 @@
 import { describe, it } from 'node:test';
+import type { Schema } from '../../../api/crd-schema-node.js';
 import { path } from '../../../api/field-errors.js';
 import assert from '../../../testing/assert.js';
 import { validateRules, validFieldPath } from './cel-rules.js';
-import type { Schema } from './node.js';
 
 const root = path('root');
 const check = (schema: Schema, obj: unknown, old?: unknown) =>

@@ -23,17 +23,6 @@ import {
   typeCheckCel,
 } from '../../../api/cel/index.js';
 import {
-  duplicate,
-  type FieldError,
-  type FieldPath,
-  forbidden,
-  internalError,
-  invalid,
-  path as newPath,
-  required,
-} from '../../../api/field-errors.js';
-import { GoValue, goQuote } from '../../../api/validation/go-format.js';
-import {
   additionalProperties,
   isEmbeddedResource,
   isObject,
@@ -45,7 +34,18 @@ import {
   stringList,
   stringValue,
   typeOf,
-} from './node.js';
+} from '../../../api/crd-schema-node.js';
+import {
+  duplicate,
+  type FieldError,
+  type FieldPath,
+  forbidden,
+  internalError,
+  invalid,
+  path as newPath,
+  required,
+} from '../../../api/field-errors.js';
+import { GoValue, goQuote } from '../../../api/validation/go-format.js';
 
 /** One entry of x-kubernetes-validations, as the wire holds it. */
 export interface ValidationRule {

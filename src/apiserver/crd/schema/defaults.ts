@@ -3,7 +3,15 @@
  * missing field with a default gets a copy of it, and so does a null field that is not nullable. Null fields that
  * are neither nullable nor defaulted are dropped with pruning, before defaulting.
  */
-import { additionalProperties, deepCopy, fieldSchema, isNullable, isObject, properties, type Schema } from './node.js';
+import {
+  additionalProperties,
+  deepCopy,
+  fieldSchema,
+  isNullable,
+  isObject,
+  properties,
+  type Schema,
+} from '../../../api/crd-schema-node.js';
 
 const isNonNullableNull = (x: unknown, s: Schema | undefined) => x === null && s !== undefined && !isNullable(s);
 

@@ -3,11 +3,19 @@
  * required and well formed, and their metadata is checked as ObjectMeta, as apiextensions' objectmeta validation
  * does (the custom resource's own metadata is the registry's to check).
  */
+
+import {
+  additionalProperties,
+  isEmbeddedResource,
+  isObject,
+  items,
+  property,
+  type Schema,
+} from '../../../api/crd-schema-node.js';
 import { type FieldError, type FieldPath, invalid, path as newPath, required } from '../../../api/field-errors.js';
 import { isDNS1035Label } from '../../../api/validation/names.js';
 import { validateObjectMeta } from '../../../api/validation/object-meta.js';
 import type { ObjectMetaInput } from '../../../api/validation/object-meta-types.js';
-import { additionalProperties, isEmbeddedResource, isObject, items, property, type Schema } from './node.js';
 
 /** apimachinery's ParseGroupVersion: `v1`, `group/v1`; more than one slash is an error. */
 function groupVersionError(apiVersion: string): string | undefined {

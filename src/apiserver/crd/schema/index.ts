@@ -3,10 +3,10 @@
  * custom resources against it, as apiextensions-apiserver does.
  */
 
+export type { Schema } from '../../../api/crd-schema-node.js';
+export { schemaNodeOf } from '../../../api/crd-schema-node.js';
 export { resolveFieldPath, validateRules } from './cel-rules.js';
 export { applyDefaults, lacksDefaults } from './defaults.js';
-export type { Schema } from './node.js';
-export { schemaNodeOf } from './node.js';
 export { validateAgainstSchema } from './openapi-validate.js';
 export { pruneObject } from './prune.js';
 export { structuralSchemaErrors } from './structural.js';

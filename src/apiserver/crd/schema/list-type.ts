@@ -3,8 +3,17 @@
  * keys), checked over a whole custom resource as apiextensions' listtype validation does: `Duplicate value` at the
  * second occurrence of a repeated item or key.
  */
+
+import {
+  additionalProperties,
+  isObject,
+  items,
+  property,
+  type Schema,
+  stringList,
+  stringValue,
+} from '../../../api/crd-schema-node.js';
 import { duplicate, type FieldError, type FieldPath, invalid, path as newPath } from '../../../api/field-errors.js';
-import { additionalProperties, isObject, items, property, type Schema, stringList, stringValue } from './node.js';
 
 /** Indices of items that repeat an earlier one (each repeated value reported once, at its second occurrence). */
 function nonUniqueIndices(values: readonly unknown[]): number[] {

@@ -4,19 +4,7 @@
  * checks, in that order, with kube-openapi's messages (`spec.size in body should be less than or equal to 10`) turned
  * into field errors as apiextensions turns them (`spec.size: Invalid value: 11: …`).
  */
-import {
-  type FieldError,
-  type FieldPath,
-  invalid,
-  path as newPath,
-  notSupported,
-  required,
-  tooLong,
-  tooMany,
-  typeInvalid,
-} from '../../../api/field-errors.js';
-import { goFloat, goQuote } from '../../../api/validation/go-format.js';
-import { isSupportedFormat, matchesFormat } from './formats.js';
+
 import {
   additionalProperties,
   isIntOrString,
@@ -30,7 +18,20 @@ import {
   stringList,
   stringValue,
   typeOf,
-} from './node.js';
+} from '../../../api/crd-schema-node.js';
+import {
+  type FieldError,
+  type FieldPath,
+  invalid,
+  path as newPath,
+  notSupported,
+  required,
+  tooLong,
+  tooMany,
+  typeInvalid,
+} from '../../../api/field-errors.js';
+import { goFloat, goQuote } from '../../../api/validation/go-format.js';
+import { isSupportedFormat, matchesFormat } from './formats.js';
 import { compilePattern } from './pattern.js';
 
 /** One failed check, as kube-openapi reports it: a `Validation` (with a name) or a composite message. */

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
+import type { Schema } from '../../../api/crd-schema-node.js';
 import assert from '../../../testing/assert.js';
 import { applyDefaults } from './defaults.js';
-import type { Schema } from './node.js';
 import { pruneObject } from './prune.js';
 
 const prune = (json: string, schema: Schema) => {

@@ -5,7 +5,7 @@
  * ObjectMeta's fields only). Null fields whose
  * schema is neither nullable nor defaulted go too (not reported), as upstream's decoder drops them.
  */
-import { pruneNonNullableNullsWithoutDefaults } from './defaults.js';
+
 import {
   additionalProperties,
   isEmbeddedResource,
@@ -13,7 +13,8 @@ import {
   preservesUnknownFields,
   property,
   type Schema,
-} from './node.js';
+} from '../../../api/crd-schema-node.js';
+import { pruneNonNullableNullsWithoutDefaults } from './defaults.js';
 
 const META_FIELDS = new Set(['apiVersion', 'kind', 'metadata']);
 

@@ -5,8 +5,16 @@
  * nothing but name and generateName, and the extensions fit together. Errors come sorted by their text, as upstream
  * sorts them.
  */
+
+import {
+  isEmbeddedResource,
+  isIntOrString,
+  isObject,
+  preservesUnknownFields,
+  type Schema,
+  typeOf,
+} from '../../../api/crd-schema-node.js';
 import { type FieldError, type FieldPath, forbidden, invalid, required } from '../../../api/field-errors.js';
-import { isEmbeddedResource, isIntOrString, isObject, preservesUnknownFields, type Schema, typeOf } from './node.js';
 import { compilePattern } from './pattern.js';
 
 type Level = 'root' | 'item' | 'field';

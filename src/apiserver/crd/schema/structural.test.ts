@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
+import type { Schema } from '../../../api/crd-schema-node.js';
 import { path } from '../../../api/field-errors.js';
 import assert from '../../../testing/assert.js';
-import type { Schema } from './node.js';
 import { structuralSchemaErrors } from './structural.js';
 
 const at = path('spec', 'versions').index(0).child('schema', 'openAPIV3Schema');

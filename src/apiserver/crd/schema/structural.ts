@@ -5,6 +5,18 @@
  * (`$ref`, `definitions`, `uniqueItems`…), properties and additionalProperties exclusive, the list-type and map-type
  * rules, the shape of x-kubernetes-validations, and their CEL rules compiled (`compilation failed: …`).
  */
+
+import {
+  deepCopy,
+  isEmbeddedResource,
+  isObject,
+  jsonEqual,
+  properties,
+  type Schema,
+  stringList,
+  stringValue,
+  typeOf,
+} from '../../../api/crd-schema-node.js';
 import {
   type FieldError,
   type FieldPath,
@@ -24,17 +36,6 @@ import {
   validFieldPath,
 } from './cel-rules.js';
 import { validateEmbeddedValue } from './embedded.js';
-import {
-  deepCopy,
-  isEmbeddedResource,
-  isObject,
-  jsonEqual,
-  properties,
-  type Schema,
-  stringList,
-  stringValue,
-  typeOf,
-} from './node.js';
 import { validateAgainstSchema } from './openapi-validate.js';
 import { pruneValue } from './prune.js';
 import { structuralErrors } from './structural-invariants.js';

@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
+import type { Schema } from '../../../api/crd-schema-node.js';
 import { invalidMessage } from '../../../api/field-errors.js';
 import assert from '../../../testing/assert.js';
-import type { Schema } from './node.js';
 import { validateObject } from './validate.js';
 
 const widget: Schema = {

@@ -4,11 +4,12 @@
  * had none of those errors), then the x-kubernetes-validations rules — skipped, with upstream's note, when an
  * earlier error already makes the object unfit for them.
  */
+
+import type { Schema } from '../../../api/crd-schema-node.js';
 import { type FieldError, invalid } from '../../../api/field-errors.js';
 import { hasValidationRules, validateRules } from './cel-rules.js';
 import { validateEmbeddedResources } from './embedded.js';
 import { validateListSetsAndMaps } from './list-type.js';
-import type { Schema } from './node.js';
 import { validateAgainstSchema } from './openapi-validate.js';
 
 /** Errors after which CEL rules are not run (their input would not have the schema's shape). */
