@@ -121,6 +121,12 @@ describe('CEL environment: Kubernetes libraries', () => {
     ['quantity("1Gi").isGreaterThan(quantity("1000Mi")) && quantity("500m").asApproximateFloat() == 0.5', true],
     ['quantity("2").add(3).sub(quantity("1")).asInteger()', 4],
     ['isQuantity("1.5Gi") && !isQuantity("1x") && !quantity("1.5").isInteger()', true],
+    ['semver("1.2.3").isLessThan(semver("1.10.0")) && semver("1.0.0-alpha").compareTo(semver("1.0.0")) == -1', true],
+    ['semver("v01.2", true).major() * 100 + semver("1.2", true).minor() * 10 + semver("1.2.3").patch()', 123],
+    [
+      'isSemver("1.0.0") && !isSemver("v1.0.0") && isSemver("v1.0", true) && semver("1.0.0+a") == semver("1.0.0")',
+      true,
+    ],
     [
       'ip("10.0.0.1").family() == 4 && cidr("10.0.0.0/8").containsIP("10.1.2.3") && !cidr("10.0.0.0/8").containsIP(ip("11.0.0.1"))',
       true,

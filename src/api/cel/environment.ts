@@ -14,6 +14,7 @@ import { isCanonicalIP, registerIPLibrary } from './libraries/ip.js';
 import { registerListsLibrary } from './libraries/lists.js';
 import { registerQuantityLibrary } from './libraries/quantity.js';
 import { compileRegex, RE2_MATCHES, registerRegexLibrary } from './libraries/regex.js';
+import { registerSemverLibrary } from './libraries/semver.js';
 import { registerSetsLibrary } from './libraries/sets.js';
 import { registerStringsLibrary } from './libraries/strings.js';
 import { registerURLLibrary } from './libraries/url.js';
@@ -53,6 +54,7 @@ function buildBaseEnvironment(): Environment {
   registerRegexLibrary(env);
   registerURLLibrary(env);
   registerQuantityLibrary(env);
+  registerSemverLibrary(env);
   registerIPLibrary(env);
   registerFormatLibrary(env);
   registerSetsLibrary(env);
