@@ -9,6 +9,7 @@ import { Environment } from '@marcbachmann/cel-js';
 import { instrumentCost, PER_CALL_COST_LIMIT, withCostBudget } from './cost.js';
 import { CelEvaluationError, compileErrorFrom, upstreamEvaluationMessage } from './errors.js';
 import { registerAuthzLibrary } from './libraries/authz.js';
+import { registerTwoVarComprehensions } from './libraries/comprehensions.js';
 import { registerFormatLibrary } from './libraries/format.js';
 import { isCanonicalIP, registerIPLibrary } from './libraries/ip.js';
 import { registerListsLibrary } from './libraries/lists.js';
@@ -59,6 +60,7 @@ function buildBaseEnvironment(): Environment {
   registerFormatLibrary(env);
   registerSetsLibrary(env);
   registerAuthzLibrary(env);
+  registerTwoVarComprehensions(env);
   env
     .registerType('IPNamespace', IPNamespace)
     .registerConstant('ip', 'IPNamespace', new IPNamespace())
