@@ -143,19 +143,27 @@ function typeCheck(chk: Checker, m: TwoVarMacro, ctx: Context): CelType {
   }
 }
 
+/** A CEL map's entries (a Map, or a plain object as cel-js builds map literals); undefined for anything else. */
+function mapEntries(v: unknown): [unknown, unknown][] | undefined {
+  if (v instanceof Map) return [...v];
+  if (v === null || typeof v !== 'object' || Array.isArray(v) || v instanceof Uint8Array || v instanceof Date) {
+    return undefined;
+  }
+  return Object.entries(v);
+}
+
 /** The (key, value) pairs of a list (index, element) or a map. */
 function pairsOf(range: unknown): [unknown, unknown][] {
   if (Array.isArray(range)) return range.map((v, i) => [BigInt(i), v]);
-  if (range instanceof Map) return [...range];
-  if (range !== null && typeof range === 'object' && !(range instanceof Uint8Array) && !(range instanceof Date)) {
-    return Object.entries(range);
-  }
+  const entries = mapEntries(range);
+  if (entries) return entries;
   throw new CelEvaluationError('cannot be range of a comprehension (must be list, map, or dynamic)');
 }
 
+/** The entries a transformMapEntry step made, which must be a map. */
 function entriesOf(map: unknown): [unknown, unknown][] {
-  if (map instanceof Map) return [...map];
-  if (map !== null && typeof map === 'object' && !Array.isArray(map)) return Object.entries(map);
+  const entries = mapEntries(map);
+  if (entries) return entries;
   throw new CelEvaluationError(`no such overload: cel.@mapInsert(map, ${typeof map})`);
 }
 
