@@ -82,6 +82,55 @@ describe('core/v1 pods through the API', () => {
     assert.equal(created.metadata.uid, image.body.metadata.uid);
   });
 
+  it('stores nulls as decoding into the Pod struct leaves them (create, update, patch)', async () => {
+    // Dropped where the field has omitempty; a non-pointer field gets its zero value; a zero Time stays null.
+    const created = await apiRequest(cp, 'POST', PODS, {
+      body: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'nulls', annotations: null },
+        spec: { hostname: null, containers: [{ name: 'web', image: 'nginx', args: null, resources: null }] },
+      },
+    });
+    assert.equal(created.status, 201, created.text);
+    assert.equal('annotations' in created.body.metadata, false);
+    assert.equal('hostname' in created.body.spec, false);
+    assert.equal('args' in created.body.spec.containers[0], false);
+    assert.deepEqual(created.body.spec.containers[0].resources, {});
+    const updated = await apiRequest(cp, 'PUT', `${PODS}/nulls`, {
+      body: { ...created.body, spec: { ...created.body.spec, activeDeadlineSeconds: null } },
+    });
+    assert.equal(updated.status, 200, updated.text);
+    assert.equal('activeDeadlineSeconds' in updated.body.spec, false);
+    // A strategic merge patch appends an item to a list the pod has as it is; the struct then drops its empty
+    // strings. (Into a pod without conditions the whole list would come in with its nulls discarded.)
+    const first = await apiRequest(cp, 'PATCH', `${PODS}/nulls/status`, {
+      body: { status: { conditions: [{ type: 'PodScheduled', status: 'True' }] } },
+      contentType: 'application/strategic-merge-patch+json',
+    });
+    assert.equal(first.status, 200, first.text);
+    const patched = await apiRequest(cp, 'PATCH', `${PODS}/nulls/status`, {
+      body: {
+        status: {
+          conditions: [{ type: 'Example', status: 'True', reason: null, message: null, lastProbeTime: null }],
+        },
+      },
+      contentType: 'application/strategic-merge-patch+json',
+    });
+    assert.equal(patched.status, 200, patched.text);
+    const condition = patched.body.status.conditions.find((c: { type: string }) => c.type === 'Example');
+    assert.deepEqual(condition, { type: 'Example', status: 'True', lastProbeTime: null });
+    const read = await apiRequest(cp, 'GET', `${PODS}/nulls`);
+    assert.deepEqual(read.body.status, patched.body.status);
+    const owned = read.body.metadata.managedFields.find((m: { subresource?: string }) => m.subresource === 'status');
+    assert.deepEqual(Object.keys(owned.fieldsV1['f:status']['f:conditions']['k:{"type":"Example"}']), [
+      '.',
+      'f:lastProbeTime',
+      'f:status',
+      'f:type',
+    ]);
+  });
+
   it('writes status through the status subresource only, and selects on it', async () => {
     const created = (await apiRequest(cp, 'POST', PODS, { body: pod('running', { nodeName: 'node-a' }) })).body;
     const ignored = await apiRequest(cp, 'PUT', `${PODS}/running`, {

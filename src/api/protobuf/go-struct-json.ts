@@ -24,6 +24,15 @@ const META = 'k8s.io.apimachinery.pkg.apis.meta.v1.';
 
 const isRecord = (v: Json): v is Rec => v !== null && typeof v === 'object' && !Array.isArray(v);
 
+/** Whether a JSON value holds a null at any depth. */
+function hasNull(v: Json): boolean {
+  if (v === null) return true;
+  if (typeof v !== 'object') return false;
+  if (Array.isArray(v)) return v.some(hasNull);
+  for (const k in v as Rec) if (hasNull((v as Rec)[k])) return true;
+  return false;
+}
+
 function setOwn(target: Rec, key: string, value: Json): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
@@ -118,6 +127,109 @@ export class GoStructEncoder {
     }
     if (!f.pointer && f.omitempty && isEmptyScalar(v as Scalar)) return OMIT;
     return v;
+  }
+
+  /**
+   * Changes, in place, every null that a field of obj holds into what decoding obj into the struct of its kind and
+   * encoding it again leaves there, as upstream stores a built-in kind's objects: nothing for a field with
+   * omitempty, the zero value of a non-pointer field (`false`, `0`, `{}`; a Time's zero is null again), null for a
+   * pointer, slice or map field without omitempty. A `"reason": null` in a condition thus goes, a
+   * `"lastProbeTime": null` stays. Keys the struct does not have, and nulls inside maps and lists, are left as they
+   * are. Kinds without a struct in the table are not changed.
+   */
+  dropNulls(obj: Rec, apiVersion: string, kind: string): void {
+    const typeName = this.typeNameOf(apiVersion, kind);
+    const facts = typeName === undefined ? undefined : this.table.message(typeName);
+    if (facts) this.nullsInStruct(facts, obj);
+  }
+
+  /**
+   * dropNulls for an object that a merge or strategic merge patch changed, whose other nulls were dealt with when it
+   * was stored: only the fields below which the patch itself has a null are walked.
+   */
+  dropPatchedNulls(obj: Rec, apiVersion: string, kind: string, patch: Json): void {
+    const typeName = this.typeNameOf(apiVersion, kind);
+    const facts = typeName === undefined ? undefined : this.table.message(typeName);
+    if (facts && isRecord(patch)) this.patchedNullsInStruct(facts, obj, patch);
+  }
+
+  private patchedNullsInStruct(facts: MessageFacts, obj: Rec, patch: Rec): void {
+    const fields = this.fieldsByJsonName(facts);
+    for (const key in patch) {
+      const change = patch[key];
+      // A null of the patch's own removes the field; only nulls inside a value it sets may be stored.
+      if (change === null || typeof change !== 'object' || !hasNull(change)) continue;
+      const f = fields.get(key);
+      const v = obj[key];
+      if (f === undefined || v === null || typeof v !== 'object') continue;
+      const inner = f.mapKey === undefined && !f.repeated ? this.table.message(f.type) : undefined;
+      if (inner && !inner.custom && !inner.list && isRecord(change) && isRecord(v)) {
+        this.patchedNullsInStruct(inner, v, change);
+      } else {
+        this.nullsInField(f, v);
+      }
+    }
+  }
+
+  private nullsInStruct(facts: MessageFacts, obj: Rec): void {
+    const fields = this.fieldsByJsonName(facts);
+    // for-in over decoded JSON (no inherited enumerable keys); deleting the key being visited is allowed.
+    for (const key in obj) {
+      const f = fields.get(key);
+      if (f === undefined) continue;
+      const v = obj[key];
+      if (v === null) {
+        const zero = this.field(f, null);
+        if (zero === OMIT) delete obj[key];
+        else obj[key] = zero;
+      } else if (typeof v === 'object') {
+        this.nullsInField(f, v);
+      }
+    }
+  }
+
+  /** The nulls inside the non-null value of field f. */
+  private nullsInField(f: FieldFacts, v: object): void {
+    if (f.mapKey !== undefined) {
+      if (isRecord(v)) for (const k in v) this.nullsIn(f.type, v[k]);
+    } else if (f.repeated) {
+      if (Array.isArray(v)) for (const x of v) this.nullsIn(f.type, x);
+    } else {
+      this.nullsIn(f.type, v);
+    }
+  }
+
+  /** The nulls inside a value of a type: in each struct it is or holds. */
+  private nullsIn(typeName: string, v: Json): void {
+    if (v === null || typeof v !== 'object' || SCALAR_TYPES.has(typeName)) return;
+    const facts = this.table.message(typeName);
+    if (!facts || facts.custom) return;
+    if (facts.list) {
+      const items = facts.fields[0];
+      if (items && Array.isArray(v)) for (const x of v) this.nullsIn(items.type, x);
+    } else if (isRecord(v)) {
+      this.nullsInStruct(facts, v);
+    }
+  }
+
+  private readonly byJsonName = new WeakMap<MessageFacts, Map<string, FieldFacts>>();
+
+  /** A struct's fields by their JSON key, those of inline (embedded) structs included. */
+  private fieldsByJsonName(facts: MessageFacts): Map<string, FieldFacts> {
+    let fields = this.byJsonName.get(facts);
+    if (fields) return fields;
+    fields = new Map();
+    for (const f of facts.fields) {
+      if (f.skip) continue;
+      if (f.inline) {
+        const inner = this.table.message(f.type);
+        if (inner) for (const [k, g] of this.fieldsByJsonName(inner)) fields.set(k, g);
+      } else {
+        fields.set(f.jsonName, f);
+      }
+    }
+    this.byJsonName.set(facts, fields);
+    return fields;
   }
 
   /** A value of a type (a scalar, or a message's JSON) that was given. */

@@ -1,5 +1,6 @@
 import { stringify as toYaml } from 'yaml';
 import { invalid, path } from '../../api/field-errors.js';
+import { goStructEncoder } from '../../api/protobuf/go-struct-json.js';
 import { schemaForKind } from '../../api/schema.js';
 import { StatusError, statusErrors, successStatus } from '../../api/status-error.js';
 import { admitObject, attributesFor, type RequestOptionFields, requestOptions } from '../admission/attributes.js';
@@ -136,6 +137,7 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
       // strategic merge patch whose own values all fit their fields (directives aside) brings none in, and the
       // patched object needs no walk of its own; a JSON patch's values are not in the object's shape, so its result
       // is walked.
+      const patchHasNull = raw.includes('null');
       const smp = type === 'application/strategic-merge-patch+json';
       const typeErrorOf = smp ? convertTypeError : decodeTypeError;
       const patchFits =
@@ -173,8 +175,14 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
                 addWarnings(ctx.res, errors);
               }
             }
-            // Only the patch can have brought unknown fields in (the stored object has none).
+            // Only the patch can have brought unknown fields in (the stored object has none), or nulls.
             if (patchMayAddUnknownFields(type, body, schema)) dropUnknownFields(next, schema);
+            if (!def.custom && patchHasNull) {
+              // A JSON patch may put a value anywhere; a merge patch's values go where its keys say.
+              if (type === 'application/json-patch+json')
+                goStructEncoder().dropNulls(next, apiVersionOf(def), def.kind);
+              else goStructEncoder().dropPatchedNulls(next, apiVersionOf(def), def.kind, body);
+            }
           }
           if (!isObject(next.metadata)) next.metadata = {};
           const wantRV = next.metadata.resourceVersion;
@@ -515,6 +523,11 @@ async function readObject(
     dropUnknownFields(body, schema);
   }
   const apiVersion = apiVersionOf(def);
+  // Decoding into the Go struct also turns nulls into what the struct encodes again (a JSON text without the word
+  // has none; YAML may spell null otherwise). Protobuf bodies were decoded by the struct's rules already.
+  if (schema && !def.custom && type !== PROTOBUF && (type !== 'application/json' || text.includes('null'))) {
+    goStructEncoder().dropNulls(body, apiVersion, def.kind);
+  }
   if (body.apiVersion !== undefined && body.apiVersion !== apiVersion) {
     throw statusErrors.badRequest(
       `the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${apiVersion})`,
