@@ -88,15 +88,23 @@ describe('core/v1 pods through the API', () => {
       body: {
         apiVersion: 'v1',
         kind: 'Pod',
-        metadata: { name: 'nulls', annotations: null },
-        spec: { hostname: null, containers: [{ name: 'web', image: 'nginx', args: null, resources: null }] },
+        metadata: { name: 'nulls', annotations: null, labels: { tier: null } },
+        spec: {
+          hostname: null,
+          containers: [
+            { name: 'web', image: 'nginx', args: null, command: ['run', null], resources: { limits: { cpu: null } } },
+          ],
+        },
       },
     });
     assert.equal(created.status, 201, created.text);
     assert.equal('annotations' in created.body.metadata, false);
+    assert.deepEqual(created.body.metadata.labels, { tier: '' }, 'a null map value is its zero value');
     assert.equal('hostname' in created.body.spec, false);
     assert.equal('args' in created.body.spec.containers[0], false);
-    assert.deepEqual(created.body.spec.containers[0].resources, {});
+    assert.deepEqual(created.body.spec.containers[0].command, ['run', '']);
+    // A null Quantity decodes as zero (and the request defaults to the limit).
+    assert.deepEqual(created.body.spec.containers[0].resources, { limits: { cpu: '0' }, requests: { cpu: '0' } });
     const updated = await apiRequest(cp, 'PUT', `${PODS}/nulls`, {
       body: { ...created.body, spec: { ...created.body.spec, activeDeadlineSeconds: null } },
     });

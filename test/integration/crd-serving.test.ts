@@ -389,6 +389,28 @@ describe('CustomResourceDefinitions: serving custom resources', () => {
     assert.equal((await apiRequest(cp, 'DELETE', `${WIDGETS}/d1`)).status, 200);
   });
 
+  it('takes nulls in metadata as ObjectMeta does (a null label value is an empty one)', async () => {
+    const created = await apiRequest(cp, 'POST', WIDGETS, {
+      body: {
+        apiVersion: 'example.com/v1',
+        kind: 'Widget',
+        metadata: { name: 'n1', labels: { tier: null }, annotations: null, finalizers: null },
+        spec: { size: 1 },
+      },
+    });
+    assert.equal(created.status, 201, created.text);
+    assert.deepEqual(created.body.metadata.labels, { tier: '' });
+    assert.equal('annotations' in created.body.metadata, false);
+    assert.equal('finalizers' in created.body.metadata, false);
+    const patched = await apiRequest(cp, 'PATCH', `${WIDGETS}/n1`, {
+      body: [{ op: 'add', path: '/metadata/annotations', value: { note: null } }],
+      contentType: 'application/json-patch+json',
+    });
+    assert.equal(patched.status, 200, patched.text);
+    assert.deepEqual(patched.body.metadata.annotations, { note: '' });
+    assert.equal((await apiRequest(cp, 'DELETE', `${WIDGETS}/n1`)).status, 200);
+  });
+
   it('splits spec and status, and bumps generation on spec changes only', async () => {
     const status = await apiRequest(cp, 'PATCH', `${WIDGETS}/w1/status`, {
       body: { status: { replicas: 2 }, spec: { size: 9 } },

@@ -111,10 +111,31 @@ describe('GoStructEncoder.dropNulls: the nulls decoding into the Go struct and e
     );
   });
 
-  it('writes null back for a slice without omitempty, and leaves unknown keys and nulls in maps alone', () => {
-    const pod = { spec: { containers: null, extra: null }, metadata: { labels: { a: null } } };
+  it('writes null back for a slice without omitempty, and leaves unknown keys alone', () => {
+    const pod = { spec: { containers: null, extra: null } };
     encoder.dropNulls(pod, 'v1', 'Pod');
-    assert.deepEqual(pod, { spec: { containers: null, extra: null }, metadata: { labels: { a: null } } });
+    assert.deepEqual(pod, { spec: { containers: null, extra: null } });
+  });
+
+  it('gives a null map value or list item its type’s zero value', () => {
+    const pod = {
+      metadata: { labels: { a: null } },
+      spec: {
+        nodeSelector: { x: null },
+        containers: [{ name: 'c', args: ['a', null], resources: { limits: { cpu: null } }, ports: [null] }, null],
+      },
+    };
+    encoder.dropNulls(pod, 'v1', 'Pod');
+    assert.deepEqual(pod, {
+      metadata: { labels: { a: '' } },
+      spec: {
+        nodeSelector: { x: '' },
+        containers: [
+          { name: 'c', args: ['a', ''], resources: { limits: { cpu: '0' } }, ports: [{ containerPort: 0 }] },
+          { name: '', resources: {} },
+        ],
+      },
+    });
   });
 
   it('after a patch, walks only where the patch has nulls inside a value it sets', () => {

@@ -134,12 +134,17 @@ export class GoStructEncoder {
    * encoding it again leaves there, as upstream stores a built-in kind's objects: nothing for a field with
    * omitempty, the zero value of a non-pointer field (`false`, `0`, `{}`; a Time's zero is null again), null for a
    * pointer, slice or map field without omitempty. A `"reason": null` in a condition thus goes, a
-   * `"lastProbeTime": null` stays. Keys the struct does not have, and nulls inside maps and lists, are left as they
-   * are. Kinds without a struct in the table are not changed.
+   * `"lastProbeTime": null` stays. A null map value or list item becomes its type's zero value. Keys the struct
+   * does not have are left as they are, and so are kinds without a struct in the table.
    */
   dropNulls(obj: Rec, apiVersion: string, kind: string): void {
     const typeName = this.typeNameOf(apiVersion, kind);
-    const facts = typeName === undefined ? undefined : this.table.message(typeName);
+    if (typeName !== undefined) this.dropNullsAs(obj, typeName);
+  }
+
+  /** dropNulls for a value of a struct type named as the table names it (a custom resource's ObjectMeta). */
+  dropNullsAs(obj: Rec, typeName: string): void {
+    const facts = this.table.message(typeName);
     if (facts) this.nullsInStruct(facts, obj);
   }
 
@@ -191,12 +196,29 @@ export class GoStructEncoder {
   /** The nulls inside the non-null value of field f. */
   private nullsInField(f: FieldFacts, v: object): void {
     if (f.mapKey !== undefined) {
-      if (isRecord(v)) for (const k in v) this.nullsIn(f.type, v[k]);
+      if (isRecord(v)) for (const k in v) v[k] = this.elementNulls(f.type, v[k]);
     } else if (f.repeated) {
-      if (Array.isArray(v)) for (const x of v) this.nullsIn(f.type, x);
+      if (Array.isArray(v)) this.itemNulls(f.type, v);
     } else {
       this.nullsIn(f.type, v);
     }
+  }
+
+  private itemNulls(typeName: string, items: Json[]): void {
+    for (let i = 0; i < items.length; i++) items[i] = this.elementNulls(typeName, items[i]);
+  }
+
+  /**
+   * A map value or list item of a type, its nulls changed: a null one is the type's zero value, as Go decodes it
+   * into a map or slice of values (`""` for a label, `"0"` for a Quantity, a struct's zero JSON).
+   */
+  private elementNulls(typeName: string, v: Json): Json {
+    if (v !== null) {
+      this.nullsIn(typeName, v);
+      return v;
+    }
+    if (SCALAR_TYPES.has(typeName)) return typeName === 'bytes' ? null : zeroScalar(typeName);
+    return this.table.message(typeName) ? this.zero.decode(typeName, EMPTY, 0) : null;
   }
 
   /** The nulls inside a value of a type: in each struct it is or holds. */
@@ -206,7 +228,7 @@ export class GoStructEncoder {
     if (!facts || facts.custom) return;
     if (facts.list) {
       const items = facts.fields[0];
-      if (items && Array.isArray(v)) for (const x of v) this.nullsIn(items.type, x);
+      if (items && Array.isArray(v)) this.itemNulls(items.type, v);
     } else if (isRecord(v)) {
       this.nullsInStruct(facts, v);
     }

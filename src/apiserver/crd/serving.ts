@@ -5,6 +5,7 @@
  * them.
  */
 import type { ResourceInfo } from '../../api/catalog.js';
+import { goStructEncoder } from '../../api/protobuf/go-struct-json.js';
 import { schemaForDefinition } from '../../api/schema.js';
 import type { ServedResource } from '../api-registry.js';
 import type { Cacher } from '../cacher/cacher.js';
@@ -27,11 +28,16 @@ export function storagePrefixOf(crd: CustomResourceDefinition): string {
   return `/registry/${crd.spec.group ?? ''}/${crd.status?.acceptedNames?.plural ?? crd.spec.names?.plural ?? ''}`;
 }
 
-/** Drops what ObjectMeta does not have from a custom resource's metadata, as decoding it into ObjectMeta does. */
+/**
+ * Drops what ObjectMeta does not have from a custom resource's metadata, and its nulls as ObjectMeta leaves them,
+ * as upstream's coercion of a custom resource's metadata through ObjectMeta does.
+ */
 function pruneMetadata(obj: KubeObject): string[] {
   const meta = schemaForDefinition('io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta');
   if (!meta || !isObject(obj.metadata)) return [];
-  return dropUnknownFields(obj.metadata, meta).map((p) => `metadata.${p}`);
+  const dropped = dropUnknownFields(obj.metadata, meta).map((p) => `metadata.${p}`);
+  goStructEncoder().dropNullsAs(obj.metadata, 'k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta');
+  return dropped;
 }
 
 /** Upstream's default warning for a deprecated version, pointing to the newest served version that is not. */
