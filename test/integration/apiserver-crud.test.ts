@@ -430,6 +430,15 @@ describe('apiserver: the generic registry on ConfigMaps, Secrets and Namespaces'
     assert.equal(table.body.metadata.remainingItemCount, 5, 'a Table carries it as the list does (page-late too)');
     const bogus = await apiRequest(cp, 'GET', '/api/v1/namespaces/kube-public/configmaps?limit=3&continue=garbage');
     assert.equal(bogus.status, 400);
+    // A token of JSON null decodes as an empty token: refused the same way, not a 500.
+    const nullToken = Buffer.from('null').toString('base64url');
+    const empty = await apiRequest(
+      cp,
+      'GET',
+      `/api/v1/namespaces/kube-public/configmaps?limit=3&continue=${nullToken}`,
+    );
+    assert.equal(empty.status, 400, empty.text);
+    assert.match(empty.body.message, /^invalid continue token: continue key is not valid/);
   });
 
   it('returns a Table when kubectl asks for one', async () => {

@@ -81,4 +81,18 @@ describe('apiserver: HorizontalPodAutoscalers in autoscaling/v1 and v2, stored o
     assert.match(out.stdout, /^NAME\s+REFERENCE\s+TARGETS\s+MINPODS\s+MAXPODS\s+REPLICAS\s+AGE$/m);
     assert.match(out.stdout, /^api\s+Deployment\/api\s+cpu: <unknown>\/75%\s+1\s+3\s+0\s+/m);
   });
+
+  it('answers a Table for a v1 object whose kept metrics annotation holds a null, without a 500', async () => {
+    const res = await apiRequest(cp, 'POST', V1, {
+      body: {
+        metadata: { name: 'odd', annotations: { 'autoscaling.alpha.kubernetes.io/metrics': '[null]' } },
+        spec: { scaleTargetRef: { kind: 'Deployment', name: 'odd' }, maxReplicas: 3 },
+      },
+    });
+    assert.ok(res.status < 500, res.text);
+    const table = await apiRequest(cp, 'GET', V1, {
+      headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' },
+    });
+    assert.equal(table.status, 200, JSON.stringify(table.body).slice(0, 600));
+  });
 });

@@ -19,6 +19,8 @@ export function decodeContinue(token: string, prefix: string): { revision: numbe
   } catch (err) {
     throw invalid(`: ${(err as Error).message}`);
   }
+  // JSON null (or any non-object) decodes as Go's zero token.
+  if (parsed === null || typeof parsed !== 'object') parsed = {};
   if (parsed.v !== 'meta.k8s.io/v1') throw invalid('');
   if (typeof parsed.rv !== 'number' || !Number.isInteger(parsed.rv) || parsed.rv <= 0) {
     throw invalid(': incorrect encoded start resourceVersion (version meta.k8s.io/v1)');

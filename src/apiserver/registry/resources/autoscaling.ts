@@ -12,7 +12,9 @@ const BEHAVIOR_ANNOTATION = 'autoscaling.alpha.kubernetes.io/behavior';
 const CURRENT_METRICS_ANNOTATION = 'autoscaling.alpha.kubernetes.io/current-metrics';
 const CONDITIONS_ANNOTATION = 'autoscaling.alpha.kubernetes.io/conditions';
 
-function isCpuUtilization(m: Rec): boolean {
+/** A metric (any JSON: a kept annotation may hold a null) that is a CPU utilization target. */
+function isCpuUtilization(item: unknown): boolean {
+  const m = rec(item);
   const resource = rec(m.resource);
   return m.type === 'Resource' && resource.name === 'cpu' && rec(resource.target).type === 'Utilization';
 }
@@ -28,12 +30,14 @@ export function hpaToV1(v2: KubeObject): KubeObject {
   if (others.length > 0) annotations[METRICS_ANNOTATION] = JSON.stringify(others);
   if (spec.behavior !== undefined) annotations[BEHAVIOR_ANNOTATION] = JSON.stringify(spec.behavior);
   const current = Array.isArray(status.currentMetrics) ? (status.currentMetrics as Rec[]) : [];
-  const currentCpu = current.find(
-    (m) =>
+  const currentCpu = current.find((item) => {
+    const m = rec(item);
+    return (
       m.type === 'Resource' &&
       rec(m.resource).name === 'cpu' &&
-      rec(rec(m.resource).current).averageUtilization !== undefined,
-  );
+      rec(rec(m.resource).current).averageUtilization !== undefined
+    );
+  });
   const otherCurrent = current.filter((m) => m !== currentCpu);
   if (otherCurrent.length > 0) annotations[CURRENT_METRICS_ANNOTATION] = JSON.stringify(otherCurrent);
   if (Array.isArray(status.conditions) && status.conditions.length > 0) {
@@ -144,7 +148,8 @@ function targets(v2: KubeObject): string {
   if (metrics.length === 0) return '<none>';
   const current = Array.isArray(rec(v2.status).currentMetrics) ? (rec(v2.status).currentMetrics as Rec[]) : [];
   return metrics
-    .map((m, i) => {
+    .map((item, i) => {
+      const m = rec(item);
       const target = rec(rec(m.resource).target);
       const cur = rec(rec(current[i]?.resource).current);
       if (m.type === 'Resource' && target.type === 'Utilization') {
