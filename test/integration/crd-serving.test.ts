@@ -411,6 +411,40 @@ describe('CustomResourceDefinitions: serving custom resources', () => {
     assert.equal((await apiRequest(cp, 'DELETE', `${WIDGETS}/n1`)).status, 200);
   });
 
+  it('refuses metadata of the wrong types as decoding into ObjectMeta does, never with a 500', async () => {
+    for (const [metadata, why] of [
+      [
+        { name: 't1', labels: { tier: 1 } },
+        'json: cannot unmarshal number into Go struct field ObjectMeta.labels of type string',
+      ],
+      [
+        { name: 't1', finalizers: 'x' },
+        'json: cannot unmarshal string into Go struct field ObjectMeta.finalizers of type []string',
+      ],
+      [
+        { name: 't1', ownerReferences: [{ apiVersion: 5 }] },
+        'json: cannot unmarshal number into Go struct field OwnerReference.ownerReferences.apiVersion of type string',
+      ],
+    ] as const) {
+      const res = await apiRequest(cp, 'POST', WIDGETS, {
+        body: { apiVersion: 'example.com/v1', kind: 'Widget', metadata, spec: { size: 1 } },
+      });
+      assert.equal(res.status, 400, res.text);
+      assert.equal(res.body.message, `Widget in version "v1" cannot be handled as a Widget: ${why}`);
+    }
+    assert.equal(
+      (await apiRequest(cp, 'POST', WIDGETS, { body: { metadata: { name: 't2' }, spec: { size: 1 } } })).status,
+      201,
+    );
+    const patched = await apiRequest(cp, 'PATCH', `${WIDGETS}/t2`, {
+      body: { metadata: { annotations: { note: true } } },
+      contentType: 'application/merge-patch+json',
+    });
+    assert.equal(patched.status, 422, patched.text);
+    assert.match(patched.body.message, /Go struct field ObjectMeta.annotations of type string$/);
+    assert.equal((await apiRequest(cp, 'DELETE', `${WIDGETS}/t2`)).status, 200);
+  });
+
   it('splits spec and status, and bumps generation on spec changes only', async () => {
     const status = await apiRequest(cp, 'PATCH', `${WIDGETS}/w1/status`, {
       body: { status: { replicas: 2 }, spec: { size: 9 } },

@@ -10,7 +10,7 @@ import { LEVEL_RANK } from '../audit/policy.js';
 import { logRequestObject, logResponseObject } from '../audit/request-audit.js';
 import type { WatchEventType } from '../cacher/cacher.js';
 import type { RequestContext } from '../context.js';
-import { CUSTOM_RESOURCE_PATCH_TYPES, pruneCustomResource } from '../crd/request.js';
+import { CUSTOM_RESOURCE_PATCH_TYPES, customMetadataTypeError, pruneCustomResource } from '../crd/request.js';
 import { contentTypeFor, negotiateOutput, type OutputForm } from '../negotiate.js';
 import { parseIncludeObject, partialObjectMetadata, toTable } from '../printers/table.js';
 import { invalidError, storedJsonWithRevision } from '../registry/codec.js';
@@ -154,6 +154,8 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
           const currentRV = current.metadata.resourceVersion;
           const next = applyPatchBody(type, current, body, def, true);
           if (def.custom) {
+            const metadataError = customMetadataTypeError(next);
+            if (metadataError) throw patchTypeError(type, body, next, metadataError);
             pruneCustomResource(
               def.custom,
               next,
@@ -493,22 +495,21 @@ async function readObject(
   const body = decodeBody(raw, type, served.def.kind);
   if (!isObject(body)) throw statusErrors.badRequest('the body of the request must be a JSON or YAML object');
   const { def } = served;
+  const schema = schemaForKind({ group: def.group, version: def.version, kind: def.kind });
+  // Decoding into the kind's Go type (a custom resource's metadata into ObjectMeta) stops at a value of the wrong
+  // type, before any field validation.
+  const typeError = def.custom ? customMetadataTypeError(body) : schema && decodeTypeError(body, schema);
+  if (typeError) {
+    throw statusErrors.badRequest(
+      `${def.kind} in version ${JSON.stringify(def.version)} cannot be handled as a ${def.kind}: ${typeError}`,
+    );
+  }
   if (def.custom) {
     // A custom resource decodes into interface{}: the decoder finds keys given twice, pruning the unknown fields.
     const duplicates =
       directive !== 'Ignore' && type === 'application/json' ? duplicateFieldErrors(raw.toString('utf8'), body) : [];
     const strict = (e: string[]) => strictDecodingError(body, def, e);
     pruneCustomResource(def.custom, body as KubeObject, directive, ctx.res, strict, duplicates);
-  }
-  const schema = schemaForKind({ group: def.group, version: def.version, kind: def.kind });
-  if (schema && !def.custom) {
-    // Decoding into the kind's Go type stops at a value of the wrong type, before any field validation.
-    const typeError = decodeTypeError(body, schema);
-    if (typeError) {
-      throw statusErrors.badRequest(
-        `${def.kind} in version ${JSON.stringify(def.version)} cannot be handled as a ${def.kind}: ${typeError}`,
-      );
-    }
   }
   // Most bodies have nothing to report or drop, which a count of their keys shows without scanning the text.
   const text = schema ? raw.toString('utf8') : '';
