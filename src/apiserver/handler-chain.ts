@@ -40,6 +40,15 @@ export function buildHandlerChain(
   const chain = filters.reduceRight<Handler>((next, filter) => filter(next), handler);
   return (req, res) => {
     let ctx: RequestContext;
+    const dot = dotSegmentOf(req.url ?? '/');
+    if (dot !== undefined) {
+      // The URL parser would resolve it (a configmap named `..` would be the namespace); upstream takes it as a
+      // name, which its key functions refuse.
+      const message = `Name parameter invalid: ${JSON.stringify(dot)}: may not be '${dot}'`;
+      (res as HttpResponse).writeHead(400, { 'content-type': 'application/json' });
+      (res as HttpResponse).end(JSON.stringify(statusErrors.badRequest(message).status));
+      return;
+    }
     try {
       const url = new URL(req.url ?? '/', 'https://apiserver');
       ctx = {
@@ -66,4 +75,16 @@ export function buildHandlerChain(
         opts.log.error('request failed', { path: ctx.url.pathname, err: String(err), stack: (err as Error)?.stack });
     });
   };
+}
+
+/** A path segment of the request target that is `.` or `..`, as written or percent-encoded, if any. */
+function dotSegmentOf(target: string): '.' | '..' | undefined {
+  const query = target.indexOf('?');
+  const pathPart = query < 0 ? target : target.slice(0, query);
+  if (!pathPart.includes('.') && !/%2e/i.test(pathPart)) return undefined;
+  for (const segment of pathPart.split('/')) {
+    const plain = segment.replace(/%2e/gi, '.');
+    if (plain === '.' || plain === '..') return plain;
+  }
+  return undefined;
 }

@@ -39,6 +39,8 @@ export function apiRequest(
     /** An array is sent as that header repeated, one line per value. */
     headers?: Record<string, string | string[]>;
     anonymous?: boolean;
+    /** Send the path as written (a URL would resolve `.` and `..` segments, encoded or not). */
+    rawPath?: boolean;
   } = {},
 ): Promise<ApiResponse> {
   const creds = credentials(cp);
@@ -53,6 +55,7 @@ export function apiRequest(
       new URL(path, cp.url),
       {
         method,
+        ...(opts.rawPath ? { path } : {}),
         ca: creds.ca,
         ...(opts.anonymous ? {} : { cert: creds.cert, key: creds.key }),
         headers: {

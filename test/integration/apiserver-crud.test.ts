@@ -441,6 +441,76 @@ describe('apiserver: the generic registry on ConfigMaps, Secrets and Namespaces'
     assert.match(empty.body.message, /^invalid continue token: continue key is not valid/);
   });
 
+  it('never deletes more than the request names: status subresources, dot segments, DeleteOptions of the wrong type', async () => {
+    const pods = '/api/v1/namespaces/default/pods';
+    const created = await apiRequest(cp, 'POST', pods, {
+      body: { metadata: { name: 'keep' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } },
+    });
+    assert.equal(created.status, 201, created.text);
+    const statusDelete = await apiRequest(cp, 'DELETE', `${pods}/keep/status`);
+    assert.equal(statusDelete.status, 405, statusDelete.text);
+    assert.equal(statusDelete.body.reason, 'MethodNotAllowed');
+    assert.equal((await apiRequest(cp, 'GET', `${pods}/keep`)).status, 200, 'the pod is still there');
+
+    assert.equal(
+      (await apiRequest(cp, 'POST', '/api/v1/namespaces', { body: { metadata: { name: 'dots' } } })).status,
+      201,
+    );
+    for (const name of ['..', '%2e%2e', '.%2E', '.']) {
+      const res = await apiRequest(cp, 'DELETE', `/api/v1/namespaces/dots/configmaps/${name}`, { rawPath: true });
+      assert.equal(res.status, 400, `${name}: ${res.text}`);
+      const dot = name.replace(/%2e/gi, '.');
+      assert.equal(res.body.message, `Name parameter invalid: "${dot}": may not be '${dot}'`);
+    }
+    assert.equal((await apiRequest(cp, 'GET', '/api/v1/namespaces/dots')).body.status.phase, 'Active');
+
+    assert.equal((await apiRequest(cp, 'POST', CMS, { body: cm('opts') })).status, 201);
+    const stringDryRun = await apiRequest(cp, 'DELETE', `${CMS}/opts`, { body: { dryRun: 'All' } });
+    assert.equal(stringDryRun.status, 400, stringDryRun.text);
+    assert.equal(
+      stringDryRun.body.message,
+      'json: cannot unmarshal string into Go struct field DeleteOptions.dryRun of type []string',
+    );
+    const bogusDryRun = await apiRequest(cp, 'DELETE', `${CMS}/opts`, { body: { dryRun: ['Bogus'] } });
+    assert.equal(bogusDryRun.status, 422, bogusDryRun.text);
+    assert.equal(
+      bogusDryRun.body.message,
+      'DeleteOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"Bogus"}: supported values: "All"',
+    );
+    assert.equal((await apiRequest(cp, 'GET', `${CMS}/opts`)).status, 200, 'the configmap is still there');
+    assert.equal((await apiRequest(cp, 'DELETE', `${CMS}/opts`, { body: { dryRun: ['All'] } })).status, 200);
+    assert.equal((await apiRequest(cp, 'GET', `${CMS}/opts`)).status, 200, 'a dry run deletes nothing');
+  });
+
+  it('reads limit as an int64 and YAML bodies as sigs.k8s.io/yaml does', async () => {
+    for (const [limit, why] of [
+      ['1.5', 'strconv.ParseInt: parsing "1.5": invalid syntax'],
+      ['abc', 'strconv.ParseInt: parsing "abc": invalid syntax'],
+      ['99999999999999999999', 'strconv.ParseInt: parsing "99999999999999999999": value out of range'],
+    ]) {
+      const res = await apiRequest(cp, 'GET', `${CMS}?limit=${limit}`);
+      assert.equal(res.status, 400, res.text);
+      assert.equal(res.body.message, why);
+    }
+    const widest = await apiRequest(cp, 'GET', `${CMS}?limit=9223372036854775807`);
+    assert.equal(widest.status, 200, widest.text);
+    assert.equal(widest.body.metadata.continue, undefined);
+
+    const yaml = [
+      'apiVersion: v1',
+      'kind: ConfigMap',
+      'metadata: {name: yaml-body}',
+      'data:',
+      '  released: 2024-01-01',
+      '  greeting: !!binary aGVsbG8=',
+      '  first: &v one',
+      '  second: *v',
+    ].join('\n');
+    const res = await apiRequest(cp, 'POST', CMS, { body: yaml, contentType: 'application/yaml' });
+    assert.equal(res.status, 201, res.text);
+    assert.deepEqual(res.body.data, { released: '2024-01-01', greeting: 'hello', first: 'one', second: 'one' });
+  });
+
   it('returns a Table when kubectl asks for one', async () => {
     const res = await apiRequest(cp, 'GET', '/api/v1/namespaces?includeObject=Object', {
       headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' },

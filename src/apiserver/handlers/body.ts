@@ -1,4 +1,4 @@
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml, type Tags } from 'yaml';
 import { goJsonSyntaxError } from '../../api/go-json.js';
 import { decodeKubernetesProtobuf } from '../../api/protobuf/decode.js';
 import { ProtobufError } from '../../api/protobuf/protobuf-error.js';
@@ -61,6 +61,16 @@ export function contentTypeOf(ctx: RequestContext): string {
 }
 
 /**
+ * YAML as sigs.k8s.io/yaml reads a body (YAML 1.1 into JSON): a plain timestamp stays the string it is written as,
+ * and `!!binary` data becomes a string (of its UTF-8 decoding; above).
+ */
+const YAML_BODY = {
+  version: '1.1',
+  customTags: (tags: Tags) =>
+    tags.filter((t) => t !== 'timestamp' && (typeof t === 'string' || t.tag !== 'tag:yaml.org,2002:timestamp')),
+} as const;
+
+/**
  * Decodes a JSON or YAML body into a value. YAML is read as YAML 1.1, as Kubernetes reads it. Malformed input is
  * a 400 BadRequest with the parser's complaint; for an object of a known kind (a create or update), malformed JSON
  * gets upstream's words for a body whose kind could not be read.
@@ -77,10 +87,17 @@ export function decodeBody(body: Buffer, contentType: string, kind?: string): un
   }
   const text = body.toString('utf8');
   if (contentType === 'application/yaml' || contentType.endsWith('+yaml')) {
+    let value: unknown;
     try {
-      return parseYaml(text, { version: '1.1' });
+      value = parseYaml(text, (_key, v) => (v instanceof Uint8Array ? Buffer.from(v).toString('utf8') : v), YAML_BODY);
     } catch (err) {
       throw statusErrors.badRequest(`error converting YAML to JSON: ${(err as Error).message}`);
+    }
+    // Through JSON, as upstream converts YAML: aliases become copies, and one that contains itself is refused.
+    try {
+      return JSON.parse(JSON.stringify(value) ?? 'null');
+    } catch {
+      throw statusErrors.badRequest('error converting YAML to JSON: yaml: an alias contains its own anchor');
     }
   }
   try {

@@ -1,8 +1,10 @@
 import { stringify as toYaml } from 'yaml';
-import { invalid, path } from '../../api/field-errors.js';
+import { invalid, notSupported, path } from '../../api/field-errors.js';
 import { goStructEncoder } from '../../api/protobuf/go-struct-json.js';
-import { schemaForKind } from '../../api/schema.js';
+import { schemaForDefinition, schemaForKind } from '../../api/schema.js';
+import type { SchemaNode } from '../../api/schema-node.js';
 import { StatusError, statusErrors, successStatus } from '../../api/status-error.js';
+import { GoValue, goQuote } from '../../api/validation/go-format.js';
 import { admitObject, attributesFor, type RequestOptionFields, requestOptions } from '../admission/attributes.js';
 import type { AdmissionSink } from '../admission/types.js';
 import type { APIRegistry, ServedResource } from '../api-registry.js';
@@ -217,6 +219,8 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
       return respondWritten(ctx, served, patched, 200);
     }
     case 'delete': {
+      // A status-like subresource is read and written, never deleted (its route has no DELETE upstream).
+      if (status) throw new StatusError(405, 'MethodNotAllowed', METHOD_NOT_ALLOWED);
       const opts = await readDeleteOptions(ctx, dryRun);
       const { object, deleted } = await served.store.delete(ns, info.name, { ...opts, user, sink });
       if (deleted && !def.strategy.returnDeletedObject) {
@@ -562,6 +566,9 @@ async function readDeleteOptions(ctx: RequestContext, dryRun: boolean): Promise<
   let body: Record<string, unknown> = {};
   if (raw.length > 0) {
     const decoded = decodeBody(raw, contentTypeOf(ctx) || 'application/json');
+    // Decoded into DeleteOptions: a body of another shape, or a field of the wrong type, stops the request.
+    const typeError = decodeTypeError(decoded, deleteOptionsSchema());
+    if (typeError) throw statusErrors.badRequest(typeError);
     if (isObject(decoded)) body = decoded;
     // Decoded into the meta scheme's unversioned DeleteOptions (no metadata), which Go encodes with its internal
     // apiVersion.
@@ -574,6 +581,26 @@ async function readDeleteOptions(ctx: RequestContext, dryRun: boolean): Promise<
   }
   return deleteOptionsOf(body, ctx.url.searchParams, dryRun);
 }
+
+/**
+ * A query parameter of an int64 field, as upstream's parameter codec reads it (strconv.ParseInt); its errors are
+ * 400s. A value past 2^53 is kept as the largest exact number, which no list reaches.
+ */
+function int64Parameter(text: string): number {
+  const s = text.trim();
+  if (s === '') return 0;
+  if (!/^[+-]?\d+$/.test(s)) throw statusErrors.badRequest(`strconv.ParseInt: parsing ${goQuote(s)}: invalid syntax`);
+  const n = BigInt(s);
+  if (n > 9223372036854775807n || n < -9223372036854775808n) {
+    throw statusErrors.badRequest(`strconv.ParseInt: parsing ${goQuote(s)}: value out of range`);
+  }
+  return Number(n > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : n);
+}
+
+const METHOD_NOT_ALLOWED = 'the server does not allow this method on the requested resource';
+
+const deleteOptionsSchema = (): SchemaNode =>
+  schemaForDefinition('io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions') as SchemaNode;
 
 /** DeleteOptions from a body (a DeleteOptions, or an Eviction's deleteOptions) and the query, which wins. */
 function deleteOptionsOf(body: Record<string, unknown>, q: URLSearchParams, dryRun: boolean): DeleteOptions {
@@ -596,7 +623,17 @@ function deleteOptionsOf(body: Record<string, unknown>, q: URLSearchParams, dryR
     opts.propagationPolicy = 'Background';
   }
   if (isObject(body.preconditions)) opts.preconditions = body.preconditions as DeleteOptions['preconditions'];
-  const bodyDryRun = Array.isArray(body.dryRun) && body.dryRun.includes('All');
+  const bodyDryRun = Array.isArray(body.dryRun) && body.dryRun.length > 0;
+  if (bodyDryRun && (body.dryRun as unknown[]).some((v) => v !== 'All')) {
+    // Upstream's ValidateDeleteOptions: the list, formatted as Go's %#v, is not among the supported values.
+    const list = `[]string{${(body.dryRun as unknown[]).map((v) => goQuote(String(v))).join(', ')}}`;
+    const err = notSupported(path('dryRun'), new GoValue(list), ['All']);
+    throw new StatusError(422, 'Invalid', `DeleteOptions.meta.k8s.io "" is invalid: ${err.message}`, {
+      group: 'meta.k8s.io',
+      kind: 'DeleteOptions',
+      causes: [err.toCause()],
+    });
+  }
   if (dryRun || bodyDryRun) opts.dryRun = true;
   return opts;
 }
@@ -659,7 +696,7 @@ async function serveList(ctx: RequestContext, served: ServedResource, ns: string
   const plain = form.as !== 'Table' && form.as !== 'PartialObjectMetadata';
   const request = {
     selection: selectionFromQuery(served.def, q, ctx.info.name),
-    ...(limit ? { limit: Number(limit) } : {}),
+    ...(limit ? { limit: int64Parameter(limit) } : {}),
     ...(q.get('continue') ? { continue: q.get('continue') as string } : {}),
     ...(q.has('resourceVersion') ? { resourceVersion: q.get('resourceVersion') as string } : {}),
     ...(q.get('resourceVersionMatch') ? { resourceVersionMatch: q.get('resourceVersionMatch') as string } : {}),
