@@ -166,6 +166,62 @@ describe('apps/v1 through the HTTP API', () => {
     assert.equal(stsScale.body.status.selector, 'app=db');
   });
 
+  it('decodes IntOrString and Scale values as their Go types do, and keeps a patch in its namespace', async () => {
+    const d = deployment('typed');
+    const bad = await apiRequest(cp, 'POST', DEPLOYS, {
+      body: { ...d, spec: { ...d.spec, strategy: { rollingUpdate: { maxSurge: true } } } },
+    });
+    assert.equal(bad.status, 400, bad.text);
+    assert.equal(
+      bad.body.message,
+      'Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal bool into Go value of type int32',
+    );
+    const fractional = await apiRequest(cp, 'POST', DEPLOYS, {
+      body: { ...d, spec: { ...d.spec, strategy: { rollingUpdate: { maxUnavailable: 1.5 } } } },
+    });
+    assert.equal(fractional.status, 400, fractional.text);
+    assert.match(fractional.body.message, /json: cannot unmarshal number 1.5 into Go value of type int32$/);
+    const ok = await apiRequest(cp, 'POST', DEPLOYS, {
+      body: { ...d, spec: { ...d.spec, strategy: { rollingUpdate: { maxSurge: '50%', maxUnavailable: 0 } } } },
+    });
+    assert.equal(ok.status, 201, ok.text);
+
+    const scale = (await apiRequest(cp, 'GET', `${DEPLOYS}/typed/scale`)).body;
+    const tooMany = await apiRequest(cp, 'PUT', `${DEPLOYS}/typed/scale`, {
+      body: { ...scale, spec: { replicas: 2147483648 } },
+    });
+    assert.equal(tooMany.status, 400, tooMany.text);
+    assert.equal(
+      tooMany.body.message,
+      'Scale in version "v1" cannot be handled as a Scale: json: cannot unmarshal number 2147483648 into Go struct field ScaleSpec.spec.replicas of type int32',
+    );
+    const text = await apiRequest(cp, 'PATCH', `${DEPLOYS}/typed/scale`, {
+      body: { spec: { replicas: '3' } },
+      contentType: 'application/merge-patch+json',
+    });
+    assert.equal(text.status, 422, text.text);
+    assert.match(text.body.message, /Go struct field ScaleSpec.spec.replicas of type int32$/);
+    assert.equal((await apiRequest(cp, 'GET', `${DEPLOYS}/typed`)).body.spec.replicas, 1);
+
+    const moved = await apiRequest(cp, 'PATCH', `${DEPLOYS}/typed`, {
+      body: { metadata: { namespace: 'kube-system' } },
+      contentType: 'application/merge-patch+json',
+    });
+    assert.equal(moved.status, 400, moved.text);
+    assert.equal(
+      moved.body.message,
+      'the namespace of the provided object does not match the namespace sent on the request',
+    );
+    for (const query of ['gracePeriodSeconds=abc', 'gracePeriodSeconds=1.5']) {
+      const res = await apiRequest(cp, 'DELETE', `${DEPLOYS}/typed?${query}`);
+      assert.equal(res.status, 400, `${query}: ${res.text}`);
+      assert.match(res.body.message, /^strconv.ParseInt: parsing ".*": invalid syntax$/);
+    }
+    const watch = await apiRequest(cp, 'GET', `${DEPLOYS}?watch=true&timeoutSeconds=abc`);
+    assert.equal(watch.status, 400, watch.text);
+    assert.equal((await apiRequest(cp, 'DELETE', `${DEPLOYS}/typed`)).status, 200);
+  });
+
   it('creates a DaemonSet with its template generation and refuses a non-Always restart policy', async () => {
     const ds = {
       metadata: { name: 'agent' },

@@ -199,6 +199,12 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
             );
           }
           next.metadata.name = info.name;
+          const patchedNamespace = next.metadata.namespace;
+          if (def.namespaced && patchedNamespace && patchedNamespace !== ns) {
+            throw statusErrors.badRequest(
+              'the namespace of the provided object does not match the namespace sent on the request',
+            );
+          }
           // Upstream decodes the patched object, which applies defaulting again.
           if (!status) def.strategy.default?.(next);
           return next;
@@ -287,6 +293,8 @@ async function serveScale(ctx: RequestContext, served: ServedResource, ns: strin
   if (ctx.info.verb === 'update') {
     const body = decodeBody(await readBody(ctx), contentTypeOf(ctx));
     if (!isObject(body)) throw statusErrors.badRequest('the body of the request must be a JSON or YAML object');
+    const typeError = decodeTypeError(body, scaleSchema());
+    if (typeError) throw statusErrors.badRequest(`Scale in version "v1" cannot be handled as a Scale: ${typeError}`);
     input = body as Scale;
     logRequestObject(ctx, body, { apiVersion: 'autoscaling/v1', kind: 'Scale' });
   } else {
@@ -306,6 +314,9 @@ async function serveScale(ctx: RequestContext, served: ServedResource, ns: strin
       let wanted = patch
         ? (applyPatchBody(patch.type, currentScale, patch.body, scaleResource) as Scale)
         : (deepClone(input) as Scale);
+      // The patched Scale is decoded into its Go type as a patched object is.
+      const patchedError = patch && decodeTypeError(wanted, scaleSchema());
+      if (patch && patchedError) throw patchTypeError(patch.type, patch.body, wanted, patchedError);
       if (missing !== undefined && wanted.spec?.replicas === MISSING_REPLICAS) {
         throw statusErrors.badRequest(`the spec replicas field ${JSON.stringify(missing)} cannot be empty`);
       }
@@ -599,13 +610,16 @@ function int64Parameter(text: string): number {
 
 const METHOD_NOT_ALLOWED = 'the server does not allow this method on the requested resource';
 
+const scaleSchema = (): SchemaNode => schemaForDefinition('io.k8s.api.autoscaling.v1.Scale') as SchemaNode;
+
 const deleteOptionsSchema = (): SchemaNode =>
   schemaForDefinition('io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions') as SchemaNode;
 
 /** DeleteOptions from a body (a DeleteOptions, or an Eviction's deleteOptions) and the query, which wins. */
 function deleteOptionsOf(body: Record<string, unknown>, q: URLSearchParams, dryRun: boolean): DeleteOptions {
   const opts: DeleteOptions = {};
-  const grace = q.get('gracePeriodSeconds') ?? body.gracePeriodSeconds;
+  const queryGrace = q.get('gracePeriodSeconds');
+  const grace = queryGrace !== null ? int64Parameter(queryGrace) : body.gracePeriodSeconds;
   if (grace !== undefined && grace !== null) opts.gracePeriodSeconds = Number(grace);
   const policy = (q.get('propagationPolicy') ?? body.propagationPolicy) as string | undefined;
   if (policy !== undefined && policy !== null) {
@@ -744,8 +758,9 @@ async function serveWatch(ctx: RequestContext, served: ServedResource, ns: strin
   const form = negotiateOutput(header(ctx, 'accept'));
   const includeObject = q.get('includeObject');
   const timeoutSeconds = q.get('timeoutSeconds');
+  // Within what a Node timer holds (longer ones fire at once), ~24 days.
   const timeoutMs = timeoutSeconds
-    ? Number(timeoutSeconds) * 1000
+    ? Math.min(int64Parameter(timeoutSeconds) * 1000, 2 ** 31 - 1)
     : (MIN_REQUEST_TIMEOUT_S + Math.random() * MIN_REQUEST_TIMEOUT_S) * 1000;
   const allowBookmarks = q.get('allowWatchBookmarks') === 'true';
   const sendInitial = q.get('sendInitialEvents');

@@ -92,6 +92,21 @@ const LENIENT_TYPES = new Set([
   'io.k8s.apimachinery.pkg.runtime.RawExtension',
   'io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1',
 ]);
+const INT_OR_STRING = 'io.k8s.apimachinery.pkg.util.intstr.IntOrString';
+
+/**
+ * IntOrString's own decoding: a string, or else the JSON decoded into an int32 (whose error names no struct field):
+ * `true`, `{}` or `1.5` are refused.
+ */
+function intOrStringError(value: unknown): string | undefined {
+  if (typeof value === 'string' || value === null) return undefined;
+  if (typeof value === 'number') {
+    if (Number.isInteger(value) && value >= -2147483648 && value <= 2147483647) return undefined;
+    return `json: cannot unmarshal number ${value} into Go value of type int32`;
+  }
+  return `json: cannot unmarshal ${jsonKindWord(value)} into Go value of type int32`;
+}
+
 /** Types that decode a JSON string themselves (so their error is not about a struct field). */
 const TIME_TYPES = new Set([
   'io.k8s.apimachinery.pkg.apis.meta.v1.Time',
@@ -267,6 +282,7 @@ function typeErrorAt(value: unknown, node: SchemaNode, w: TypeWalk): string | un
 /** The error for a value whose JSON type its node does not take (undefined for the types that take any). */
 function mismatchError(value: unknown, node: SchemaNode, w: TypeWalk): string | undefined {
   const definition = node.definition;
+  if (definition === INT_OR_STRING && !w.converter) return intOrStringError(value);
   if (opaque(node) || (definition && LENIENT_TYPES.has(definition))) return undefined;
   if (definition && TIME_TYPES.has(definition)) {
     return `json: cannot unmarshal ${jsonKindWord(value)} into Go value of type string`;
