@@ -85,4 +85,22 @@ describe('apiserver: metadata.managedFields for each manager', () => {
     ]);
     assert.deepEqual(entry.fieldsV1['f:metadata'], { 'f:labels': { '.': {}, 'f:a': {} } });
   });
+
+  it('refuses a fieldManager over 128 bytes, and cuts a User-Agent to whole characters within them', async () => {
+    const CMS = '/api/v1/namespaces/default/configmaps';
+    const long = await apiRequest(cp, 'POST', `${CMS}?fieldManager=${'m'.repeat(129)}`, {
+      body: { metadata: { name: 'long' } },
+    });
+    assert.equal(long.status, 422, long.text);
+    assert.equal(
+      long.body.message,
+      'CreateOptions.meta.k8s.io "" is invalid: fieldManager: Too long: may not be more than 128 bytes',
+    );
+    const accented = await apiRequest(cp, 'POST', CMS, {
+      body: { metadata: { name: 'accented' }, data: { a: 'b' } },
+      headers: { 'user-agent': `${'é'.repeat(100)}/v1.0` },
+    });
+    assert.equal(accented.status, 201, accented.text);
+    assert.equal(accented.body.metadata.managedFields[0].manager, 'é'.repeat(64));
+  });
 });

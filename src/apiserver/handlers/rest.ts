@@ -33,7 +33,7 @@ import {
   strictDecodingError,
 } from '../registry/field-validation.js';
 import { bookmarkObject, listObjects, validateWatchRequest, watchObjects } from '../registry/list.js';
-import { fieldManagerOf } from '../registry/managed-fields.js';
+import { fieldManagerErrors, fieldManagerOf } from '../registry/managed-fields.js';
 import { deepClone, isObject, type KubeObject } from '../registry/object.js';
 import {
   apiVersionOf,
@@ -84,6 +84,18 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
   if (info.subresource && !status) throw statusErrors.pathNotFound();
   const statusSubresource = info.subresource as StatusLikeSubresource;
   const manager = fieldManagerOf(q, header(ctx, 'user-agent'));
+  const optionsKind = OPTIONS_KIND[info.verb];
+  const explicitManager = q.get('fieldManager');
+  if (optionsKind && explicitManager) {
+    const errors = fieldManagerErrors(explicitManager);
+    if (errors.length > 0) {
+      const message = errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`;
+      throw new StatusError(422, 'Invalid', `${optionsKind}.meta.k8s.io "" is invalid: ${message}`, {
+        group: 'meta.k8s.io',
+        kind: optionsKind,
+      });
+    }
+  }
   const user = ctx.user;
   const sink = admissionSinkOf(ctx);
   // A create or update of the request's body: the body is the store's to change, and the object written is only
@@ -607,6 +619,13 @@ function int64Parameter(text: string): number {
   }
   return Number(n > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : n);
 }
+
+/** The options kind whose validation checks ?fieldManager, by verb. */
+const OPTIONS_KIND: Record<string, string> = {
+  create: 'CreateOptions',
+  update: 'UpdateOptions',
+  patch: 'PatchOptions',
+};
 
 const METHOD_NOT_ALLOWED = 'the server does not allow this method on the requested resource';
 

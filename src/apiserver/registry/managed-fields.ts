@@ -690,10 +690,52 @@ function ownEntry(
   };
 }
 
-/** The manager of a request: ?fieldManager, else the client's User-Agent up to its first '/', as upstream. */
+/** Upstream's FieldManagerMaxLength, in bytes. */
+const FIELD_MANAGER_MAX_BYTES = 128;
+/** Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
+const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
+
+/**
+ * The manager of a request: ?fieldManager (checked by fieldManagerErrors), else the client's User-Agent up to its
+ * first '/', its printable characters only, as many whole ones as fit in 128 bytes, as upstream's
+ * prefixFromUserAgent.
+ */
 export function fieldManagerOf(query: URLSearchParams, userAgent: string | undefined): string {
   const explicit = query.get('fieldManager');
-  if (explicit) return explicit.slice(0, 128);
-  const agent = (userAgent ?? '').split('/')[0] ?? '';
-  return agent.slice(0, 128) || 'unknown';
+  if (explicit) return explicit;
+  let agent = userAgent ?? '';
+  // Node reads header bytes as Latin-1; Go takes them as UTF-8.
+  if (/[^\x00-\x7f]/.test(agent)) agent = Buffer.from(agent, 'latin1').toString('utf8');
+  let prefix = '';
+  let bytes = 0;
+  for (const c of agent.split('/')[0] ?? '') {
+    if (!PRINTABLE.test(c)) continue;
+    const size = Buffer.byteLength(c);
+    if (bytes + size > FIELD_MANAGER_MAX_BYTES) break;
+    prefix += c;
+    bytes += size;
+  }
+  return prefix || 'unknown';
+}
+
+/**
+ * ValidateFieldManager's complaints about ?fieldManager, as `fieldManager: …` texts: longer than 128 bytes, or a
+ * character Go does not print (with its %#U and byte position).
+ */
+export function fieldManagerErrors(fieldManager: string): string[] {
+  const errors: string[] = [];
+  if (Buffer.byteLength(fieldManager) > FIELD_MANAGER_MAX_BYTES) {
+    errors.push(`fieldManager: Too long: may not be more than ${FIELD_MANAGER_MAX_BYTES} bytes`);
+  }
+  let at = 0;
+  for (const c of fieldManager) {
+    if (!PRINTABLE.test(c)) {
+      const code = (c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0');
+      errors.push(
+        `fieldManager: Invalid value: ${JSON.stringify(fieldManager)}: invalid character U+${code} (at position ${at})`,
+      );
+    }
+    at += Buffer.byteLength(c);
+  }
+  return errors;
 }
