@@ -62,7 +62,7 @@ export function contentTypeOf(ctx: RequestContext): string {
 
 /**
  * YAML as sigs.k8s.io/yaml reads a body (YAML 1.1 into JSON): a plain timestamp stays the string it is written as,
- * and `!!binary` data becomes a string (of its UTF-8 decoding; above).
+ * and `!!binary` data becomes a string (of its UTF-8 decoding; in decodeBody).
  */
 const YAML_BODY = {
   version: '1.1',
