@@ -447,6 +447,8 @@ describe('apiserver: the generic registry on ConfigMaps, Secrets and Namespaces'
       body: { metadata: { name: 'keep' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } },
     });
     assert.equal(created.status, 201, created.text);
+    const statusWatch = await apiRequest(cp, 'GET', '/api/v1/watch/namespaces/default/pods/keep/status');
+    assert.equal(statusWatch.status, 404, statusWatch.text);
     const statusDelete = await apiRequest(cp, 'DELETE', `${pods}/keep/status`);
     assert.equal(statusDelete.status, 405, statusDelete.text);
     assert.equal(statusDelete.body.reason, 'MethodNotAllowed');

@@ -116,6 +116,8 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
     case 'list':
       return serveList(ctx, served, ns);
     case 'watch':
+      // Only a resource is watched: upstream registers no watch route under a subresource.
+      if (info.subresource) throw statusErrors.pathNotFound();
       return serveWatch(ctx, served, ns);
     case 'create': {
       if (status || (info.name && info.resource !== 'namespaces')) {
