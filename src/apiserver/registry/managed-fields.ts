@@ -705,7 +705,7 @@ export function fieldManagerOf(query: URLSearchParams, userAgent: string | undef
   if (explicit) return explicit;
   let agent = userAgent ?? '';
   // Node reads header bytes as Latin-1; Go takes them as UTF-8.
-  if (/[^\x00-\x7f]/.test(agent)) agent = Buffer.from(agent, 'latin1').toString('utf8');
+  if (/[\u0080-\uffff]/.test(agent)) agent = Buffer.from(agent, 'latin1').toString('utf8');
   let prefix = '';
   let bytes = 0;
   for (const c of agent.split('/')[0] ?? '') {
