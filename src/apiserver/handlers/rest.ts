@@ -43,6 +43,7 @@ import {
   statusLikeStrategy,
 } from '../registry/resource.js';
 import { evictPod } from '../registry/resources/core-pods-eviction.js';
+import { undecodable } from '../registry/resources/core-resource-lists.js';
 import { applyScale, type Scale, scaleOf } from '../registry/scale.js';
 import { selectionFromQuery } from '../registry/selection.js';
 import type { DeleteOptions } from '../registry/store.js';
@@ -308,7 +309,7 @@ async function serveScale(ctx: RequestContext, served: ServedResource, ns: strin
     const body = decodeBody(await readBody(ctx), contentTypeOf(ctx));
     if (!isObject(body)) throw statusErrors.badRequest('the body of the request must be a JSON or YAML object');
     const typeError = decodeTypeError(body, scaleSchema());
-    if (typeError) throw statusErrors.badRequest(`Scale in version "v1" cannot be handled as a Scale: ${typeError}`);
+    if (typeError) throw undecodable('Scale', typeError);
     input = body as Scale;
     logRequestObject(ctx, body, { apiVersion: 'autoscaling/v1', kind: 'Scale' });
   } else {
