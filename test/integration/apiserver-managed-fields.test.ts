@@ -96,6 +96,18 @@ describe('apiserver: metadata.managedFields for each manager', () => {
       long.body.message,
       'CreateOptions.meta.k8s.io "" is invalid: fieldManager: Too long: may not be more than 128 bytes',
     );
+    // The scale subresource's writes too.
+    const scale = await apiRequest(
+      cp,
+      'PATCH',
+      `/apis/apps/v1/namespaces/default/deployments/none/scale?fieldManager=${'m'.repeat(129)}`,
+      { body: { spec: { replicas: 1 } }, contentType: 'application/merge-patch+json' },
+    );
+    assert.equal(scale.status, 422, scale.text);
+    assert.equal(
+      scale.body.message,
+      'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Too long: may not be more than 128 bytes',
+    );
     const accented = await apiRequest(cp, 'POST', CMS, {
       body: { metadata: { name: 'accented' }, data: { a: 'b' } },
       headers: { 'user-agent': `${'é'.repeat(100)}/v1.0` },

@@ -73,18 +73,7 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
   const q = ctx.url.searchParams;
   const dryRun = parseDryRun(q);
   const ns = def.namespaced ? info.namespace : '';
-  if (info.subresource === 'scale' && def.scale) return serveScale(ctx, served, ns, dryRun);
-  if (info.subresource === 'finalize' && def.finalize) return serveFinalize(ctx, served, dryRun);
-  if (info.subresource === 'binding' && def.binding) return serveBinding(ctx, served, ns, dryRun);
-  if (info.subresource === 'eviction' && def.eviction) {
-    return serveEviction(ctx, registry, served, ns, dryRun);
-  }
-  // status, a CSR's approval, a pod's ephemeral containers: the object is read and written whole, with the
-  // subresource's strategy.
-  const status = statusLikeStrategy(def, info.subresource) !== undefined;
-  if (info.subresource && !status) throw statusErrors.pathNotFound();
-  const statusSubresource = info.subresource as StatusLikeSubresource;
-  const manager = fieldManagerOf(q, header(ctx, 'user-agent'));
+  // The write's options are validated before any subresource's handler runs (scale writes record managers too).
   const optionsKind = OPTIONS_KIND[info.verb];
   const explicitManager = q.get('fieldManager');
   if (optionsKind && explicitManager) {
@@ -97,6 +86,18 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
       });
     }
   }
+  if (info.subresource === 'scale' && def.scale) return serveScale(ctx, served, ns, dryRun);
+  if (info.subresource === 'finalize' && def.finalize) return serveFinalize(ctx, served, dryRun);
+  if (info.subresource === 'binding' && def.binding) return serveBinding(ctx, served, ns, dryRun);
+  if (info.subresource === 'eviction' && def.eviction) {
+    return serveEviction(ctx, registry, served, ns, dryRun);
+  }
+  // status, a CSR's approval, a pod's ephemeral containers: the object is read and written whole, with the
+  // subresource's strategy.
+  const status = statusLikeStrategy(def, info.subresource) !== undefined;
+  if (info.subresource && !status) throw statusErrors.pathNotFound();
+  const statusSubresource = info.subresource as StatusLikeSubresource;
+  const manager = fieldManagerOf(q, header(ctx, 'user-agent'));
   const user = ctx.user;
   const sink = admissionSinkOf(ctx);
   // A create or update of the request's body: the body is the store's to change, and the object written is only
