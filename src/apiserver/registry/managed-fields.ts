@@ -703,6 +703,9 @@ const PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
 export function fieldManagerOf(query: URLSearchParams, userAgent: string | undefined): string {
   const explicit = query.get('fieldManager');
   if (explicit) return explicit;
+  const head = (userAgent ?? '').split('/')[0] ?? '';
+  // Every request asks (kubectl/…, kube-controller-manager/…): printable ASCII that fits is the prefix as it is.
+  if (head.length <= FIELD_MANAGER_MAX_BYTES && /^[ -~]*$/.test(head)) return head || 'unknown';
   let agent = userAgent ?? '';
   // Node reads header bytes as Latin-1; Go takes them as UTF-8.
   if (/[\u0080-\uffff]/.test(agent)) agent = Buffer.from(agent, 'latin1').toString('utf8');
