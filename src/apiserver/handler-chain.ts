@@ -44,10 +44,7 @@ export function buildHandlerChain(
     if (dot !== undefined) {
       // The URL parser would resolve it (a configmap named `..` would be the namespace); upstream takes it as a
       // name, which its key functions refuse.
-      const message = `Name parameter invalid: ${JSON.stringify(dot)}: may not be '${dot}'`;
-      (res as HttpResponse).writeHead(400, { 'content-type': 'application/json' });
-      (res as HttpResponse).end(JSON.stringify(statusErrors.badRequest(message).status));
-      return;
+      return refuseTarget(res, `Name parameter invalid: ${JSON.stringify(dot)}: may not be '${dot}'`);
     }
     try {
       const url = new URL(req.url ?? '/', 'https://apiserver');
@@ -64,9 +61,7 @@ export function buildHandlerChain(
         auditAnnotations: {},
       };
     } catch {
-      (res as HttpResponse).writeHead(400, { 'content-type': 'application/json' });
-      (res as HttpResponse).end(JSON.stringify(statusErrors.badRequest('malformed request URL').status));
-      return;
+      return refuseTarget(res, 'malformed request URL');
     }
     ctx.res.on('error', () => {});
     chain(ctx).catch((err) => {
@@ -75,6 +70,12 @@ export function buildHandlerChain(
         opts.log.error('request failed', { path: ctx.url.pathname, err: String(err), stack: (err as Error)?.stack });
     });
   };
+}
+
+/** A 400 for a request target that no context can be made of (before the chain, so nothing else answers). */
+function refuseTarget(res: AnyHttpResponse, message: string): void {
+  (res as HttpResponse).writeHead(400, { 'content-type': 'application/json' });
+  (res as HttpResponse).end(JSON.stringify(statusErrors.badRequest(message).status));
 }
 
 /** A path segment of the request target that is `.` or `..`, as written or percent-encoded, if any. */
