@@ -213,6 +213,75 @@ describe('apiserver: the generic registry on ConfigMaps, Secrets and Namespaces'
     );
   });
 
+  it('reads time fields as Go does (time.Parse with the type layout) and stores them as the type writes them', async () => {
+    const EVENTS = '/api/v1/namespaces/default/events';
+    const event = (name: string, times: Record<string, unknown>) => ({
+      metadata: { name },
+      involvedObject: { kind: 'Pod', name: 'p', namespace: 'default' },
+      reason: 'Tested',
+      ...times,
+    });
+    const bad = await apiRequest(cp, 'POST', EVENTS, { body: event('bad-time', { firstTimestamp: 'yesterday' }) });
+    assert.equal(bad.status, 400);
+    assert.equal(
+      bad.body.message,
+      'Event in version "v1" cannot be handled as a Event: parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"',
+    );
+    const badDay = await apiRequest(cp, 'POST', EVENTS, {
+      body: event('bad-time', { lastTimestamp: '2023-02-29T10:00:00Z' }),
+    });
+    assert.equal(
+      badDay.body.message,
+      'Event in version "v1" cannot be handled as a Event: parsing time "2023-02-29T10:00:00Z": day out of range',
+    );
+    // A MicroTime takes exactly six fraction digits (what JavaScript's toISOString writes is refused).
+    const LEASES = '/apis/coordination.k8s.io/v1/namespaces/default/leases';
+    const lease = await apiRequest(cp, 'POST', LEASES, {
+      body: { metadata: { name: 'ms' }, spec: { renewTime: '2024-05-06T07:08:09.123Z' } },
+    });
+    assert.equal(lease.status, 400);
+    assert.equal(
+      lease.body.message,
+      'Lease in version "v1" cannot be handled as a Lease: parsing time "2024-05-06T07:08:09.123Z" as "2006-01-02T15:04:05.000000Z07:00": cannot parse ".123Z" as ".000000"',
+    );
+    // Accepted times are kept in UTC, Time to the second, MicroTime to the microsecond; Go's zero time is null.
+    const made = await apiRequest(cp, 'POST', EVENTS, {
+      body: event('times', {
+        firstTimestamp: '2024-05-06T07:08:09.987+02:00',
+        lastTimestamp: '0001-01-01T00:00:00Z',
+        eventTime: '2024-05-06T07:08:09.123456-01:30',
+        reportingComponent: 'tests',
+        reportingInstance: 'here',
+        action: 'Testing',
+      }),
+    });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const stored = (await apiRequest(cp, 'GET', `${EVENTS}/times`)).body;
+    assert.deepEqual(
+      [stored.firstTimestamp, stored.lastTimestamp, stored.eventTime],
+      ['2024-05-06T05:08:09Z', null, '2024-05-06T08:38:09.123456Z'],
+    );
+    assert.equal(made.body.firstTimestamp, '2024-05-06T05:08:09Z', 'the answer shows what was stored');
+    // Patches: the patched object is decoded (merge, JSON patch) or converted (strategic merge) the same way.
+    const patch = (contentType: string, body: unknown) =>
+      apiRequest(cp, 'PATCH', `${EVENTS}/times`, { body, contentType });
+    const merged = await patch('application/merge-patch+json', { firstTimestamp: '2024-05-06T07:08:09-01:00' });
+    assert.equal(merged.body.firstTimestamp, '2024-05-06T08:08:09Z');
+    const strategic = await patch('application/strategic-merge-patch+json', { lastTimestamp: '2024-05-06T1:02:03Z' });
+    assert.equal(strategic.body.lastTimestamp, '2024-05-06T01:02:03Z');
+    const jsonPatched = await patch('application/json-patch+json', [
+      { op: 'replace', path: '/firstTimestamp', value: '2024-05-06T07:08:09,5+00:00' },
+    ]);
+    assert.equal(jsonPatched.body.firstTimestamp, '2024-05-06T07:08:09Z');
+    const refused = await patch('application/merge-patch+json', { firstTimestamp: '2024-05-06' });
+    assert.equal(refused.status, 422);
+    assert.match(
+      refused.body.message,
+      /: parsing time "2024-05-06" as "2006-01-02T15:04:05Z07:00": cannot parse "" as "T"$/,
+    );
+    assert.equal((await apiRequest(cp, 'GET', `${EVENTS}/times`)).body.firstTimestamp, '2024-05-06T07:08:09Z');
+  });
+
   it('refuses a body of a media type no serializer reads with 415, and reads one without a type as JSON', async () => {
     for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
       const res = await apiRequest(cp, 'POST', CMS, { body: cm('typeless'), contentType });

@@ -9,6 +9,7 @@
  * - empty slices and maps are left out when omitempty; types with their own JSON keep their value (a Time in UTC
  *   to the second, a Quantity in canonical form).
  */
+import { type GoTimeLayout, reencodeGoTime } from '../go-time.js';
 import { canonicalQuantity } from '../quantity.js';
 import { messageTypeOf } from './decode.js';
 import { MessageDecoder } from './message.js';
@@ -37,12 +38,11 @@ function setOwn(target: Rec, key: string, value: Json): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-/** metav1.Time as its MarshalJSON writes it: UTC, to the second. */
-function goTime(v: Json): Json {
+/** metav1.Time or MicroTime as its MarshalJSON writes it: UTC, to the second or microsecond. */
+function goTime(v: Json, layout: GoTimeLayout): Json {
   if (typeof v !== 'string') return v;
-  const ms = Date.parse(v);
-  if (Number.isNaN(ms)) return v;
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  const decoded = reencodeGoTime(v, layout);
+  return 'error' in decoded ? v : decoded.value;
 }
 
 function goQuantity(v: Json): Json {
@@ -260,7 +260,8 @@ export class GoStructEncoder {
     const facts = this.table.message(typeName);
     if (!facts) return v;
     if (facts.custom) {
-      if (typeName === `${META}Time`) return goTime(v);
+      if (typeName === `${META}Time`) return goTime(v, 'time');
+      if (typeName === `${META}MicroTime`) return goTime(v, 'microtime');
       if (typeName.endsWith('.Quantity')) return goQuantity(v);
       return v;
     }

@@ -17,6 +17,7 @@
 
 import { invalid, notSupported, path } from '../../api/field-errors.js';
 import { goJsonMarshalSorted } from '../../api/go-json.js';
+import { type GoTimeLayout, reencodeGoTime } from '../../api/go-time.js';
 import { formatGoValue, jsonKindWord } from '../../api/patch/go-format.js';
 import type { SchemaNode } from '../../api/schema-node.js';
 import { StatusError, statusErrors } from '../../api/status-error.js';
@@ -107,10 +108,10 @@ function intOrStringError(value: unknown): string | undefined {
   return `json: cannot unmarshal ${jsonKindWord(value)} into Go value of type int32`;
 }
 
-/** Types that decode a JSON string themselves (so their error is not about a struct field). */
-const TIME_TYPES = new Set([
-  'io.k8s.apimachinery.pkg.apis.meta.v1.Time',
-  'io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime',
+/** Types that decode a JSON string themselves (so their error is not about a struct field), by their layout. */
+const TIME_TYPES = new Map<string, GoTimeLayout>([
+  ['io.k8s.apimachinery.pkg.apis.meta.v1.Time', 'time'],
+  ['io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime', 'microtime'],
 ]);
 
 /** A definition's Go type as encoding/json prints it: package and name (`v1.Container`, `resource.Quantity`). */
@@ -160,10 +161,14 @@ export function base64Error(text: string): string | undefined {
  * all fit their fields: a value of the wrong JSON type (`json: cannot unmarshal number into Go struct field
  * ConfigMap.data of type string`, the struct named being the one holding the field and the path that of the field
  * from the top, without list indexes or map keys), a number that does not fit an integer field, bytes that are not
- * base64. null fits anything (it leaves the zero value). Fields the type does not have are not looked at.
+ * base64, a time that time.Parse refuses. null fits anything (it leaves the zero value). Fields the type does not
+ * have are not looked at.
+ *
+ * A time that fits is left, in place, as the type encodes it again (UTC, to the second or microsecond; null for the
+ * zero time), since that is what upstream stores and answers.
  */
 export function decodeTypeError(body: unknown, schema: SchemaNode): string | undefined {
-  return typeErrorAt(body, schema, { converter: false, path: [], structs: [] });
+  return typeErrorAt(body, schema, { converter: false, path: [], structs: [], replacement: KEEP });
 }
 
 /**
@@ -172,7 +177,7 @@ export function decodeTypeError(body: unknown, schema: SchemaNode): string | und
  * `cannot restore slice from string`.
  */
 export function convertTypeError(body: unknown, schema: SchemaNode): string | undefined {
-  return typeErrorAt(body, schema, { converter: true, path: [], structs: [] });
+  return typeErrorAt(body, schema, { converter: true, path: [], structs: [], replacement: KEEP });
 }
 
 /** reflect's Kind of a decoded unstructured value, as the converter prints it. */
@@ -205,11 +210,33 @@ function convertScalarError(value: unknown, node: SchemaNode): string | undefine
   }
 }
 
-/** Where a type walk is: the fields from the top, and the definitions of the structs it is inside. */
+/** A type walk's replacement when the value just walked stays as it is. */
+const KEEP = Symbol('keep');
+
+/**
+ * Where a type walk is: the fields from the top, and the definitions of the structs it is inside; and what the value
+ * just walked becomes (a time written otherwise than its type writes it), for its container to put in its place.
+ */
 interface TypeWalk {
   readonly converter: boolean;
   readonly path: string[];
   readonly structs: string[];
+  replacement: unknown;
+}
+
+/** A time field's string: time.Parse's error, or undefined with the walk's replacement set when it is rewritten. */
+function timeError(value: string, layout: GoTimeLayout, w: TypeWalk): string | undefined {
+  const decoded = reencodeGoTime(value, layout);
+  if ('error' in decoded) return decoded.error;
+  if (decoded.value !== value) w.replacement = decoded.value;
+  return undefined;
+}
+
+/** Puts the walk's replacement, if there is one, at key of container. */
+function replaceWalked(container: Record<string, unknown> | unknown[], key: string | number, w: TypeWalk): void {
+  if (w.replacement === KEEP) return;
+  (container as Record<string | number, unknown>)[key] = w.replacement;
+  w.replacement = KEEP;
 }
 
 /**
@@ -219,9 +246,12 @@ interface TypeWalk {
 function typeErrorAt(value: unknown, node: SchemaNode, w: TypeWalk): string | undefined {
   if (value === null || value === undefined) return undefined;
   switch (node.type) {
-    case 'string':
-      if (typeof value === 'string') return node.format === 'byte' ? base64Error(value) : undefined;
-      break;
+    case 'string': {
+      if (typeof value !== 'string') break;
+      if (node.format === 'byte') return base64Error(value);
+      const layout = node.definition === undefined ? undefined : TIME_TYPES.get(node.definition);
+      return layout ? timeError(value, layout, w) : undefined;
+    }
     case 'integer':
       // The converter narrows a whole number to the field's size as Go's conversion does; the decoder refuses one
       // that does not fit.
@@ -243,9 +273,10 @@ function typeErrorAt(value: unknown, node: SchemaNode, w: TypeWalk): string | un
       if (!Array.isArray(value)) break;
       const items = node.items;
       if (items === undefined) return undefined;
-      for (const item of value) {
-        const e = typeErrorAt(item, items, w);
+      for (let i = 0; i < value.length; i++) {
+        const e = typeErrorAt(value[i], items, w);
         if (e) return e;
+        replaceWalked(value, i, w);
       }
       return undefined;
     }
@@ -257,6 +288,7 @@ function typeErrorAt(value: unknown, node: SchemaNode, w: TypeWalk): string | un
         for (const key in value) {
           const e = typeErrorAt(value[key], values, w);
           if (e) return e;
+          replaceWalked(value, key, w);
         }
         return undefined;
       }
@@ -268,6 +300,7 @@ function typeErrorAt(value: unknown, node: SchemaNode, w: TypeWalk): string | un
         w.path.push(key);
         const e = typeErrorAt(value[key], field, w);
         if (e) return e;
+        replaceWalked(value, key, w);
         w.path.pop();
       }
       if (definition) w.structs.pop();

@@ -1,0 +1,280 @@
+/**
+ * metav1.Time and metav1.MicroTime as kube-apiserver reads and writes them in JSON. Reading is Go's time.Parse with
+ * the type's layout (RFC 3339 for Time; for MicroTime RFC 3339 with exactly six fraction digits), including its
+ * leniencies (a one-digit hour, a comma before the fraction, offsets up to 24:60) and its error messages
+ * (`parsing time "x" as "2006-01-02T15:04:05Z07:00": cannot parse "x" as "2006"`). Writing is the type's MarshalJSON:
+ * the instant in UTC, to the second (Time) or microsecond (MicroTime), and null for Go's zero time.
+ */
+
+export type GoTimeLayout = 'time' | 'microtime';
+
+const RFC3339 = '2006-01-02T15:04:05Z07:00';
+const RFC3339_MICRO = '2006-01-02T15:04:05.000000Z07:00';
+
+/** An instant: whole seconds since the Unix epoch and the nanoseconds after them. */
+export interface GoInstant {
+  seconds: number;
+  nanos: number;
+}
+
+/** The layout's parts in the order time.Parse meets them: the literal text before each element, and the element. */
+type Element = '2006' | '01' | '02' | '15' | '04' | '05' | '.000000' | 'Z07:00';
+const CHUNKS: Record<GoTimeLayout, readonly (readonly [string, Element])[]> = {
+  time: [
+    ['', '2006'],
+    ['-', '01'],
+    ['-', '02'],
+    ['T', '15'],
+    [':', '04'],
+    [':', '05'],
+    ['', 'Z07:00'],
+  ],
+  microtime: [
+    ['', '2006'],
+    ['-', '01'],
+    ['-', '02'],
+    ['T', '15'],
+    [':', '04'],
+    [':', '05'],
+    ['', '.000000'],
+    ['', 'Z07:00'],
+  ],
+};
+
+const isDigit = (s: string, i: number) => i < s.length && s.charCodeAt(i) >= 48 && s.charCodeAt(i) <= 57;
+const commaOrPeriod = (c: string | undefined) => c === '.' || c === ',';
+
+/** time's quote: ASCII as it is (with `"` and `\` escaped), anything else as \x escapes of its UTF-8 bytes. */
+function quote(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const code = ch.codePointAt(0) as number;
+    if (code >= 0x80 || code < 0x20) {
+      for (const b of Buffer.from(ch, 'utf8')) out += `\\x${b.toString(16).padStart(2, '0')}`;
+    } else {
+      out += ch === '"' || ch === '\\' ? `\\${ch}` : ch;
+    }
+  }
+  return `${out}"`;
+}
+
+/** time's getnum: one or two digits (two when fixed). */
+function getnum(s: string, fixed: boolean): [number, string] | undefined {
+  if (!isDigit(s, 0)) return undefined;
+  if (!isDigit(s, 1)) return fixed ? undefined : [s.charCodeAt(0) - 48, s.slice(1)];
+  return [(s.charCodeAt(0) - 48) * 10 + s.charCodeAt(1) - 48, s.slice(2)];
+}
+
+/** time's atoi: an optional sign, then digits only (none is 0). */
+function atoi(s: string): number | undefined {
+  let i = 0;
+  let neg = false;
+  if (s[0] === '-' || s[0] === '+') {
+    neg = s[0] === '-';
+    i = 1;
+  }
+  let x = 0;
+  for (; i < s.length; i++) {
+    if (!isDigit(s, i)) return undefined;
+    x = x * 10 + s.charCodeAt(i) - 48;
+  }
+  return neg ? -x : x;
+}
+
+/** time's parseNanoseconds over the first n characters (a separator and digits). */
+function parseNanos(value: string, n: number): { nanos: number; range?: string } | undefined {
+  if (!commaOrPeriod(value[0])) return undefined;
+  const bytes = Math.min(n, 10);
+  const ns = atoi(value.slice(1, bytes));
+  if (ns === undefined) return undefined;
+  if (ns < 0) return { nanos: 0, range: 'fractional second' };
+  return { nanos: ns * 10 ** (10 - bytes) };
+}
+
+const isLeap = (y: number) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+const DAYS_IN = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const daysIn = (month: number, year: number) => (month === 2 && isLeap(year) ? 29 : (DAYS_IN[month - 1] ?? 31));
+
+/** Days from 1970-01-01 to a proleptic Gregorian date (any year). */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+
+/** The date of a day counted from 1970-01-01. */
+function civilFromDays(days: number): [number, number, number] {
+  const z = days + 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  return [era * 400 + yoe + (month <= 2 ? 1 : 0), month, day];
+}
+
+/** Go's time.Parse of value with the type's layout: the instant, or the error Go words. */
+export function parseGoTime(value: string, layout: GoTimeLayout): GoInstant | { error: string } {
+  const layoutText = layout === 'time' ? RFC3339 : RFC3339_MICRO;
+  const fail = (layoutElem: string, valueElem: string) => ({
+    error: `parsing time ${quote(value)} as ${quote(layoutText)}: cannot parse ${quote(valueElem)} as ${quote(layoutElem)}`,
+  });
+  const failWith = (message: string) => ({ error: `parsing time ${quote(value)}${message}` });
+  const chunks = CHUNKS[layout];
+  let rest = value;
+  let year = 0;
+  let month = 1;
+  let day = 1;
+  let hour = 0;
+  let min = 0;
+  let sec = 0;
+  let nanos = 0;
+  let offset = 0;
+  for (let c = 0; c < chunks.length; c++) {
+    const [prefix, elem] = chunks[c] as readonly [string, Element];
+    for (const ch of prefix) {
+      if (rest[0] !== ch) return fail(prefix, rest);
+      rest = rest.slice(1);
+    }
+    const hold = rest;
+    let range = '';
+    let bad = false;
+    switch (elem) {
+      case '2006': {
+        const y = rest.length >= 4 && isDigit(rest, 0) ? atoi(rest.slice(0, 4)) : undefined;
+        if (y === undefined) bad = true;
+        else {
+          year = y;
+          rest = rest.slice(4);
+        }
+        break;
+      }
+      case '01':
+      case '02':
+      case '04':
+      case '05':
+      case '15': {
+        const got = getnum(rest, elem !== '15');
+        if (!got) {
+          bad = true;
+          break;
+        }
+        rest = got[1];
+        const n = got[0];
+        if (elem === '01') {
+          month = n;
+          if (n <= 0 || n > 12) range = 'month';
+        } else if (elem === '02') {
+          day = n;
+        } else if (elem === '15') {
+          hour = n;
+          if (n >= 24) range = 'hour';
+        } else if (elem === '04') {
+          min = n;
+          if (n >= 60) range = 'minute';
+        } else {
+          sec = n;
+          if (n >= 60) {
+            range = 'second';
+            break;
+          }
+          // A fraction the layout does not name is taken when it follows the seconds.
+          if (layout === 'time' && rest.length >= 2 && commaOrPeriod(rest[0]) && isDigit(rest, 1)) {
+            let n2 = 2;
+            while (isDigit(rest, n2)) n2++;
+            const f = parseNanos(rest, n2);
+            if (!f) bad = true;
+            else {
+              nanos = f.nanos;
+              range = f.range ?? '';
+            }
+            rest = rest.slice(n2);
+          }
+        }
+        break;
+      }
+      case '.000000': {
+        if (rest.length < 7) {
+          bad = true;
+          break;
+        }
+        const f = parseNanos(rest, 7);
+        if (!f) bad = true;
+        else {
+          nanos = f.nanos;
+          range = f.range ?? '';
+        }
+        rest = rest.slice(7);
+        break;
+      }
+      case 'Z07:00': {
+        if (rest[0] === 'Z') {
+          rest = rest.slice(1);
+          offset = 0;
+          break;
+        }
+        if (rest.length < 6 || rest[3] !== ':') {
+          bad = true;
+          break;
+        }
+        const sign = rest[0];
+        const hh = getnum(rest.slice(1, 3), true);
+        const mm = hh && getnum(rest.slice(4, 6), true);
+        rest = rest.slice(6);
+        if (hh && hh[0] > 24) range = 'time zone offset hour';
+        if (mm && mm[0] > 60) range = 'time zone offset minute';
+        if (!hh || !mm || (sign !== '+' && sign !== '-')) bad = true;
+        else offset = (sign === '-' ? -1 : 1) * (hh[0] * 60 + mm[0]) * 60;
+        break;
+      }
+    }
+    if (range) return failWith(`: ${range} out of range`);
+    if (bad) return fail(elem, hold);
+  }
+  if (rest.length > 0) return failWith(`: extra text: ${quote(rest)}`);
+  if (day < 1 || day > daysIn(month, year)) return failWith(': day out of range');
+  const seconds = daysFromCivil(year, month, day) * 86400 + hour * 3600 + min * 60 + sec - offset;
+  return { seconds, nanos };
+}
+
+/** Go's zero time.Time (January 1, year 1, UTC) as seconds since the Unix epoch. */
+const ZERO_SECONDS = daysFromCivil(1, 1, 1) * 86400;
+
+/** Go's appendInt(year, 4): at least four digits, a sign when negative. */
+const formatYear = (y: number) => (y < 0 ? `-${String(-y).padStart(4, '0')}` : String(y).padStart(4, '0'));
+const two = (n: number) => String(n).padStart(2, '0');
+
+/** The instant as the type's MarshalJSON writes it: UTC, to the second or microsecond; null for the zero time. */
+export function formatGoTime(t: GoInstant, layout: GoTimeLayout): string | null {
+  if (t.seconds === ZERO_SECONDS && t.nanos === 0) return null;
+  const days = Math.floor(t.seconds / 86400);
+  const secs = t.seconds - days * 86400;
+  const [y, m, d] = civilFromDays(days);
+  const clock = `${two(Math.floor(secs / 3600))}:${two(Math.floor(secs / 60) % 60)}:${two(secs % 60)}`;
+  const fraction = layout === 'microtime' ? `.${String(Math.floor(t.nanos / 1000)).padStart(6, '0')}` : '';
+  return `${formatYear(y)}-${two(m)}-${two(d)}T${clock}${fraction}Z`;
+}
+
+/** The common case, already as the type writes it: a check without parsing. */
+const CANONICAL: Record<GoTimeLayout, RegExp> = {
+  time: /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\dZ$/,
+  microtime: /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{6}Z$/,
+};
+
+/**
+ * A time field's JSON string after decoding and encoding again: `{ value }` (the same string when it was written
+ * as the type writes it, else the rewritten one, or null for the zero time), or `{ error }` from time.Parse.
+ */
+export function reencodeGoTime(value: string, layout: GoTimeLayout): { value: string | null } | { error: string } {
+  if (CANONICAL[layout].test(value) && Number(value.slice(8, 10)) <= 28 && !value.startsWith('0001-01-01T00:00:00')) {
+    return { value };
+  }
+  const t = parseGoTime(value, layout);
+  if ('error' in t) return t;
+  return { value: formatGoTime(t, layout) };
+}
