@@ -92,6 +92,14 @@ describe('CEL environment: Kubernetes values', () => {
     assert.equal(run('has(object.spec.x)', { object: { spec: {} } }), false);
   });
 
+  it('reads a map with a key named constructor like any other', () => {
+    const object = { labels: { constructor: 'x', app: 'web' } };
+    assert.equal(run("object.labels.constructor == 'x' && object.labels.app == 'web'", { object }), true);
+    assert.equal(run("has(object.labels.constructor) && 'constructor' in object.labels", { object }), true);
+    assert.equal(run('size(object.labels)', { object }), 2);
+    assert.deepEqual(run('object.labels', { object }), { constructor: 'x', app: 'web' });
+  });
+
   it('fails evaluations with upstream words', () => {
     assert.throws(() => run('object.spec.x', { object: { spec: {} } }), new CelEvaluationError('no such key: x'));
     assert.throws(() => run('1 / 0'), /division by zero/);

@@ -114,8 +114,17 @@ export function toCel(value: unknown, schema?: CelValueSchema): unknown {
     return value.map((v) => toCel(v, items));
   }
   if (value instanceof Uint8Array || value instanceof Date || value instanceof Optional) return value;
+  const record = value as Record<string, unknown>;
+  // The CEL library tells a map by its constructor property: an object with a key of that name is given as a Map.
+  if (Object.hasOwn(record, 'constructor')) {
+    const map = new Map<string, unknown>();
+    for (const [k, v] of Object.entries(record)) {
+      if (v !== undefined) map.set(k, toCel(v, schema?.property?.(k) ?? schema?.additionalProperties));
+    }
+    return map;
+  }
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+  for (const [k, v] of Object.entries(record)) {
     if (v === undefined) continue;
     const child = schema?.property?.(k) ?? schema?.additionalProperties;
     out[k] = toCel(v, child);
