@@ -5,6 +5,7 @@ import {
   canonicalQuantity,
   compareQuantities,
   formatQuantity,
+  goQuantityStruct,
   isQuantity,
   parseQuantity,
   QUANTITY_FORMAT_ERROR,
@@ -129,5 +130,22 @@ describe('resource quantities', () => {
     for (let i = 0; i < 2; i++) assert.throws(() => parseQuantity('12x'), QuantityError);
     // Far more distinct values than are remembered: each still parses right.
     for (let i = 0; i < 10_000; i++) assert.equal(parseQuantity(`${i}m`).nanos, BigInt(i) * 1_000_000n);
+  });
+
+  it("prints the struct ParseQuantity makes as Go's %#v does, for messages that show a *Quantity", () => {
+    const struct = (value: string, scale: number, s: string, format: string) =>
+      `resource.Quantity{i:resource.int64Amount{value:${value}, scale:${scale}}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:"${s}", Format:"${format}"}`;
+    assert.equal(goQuantityStruct('0'), struct('0', 0, '0', 'DecimalSI'));
+    assert.equal(goQuantityStruct('-1'), struct('-1', 0, '-1', 'DecimalSI'));
+    assert.equal(goQuantityStruct(-1), struct('-1', 0, '-1', 'DecimalSI'));
+    assert.equal(goQuantityStruct('-500m'), struct('-500', -3, '-500m', 'DecimalSI'));
+    // Texts that are not in canonical form are not kept.
+    assert.equal(goQuantityStruct('-1.5'), struct('-15', -1, '', 'DecimalSI'));
+    assert.equal(goQuantityStruct('-1000'), struct('-1000', 0, '', 'DecimalSI'));
+    assert.equal(goQuantityStruct('-00'), struct('0', 0, '', 'DecimalSI'));
+    assert.equal(goQuantityStruct('-1Gi'), struct('-1073741824', 0, '-1Gi', 'BinarySI'));
+    assert.equal(goQuantityStruct('-2e3'), struct('-2', 3, '-2e3', 'DecimalExponent'));
+    // A value ParseQuantity keeps as an inf.Dec (whose print is an address) is given in canonical form.
+    assert.equal(goQuantityStruct('-0.5Gi'), '-512Mi');
   });
 });

@@ -210,3 +210,51 @@ export function canonicalQuantity(input: string | number, roundToMilli = false):
   const q = parseQuantity(input);
   return canonicalByText.remember(key, formatQuantity(roundToMilli ? roundUp(q, -3) : q));
 }
+
+/**
+ * The resource.Quantity that upstream's ParseQuantity makes of a text, as Go's `%#v` prints it — what field.Invalid
+ * shows for a *Quantity (String needs a pointer, so the struct itself is printed), e.g.
+ * `resource.Quantity{i:resource.int64Amount{value:-1, scale:0}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:"-1", Format:"DecimalSI"}`.
+ * Only ParseQuantity's exact int64 form prints the same every time; a value it keeps as an inf.Dec prints a memory
+ * address, and is given as its canonical text instead.
+ */
+export function goQuantityStruct(input: string | number): string {
+  const text = typeof input === 'number' ? String(input) : input.trim();
+  const struct = (value: bigint, scale: number, s: string, format: QuantityFormat) =>
+    `resource.Quantity{i:resource.int64Amount{value:${value}, scale:${scale}}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:${JSON.stringify(s)}, Format:"${format}"}`;
+  if (text === '0') return struct(0n, 0, text, 'DecimalSI');
+  let pieces: Pieces;
+  let suffix: ReturnType<typeof interpretSuffix>;
+  try {
+    pieces = scan(text);
+    suffix = interpretSuffix(pieces.suffix);
+  } catch {
+    return text;
+  }
+  const num = pieces.whole.replace(/^0+/, '') || '0';
+  const denom = pieces.fraction;
+  let scale = 0;
+  let precision = -1;
+  let mantissa = 1n;
+  if (suffix.format === 'BinarySI') {
+    if (suffix.exponent >= 0 && denom.length === 0) {
+      mantissa = 1n << BigInt(suffix.exponent);
+      precision = 15 - num.length - Math.trunc((suffix.exponent * 3) / 10) - 1;
+    }
+  } else {
+    scale = suffix.exponent;
+    precision = 18 - (num.length + denom.length);
+  }
+  scale -= denom.length;
+  if (precision < 0 || scale < -9) return formatQuantity(parseQuantity(input));
+  const shifted = `${num}${denom}`;
+  const value = BigInt(shifted);
+  const product = value * mantissa;
+  if (product > (1n << 63n) - 1n) return formatQuantity(parseQuantity(input));
+  const result = pieces.negative ? -product : product;
+  const canonical =
+    suffix.format === 'BinarySI'
+      ? suffix.exponent % 10 === 0 && (value & 7n) !== 0n
+      : scale % 3 === 0 && !shifted.endsWith('000') && shifted[0] !== '0';
+  return struct(result, scale, canonical ? text : '', suffix.format);
+}

@@ -13,8 +13,8 @@ const isHugePages = (name: string) => name.startsWith('hugepages-');
 const isNative = (name: string) => !name.includes('/') || name.includes('kubernetes.io/');
 const overcommitAllowed = (name: string) => isNative(name) && !isHugePages(name);
 
-/** validateContainerResourceName. */
-function resourceName(name: string, at: FieldPath): FieldError[] {
+/** validateContainerResourceName: a resource a container may request (also what an HPA's containerResource names). */
+export function validateContainerResourceName(name: string, at: FieldPath): FieldError[] {
   const errs = isQualifiedName(name).map((msg) => invalid(at, name, msg));
   if (errs.length > 0) return errs;
   if (!name.includes('/')) {
@@ -56,12 +56,12 @@ export function validateResourceRequirements(resources: unknown, at: FieldPath):
   let requestsCpuOrMemory = false;
   let hugePages = false;
   for (const [name, q] of limits) {
-    errs.push(...resourceName(name, limPath.key(name)), ...quantityValue(name, q, limPath.key(name)));
+    errs.push(...validateContainerResourceName(name, limPath.key(name)), ...quantityValue(name, q, limPath.key(name)));
     if (name === 'cpu' || name === 'memory') limitsCpuOrMemory = true;
     if (isHugePages(name)) hugePages = true;
   }
   for (const [name, q] of requests) {
-    errs.push(...resourceName(name, reqPath.key(name)), ...quantityValue(name, q, reqPath.key(name)));
+    errs.push(...validateContainerResourceName(name, reqPath.key(name)), ...quantityValue(name, q, reqPath.key(name)));
     const limit = limits.get(name);
     if (limit) {
       const cmp = compareQuantities(q, limit);
