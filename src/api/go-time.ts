@@ -6,6 +6,8 @@
  * the instant in UTC, to the second (Time) or microsecond (MicroTime), and null for Go's zero time.
  */
 
+import { formatRFC3339, GO_ZERO_TIME_UNIX_SECONDS } from './protobuf/go-time.js';
+
 export type GoTimeLayout = 'time' | 'microtime';
 
 const RFC3339 = '2006-01-02T15:04:05Z07:00';
@@ -19,26 +21,19 @@ export interface GoInstant {
 
 /** The layout's parts in the order time.Parse meets them: the literal text before each element, and the element. */
 type Element = '2006' | '01' | '02' | '15' | '04' | '05' | '.000000' | 'Z07:00';
+const TIME_CHUNKS: readonly (readonly [string, Element])[] = [
+  ['', '2006'],
+  ['-', '01'],
+  ['-', '02'],
+  ['T', '15'],
+  [':', '04'],
+  [':', '05'],
+  ['', 'Z07:00'],
+];
 const CHUNKS: Record<GoTimeLayout, readonly (readonly [string, Element])[]> = {
-  time: [
-    ['', '2006'],
-    ['-', '01'],
-    ['-', '02'],
-    ['T', '15'],
-    [':', '04'],
-    [':', '05'],
-    ['', 'Z07:00'],
-  ],
-  microtime: [
-    ['', '2006'],
-    ['-', '01'],
-    ['-', '02'],
-    ['T', '15'],
-    [':', '04'],
-    [':', '05'],
-    ['', '.000000'],
-    ['', 'Z07:00'],
-  ],
+  time: TIME_CHUNKS,
+  // RFC3339Micro: six fraction digits between the seconds and the zone.
+  microtime: [...TIME_CHUNKS.slice(0, 6), ['', '.000000'], ['', 'Z07:00']],
 };
 
 const isDigit = (s: string, i: number) => i < s.length && s.charCodeAt(i) >= 48 && s.charCodeAt(i) <= 57;
@@ -103,19 +98,6 @@ function daysFromCivil(year: number, month: number, day: number): number {
   const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
   const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
   return era * 146097 + doe - 719468;
-}
-
-/** The date of a day counted from 1970-01-01. */
-function civilFromDays(days: number): [number, number, number] {
-  const z = days + 719468;
-  const era = Math.floor(z / 146097);
-  const doe = z - era * 146097;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const month = mp < 10 ? mp + 3 : mp - 9;
-  return [era * 400 + yoe + (month <= 2 ? 1 : 0), month, day];
 }
 
 /** Go's time.Parse of value with the type's layout: the instant, or the error Go words. */
@@ -242,22 +224,11 @@ export function parseGoTime(value: string, layout: GoTimeLayout): GoInstant | { 
   return { seconds, nanos };
 }
 
-/** Go's zero time.Time (January 1, year 1, UTC) as seconds since the Unix epoch. */
-const ZERO_SECONDS = daysFromCivil(1, 1, 1) * 86400;
-
-/** Go's appendInt(year, 4): at least four digits, a sign when negative. */
-const formatYear = (y: number) => (y < 0 ? `-${String(-y).padStart(4, '0')}` : String(y).padStart(4, '0'));
-const two = (n: number) => String(n).padStart(2, '0');
-
 /** The instant as the type's MarshalJSON writes it: UTC, to the second or microsecond; null for the zero time. */
 export function formatGoTime(t: GoInstant, layout: GoTimeLayout): string | null {
-  if (t.seconds === ZERO_SECONDS && t.nanos === 0) return null;
-  const days = Math.floor(t.seconds / 86400);
-  const secs = t.seconds - days * 86400;
-  const [y, m, d] = civilFromDays(days);
-  const clock = `${two(Math.floor(secs / 3600))}:${two(Math.floor(secs / 60) % 60)}:${two(secs % 60)}`;
-  const fraction = layout === 'microtime' ? `.${String(Math.floor(t.nanos / 1000)).padStart(6, '0')}` : '';
-  return `${formatYear(y)}-${two(m)}-${two(d)}T${clock}${fraction}Z`;
+  const seconds = BigInt(t.seconds);
+  if (seconds === GO_ZERO_TIME_UNIX_SECONDS && t.nanos === 0) return null;
+  return formatRFC3339(seconds, t.nanos, layout === 'time' ? 0 : 6);
 }
 
 /** The common case, already as the type writes it: a check without parsing. */
