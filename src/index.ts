@@ -16,6 +16,7 @@ import { ensureServiceAccountKeyPair } from './apiserver/authn/serviceaccount/ke
 import { authorizationModesOf, DEFAULT_AUTHORIZATION_MODES } from './apiserver/authz/modes.js';
 import type { WebhookAuthorizerOptions } from './apiserver/authz/webhook/webhook-authorizer.js';
 import { ensurePki } from './apiserver/bootstrap/pki.js';
+import { defaultComponentProbes, httpsHealthProbe, inProcessProbe } from './apiserver/component-status.js';
 import type { EncryptionRule } from './apiserver/encryption/config.js';
 import { encryptedStore } from './apiserver/encryption/open.js';
 import { APIServer } from './apiserver/server.js';
@@ -225,6 +226,9 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     const clientCaPem = authentication.clientCAFile
       ? `${pki.ca.certPem.trimEnd()}\n${await readFile(authentication.clientCAFile, 'utf8')}`
       : pki.ca.certPem;
+    // Set once started below; componentstatuses asks them for their health.
+    let controllerManager: ControllerManager | undefined;
+    let scheduler: Scheduler | undefined;
     const server = new APIServer({
       storage,
       registry,
@@ -240,6 +244,17 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       securePort: opts.securePort ?? 0,
       logger: log.child('apiserver'),
       ...(opts.audit ? { audit: opts.audit } : {}),
+      // The components this process runs answer for themselves; the others are looked for where upstream looks.
+      componentProbes: () =>
+        defaultComponentProbes(storage).map((probe) => {
+          if (probe.name === 'scheduler' && scheduler?.url)
+            return httpsHealthProbe('scheduler', `${scheduler.url}/healthz`);
+          if (probe.name === 'controller-manager' && controllerManager) {
+            const cm = controllerManager;
+            return inProcessProbe('controller-manager', () => cm.healthChecks());
+          }
+          return probe;
+        }),
     });
     const url = await server.start();
     await bootstrapCluster(registry, {
@@ -280,7 +295,6 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
         logger: c.logger,
       });
     };
-    let controllerManager: ControllerManager | undefined;
     let controllerClient: KubeClient | undefined;
     if (opts.controllers) {
       const options: ControllerManagerOptions = {
@@ -320,7 +334,6 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       });
       controllerManager.start();
     }
-    let scheduler: Scheduler | undefined;
     let schedulerClient: KubeClient | undefined;
     if (opts.scheduler) {
       const [{ Scheduler }, { IN_TREE_PLUGINS }, { defaultConfiguration }] = await Promise.all([

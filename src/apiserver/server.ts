@@ -13,6 +13,7 @@ import { serveTokenRequest } from './authn/serviceaccount/token-request.js';
 import { addAuthenticationReviews } from './authn/token-review.js';
 import { type Authorization, setUpAuthorization } from './authz/authorization.js';
 import { WebhookAuthorizer, type WebhookAuthorizerOptions } from './authz/webhook/webhook-authorizer.js';
+import { addComponentStatuses, type ComponentProbe, defaultComponentProbes } from './component-status.js';
 import type { Handler } from './context.js';
 import { CustomResourceController } from './crd/controller.js';
 import { auditFilters } from './filters/audit.js';
@@ -53,6 +54,8 @@ export interface APIServerOptions {
   authentication?: AuthenticationOptions;
   /** --audit-policy-file and --audit-log-* (no policy: no auditing). */
   audit?: AuditOptions;
+  /** What componentstatuses reports on (default: upstream's — the components' default ports, and the storage). */
+  componentProbes?: () => ComponentProbe[];
 }
 
 /**
@@ -101,6 +104,8 @@ export class APIServer {
       this.log.child('authentication'),
     );
     addAuthenticationReviews(opts.registry, this.authn);
+    const defaultProbes = defaultComponentProbes(opts.storage);
+    addComponentStatuses(opts.registry, opts.componentProbes ?? (() => defaultProbes));
     this.health.add(['healthz', 'livez', 'readyz'], { name: 'ping', check: () => {} });
     this.health.add(['healthz', 'livez', 'readyz'], { name: 'log', check: () => {} });
     this.health.add(['healthz', 'livez', 'readyz'], {

@@ -14,7 +14,7 @@ import type { WatchEventType } from '../cacher/cacher.js';
 import type { RequestContext } from '../context.js';
 import { CUSTOM_RESOURCE_PATCH_TYPES, customMetadataTypeError, pruneCustomResource } from '../crd/request.js';
 import { contentTypeFor, negotiateOutput, type OutputForm } from '../negotiate.js';
-import { parseIncludeObject, partialObjectMetadata, toTable } from '../printers/table.js';
+import { type Printer, parseIncludeObject, partialObjectMetadata, toTable } from '../printers/table.js';
 import { invalidError, storedJsonWithRevision } from '../registry/codec.js';
 import {
   addWarnings,
@@ -675,9 +675,9 @@ function deleteOptionsOf(body: Record<string, unknown>, q: URLSearchParams, dryR
   return opts;
 }
 
-function render(served: ServedResource, obj: KubeObject, form: OutputForm, includeObject: string | null): unknown {
+function render(printer: Printer, obj: KubeObject, form: OutputForm, includeObject: string | null): unknown {
   if (form.as === 'Table') {
-    return toTable(served.printer, [obj], { includeObject: parseIncludeObject(includeObject), version: form.version });
+    return toTable(printer, [obj], { includeObject: parseIncludeObject(includeObject), version: form.version });
   }
   if (form.as === 'PartialObjectMetadata') return partialObjectMetadata(obj, form.version);
   return obj;
@@ -715,8 +715,13 @@ function respondWritten(ctx: RequestContext, served: ServedResource, obj: KubeOb
 }
 
 function respondObject(ctx: RequestContext, served: ServedResource, obj: KubeObject, code = 200): void {
+  respondPrinted(ctx, served.printer, obj, code);
+}
+
+/** Answers with one object in the form the client asked for: JSON, YAML, a Table row by printer, or its metadata. */
+export function respondPrinted(ctx: RequestContext, printer: Printer, obj: KubeObject, code = 200): void {
   const form = negotiateOutput(header(ctx, 'accept'));
-  const body = render(served, obj, form, ctx.url.searchParams.get('includeObject'));
+  const body = render(printer, obj, form, ctx.url.searchParams.get('includeObject'));
   if (form.as === 'object' && form.yaml) {
     logResponseObject(ctx, body);
     ctx.res.writeHead(code, { 'content-type': 'application/yaml', 'audit-id': ctx.auditId });
@@ -805,7 +810,7 @@ async function serveWatch(ctx: RequestContext, served: ServedResource, ns: strin
     timeoutMs,
     render: (obj) => {
       lastRV = obj.metadata.resourceVersion ?? lastRV;
-      return render(served, obj, form, includeObject);
+      return render(served.printer, obj, form, includeObject);
     },
     ...(allowBookmarks
       ? {
