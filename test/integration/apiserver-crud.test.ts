@@ -273,6 +273,10 @@ describe('apiserver: the generic registry on ConfigMaps, Secrets and Namespaces'
       { op: 'replace', path: '/firstTimestamp', value: '2024-05-06T07:08:09,5+00:00' },
     ]);
     assert.equal(jsonPatched.body.firstTimestamp, '2024-05-06T07:08:09Z');
+    // Go's zero time in a patch is a zero time (stored as null), not a deletion of the field.
+    const zeroed = await patch('application/merge-patch+json', { lastTimestamp: '0001-01-01T00:00:00Z' });
+    assert.equal(zeroed.status, 200, zeroed.text);
+    assert.ok(Object.hasOwn(zeroed.body, 'lastTimestamp') && zeroed.body.lastTimestamp === null, zeroed.text);
     const refused = await patch('application/merge-patch+json', { firstTimestamp: '2024-05-06' });
     assert.equal(refused.status, 422);
     assert.match(

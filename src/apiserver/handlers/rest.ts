@@ -20,6 +20,7 @@ import {
   addWarnings,
   cleanJsonBody,
   convertTypeError,
+  decodesUnchanged,
   decodeTypeError,
   dropUnknownFields,
   duplicateFieldErrors,
@@ -151,10 +152,11 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
       const customPatchErrors =
         def.custom && directive !== 'Ignore' ? patchBodyStrictErrors(type, raw.toString('utf8'), body) : [];
       // The patched object is decoded (JSON and merge patches) or converted (strategic merge) into the kind's Go
-      // type, which refuses values of the wrong type before anything else. A stored object holds none, so a merge or
-      // strategic merge patch whose own values all fit their fields (directives aside) brings none in, and the
-      // patched object needs no walk of its own; a JSON patch's values are not in the object's shape, so its result
-      // is walked.
+      // type, which refuses values of the wrong type before anything else and rewrites times as their type writes
+      // them. A stored object holds neither, so a merge or strategic merge patch whose own values all fit their
+      // fields as they are (directives aside) brings none in, and the patched object needs no walk of its own; a JSON
+      // patch's values are not in the object's shape, so its result is walked. (The patch itself is never rewritten:
+      // a zero time would become null, which a patch reads as a deletion.)
       const patchHasNull = raw.includes('null');
       const smp = type === 'application/strategic-merge-patch+json';
       const typeErrorOf = smp ? convertTypeError : decodeTypeError;
@@ -162,7 +164,7 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
         schema !== undefined &&
         !def.custom &&
         type !== 'application/json-patch+json' &&
-        typeErrorOf(body, schema) === undefined;
+        decodesUnchanged(body, schema, smp);
       const patched = await served.store.guaranteedUpdate(
         ns,
         info.name,

@@ -168,7 +168,21 @@ export function base64Error(text: string): string | undefined {
  * zero time), since that is what upstream stores and answers.
  */
 export function decodeTypeError(body: unknown, schema: SchemaNode): string | undefined {
-  return typeErrorAt(body, schema, { converter: false, path: [], structs: [], replacement: KEEP });
+  return typeErrorAt(body, schema, typeWalk(false, true));
+}
+
+/**
+ * Whether decoding (converter: converting) a body into the kind's type leaves it as it is — no value of the wrong
+ * type, no time written otherwise than its type writes it — without changing it: a patch body that does is applied
+ * as it is, one that does not makes the patched object be walked.
+ */
+export function decodesUnchanged(body: unknown, schema: SchemaNode, converter: boolean): boolean {
+  const w = typeWalk(converter, false);
+  return typeErrorAt(body, schema, w) === undefined && !w.rewrites;
+}
+
+function typeWalk(converter: boolean, rewrite: boolean): TypeWalk {
+  return { converter, path: [], structs: [], replacement: KEEP, rewrite, rewrites: false };
 }
 
 /**
@@ -177,7 +191,7 @@ export function decodeTypeError(body: unknown, schema: SchemaNode): string | und
  * `cannot restore slice from string`.
  */
 export function convertTypeError(body: unknown, schema: SchemaNode): string | undefined {
-  return typeErrorAt(body, schema, { converter: true, path: [], structs: [], replacement: KEEP });
+  return typeErrorAt(body, schema, typeWalk(true, true));
 }
 
 /** reflect's Kind of a decoded unstructured value, as the converter prints it. */
@@ -222,13 +236,19 @@ interface TypeWalk {
   readonly path: string[];
   readonly structs: string[];
   replacement: unknown;
+  /** Whether values are rewritten in place; when not, `rewrites` says whether one would have been. */
+  readonly rewrite: boolean;
+  rewrites: boolean;
 }
 
 /** A time field's string: time.Parse's error, or undefined with the walk's replacement set when it is rewritten. */
 function timeError(value: string, layout: GoTimeLayout, w: TypeWalk): string | undefined {
   const decoded = reencodeGoTime(value, layout);
   if ('error' in decoded) return decoded.error;
-  if (decoded.value !== value) w.replacement = decoded.value;
+  if (decoded.value !== value) {
+    if (w.rewrite) w.replacement = decoded.value;
+    else w.rewrites = true;
+  }
   return undefined;
 }
 
