@@ -98,6 +98,15 @@ describe('CEL environment: Kubernetes values', () => {
     assert.equal(run("has(object.labels.constructor) && 'constructor' in object.labels", { object }), true);
     assert.equal(run('size(object.labels)', { object }), 2);
     assert.deepEqual(run('object.labels', { object }), { constructor: 'x', app: 'web' });
+    // Such maps compare and print as maps.
+    const other = { labels: { constructor: 'y', app: 'web' } };
+    assert.equal(run('object.labels == other.labels', { object, other }, ['object', 'other']), false);
+    assert.equal(run('object.labels == object.labels', { object }), true);
+    assert.equal(run('[object.labels].exists(m, m == other.labels)', { object, other }, ['object', 'other']), false);
+    assert.equal(run("'%s'.format([object.labels])", { object }), '{app: web, constructor: x}');
+    // So is a map with a key named __proto__ (a ConfigMap key may be).
+    const data = JSON.parse('{"data": {"__proto__": "a", "b": "c"}}');
+    assert.equal(run("size(object.data) == 2 && object.data['__proto__'] == 'a'", { object: data }), true);
   });
 
   it('fails evaluations with upstream words', () => {

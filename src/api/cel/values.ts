@@ -115,8 +115,9 @@ export function toCel(value: unknown, schema?: CelValueSchema): unknown {
   }
   if (value instanceof Uint8Array || value instanceof Date || value instanceof Optional) return value;
   const record = value as Record<string, unknown>;
-  // The CEL library tells a map by its constructor property: an object with a key of that name is given as a Map.
-  if (Object.hasOwn(record, 'constructor')) {
+  // The CEL library tells a map by its constructor property, and `__proto__` cannot be an own key of an object made
+  // by assignment: an object with either key is given as a Map.
+  if (Object.hasOwn(record, 'constructor') || Object.hasOwn(record, '__proto__')) {
     const map = new Map<string, unknown>();
     for (const [k, v] of Object.entries(record)) {
       if (v !== undefined) map.set(k, toCel(v, schema?.property?.(k) ?? schema?.additionalProperties));

@@ -55,18 +55,21 @@ export function equalCel(a: unknown, b: unknown): boolean {
   if (a instanceof Uint8Array) return b instanceof Uint8Array && compareCel(a, b) === 0;
   if (a instanceof Date) return b instanceof Date && a.getTime() === b.getTime();
   if (a !== null && b !== null && typeof a === 'object' && typeof b === 'object') {
+    const ma = celMapOf(a);
+    const mb = celMapOf(b);
+    if (ma && mb) return ma.size === mb.size && [...ma].every(([k, v]) => mb.has(k) && equalCel(v, mb.get(k)));
     const pa = Object.getPrototypeOf(a);
-    if (pa !== Object.prototype || Object.getPrototypeOf(b) !== Object.prototype) {
-      return String(a) === String(b) && pa === Object.getPrototypeOf(b);
-    }
-    const ka = Object.keys(a);
-    const kb = Object.keys(b);
-    return (
-      ka.length === kb.length &&
-      ka.every(
-        (k) => Object.hasOwn(b, k) && equalCel((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
-      )
-    );
+    return !ma && !mb && String(a) === String(b) && pa === Object.getPrototypeOf(b);
   }
   return false;
+}
+
+/**
+ * A CEL map's entries: maps are plain objects, or Maps where a key would clash with an object's own machinery
+ * (`constructor`, `__proto__`); undefined for any other value.
+ */
+export function celMapOf(v: unknown): Map<unknown, unknown> | undefined {
+  if (v instanceof Map) return v;
+  if (v === null || typeof v !== 'object' || Object.getPrototypeOf(v) !== Object.prototype) return undefined;
+  return new Map(Object.entries(v as Record<string, unknown>));
 }

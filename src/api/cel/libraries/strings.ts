@@ -6,6 +6,7 @@
 import type { Environment } from '@marcbachmann/cel-js';
 import { chargeCost, stringCost } from '../cost.js';
 import { CelEvaluationError } from '../errors.js';
+import { celMapOf } from './compare.js';
 
 class StringsNamespace {}
 
@@ -33,8 +34,9 @@ function display(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(display).join(', ')}]`;
   if (v instanceof Uint8Array) return Buffer.from(v).toString('utf8');
   if (v instanceof Date) return v.toISOString();
-  if (Object.getPrototypeOf(v) === Object.prototype) {
-    const entries = Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1));
+  const map = celMapOf(v);
+  if (map) {
+    const entries = [...map].map(([k, x]) => [String(k), x] as const).sort(([a], [b]) => (a < b ? -1 : 1));
     return `{${entries.map(([k, x]) => `${k}: ${display(x)}`).join(', ')}}`;
   }
   return String(v);
