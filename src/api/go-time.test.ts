@@ -74,6 +74,11 @@ describe('Go time: time.Parse and MarshalJSON of metav1.Time and MicroTime', () 
       error('2024-01-01T00:00:00é'),
       `parsing time "2024-01-01T00:00:00\\xc3\\xa9" as ${TIME}: cannot parse "\\xc3\\xa9" as "Z07:00"`,
     );
+    // Positions count UTF-8 bytes, as Go's do: 'é' takes two of the offset's six.
+    assert.equal(
+      error('2024-01-01T00:00:00é25:00'),
+      `parsing time "2024-01-01T00:00:00\\xc3\\xa925:00" as ${TIME}: cannot parse "\\xc3\\xa925:00" as "Z07:00"`,
+    );
     // MicroTime's fraction is exactly six digits.
     assert.equal(
       error('2024-01-01T00:00:00Z', 'microtime'),

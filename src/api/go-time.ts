@@ -39,16 +39,17 @@ const CHUNKS: Record<GoTimeLayout, readonly (readonly [string, Element])[]> = {
 const isDigit = (s: string, i: number) => i < s.length && s.charCodeAt(i) >= 48 && s.charCodeAt(i) <= 57;
 const commaOrPeriod = (c: string | undefined) => c === '.' || c === ',';
 
-/** time's quote: ASCII as it is (with `"` and `\` escaped), anything else as \x escapes of its UTF-8 bytes. */
-function quote(s: string): string {
+/**
+ * time's quote over a string of bytes (one char per UTF-8 byte): ASCII as it is (with `"` and `\` escaped), any
+ * other byte, and control characters, as \x escapes.
+ */
+function quote(bytes: string): string {
   let out = '"';
-  for (const ch of s) {
-    const code = ch.codePointAt(0) as number;
-    if (code >= 0x80 || code < 0x20) {
-      for (const b of Buffer.from(ch, 'utf8')) out += `\\x${b.toString(16).padStart(2, '0')}`;
-    } else {
-      out += ch === '"' || ch === '\\' ? `\\${ch}` : ch;
-    }
+  for (let i = 0; i < bytes.length; i++) {
+    const code = bytes.charCodeAt(i);
+    const ch = bytes[i] as string;
+    if (code >= 0x80 || code < 0x20) out += `\\x${code.toString(16).padStart(2, '0')}`;
+    else out += ch === '"' || ch === '\\' ? `\\${ch}` : ch;
   }
   return `${out}"`;
 }
@@ -101,7 +102,9 @@ function daysFromCivil(year: number, month: number, day: number): number {
 }
 
 /** Go's time.Parse of value with the type's layout: the instant, or the error Go words. */
-export function parseGoTime(value: string, layout: GoTimeLayout): GoInstant | { error: string } {
+export function parseGoTime(text: string, layout: GoTimeLayout): GoInstant | { error: string } {
+  // Go reads the text as UTF-8 bytes: positions and lengths count bytes.
+  const value = /[\u0080-\uffff]/.test(text) ? Buffer.from(text, 'utf8').toString('latin1') : text;
   const layoutText = layout === 'time' ? RFC3339 : RFC3339_MICRO;
   const fail = (layoutElem: string, valueElem: string) => ({
     error: `parsing time ${quote(value)} as ${quote(layoutText)}: cannot parse ${quote(valueElem)} as ${quote(layoutElem)}`,
