@@ -216,7 +216,8 @@ export function canonicalQuantity(input: string | number, roundToMilli = false):
  * shows for a *Quantity (String needs a pointer, so the struct itself is printed), e.g.
  * `resource.Quantity{i:resource.int64Amount{value:-1, scale:0}, d:resource.infDecAmount{Dec:(*inf.Dec)(nil)}, s:"-1", Format:"DecimalSI"}`.
  * Only ParseQuantity's exact int64 form prints the same every time; a value it keeps as an inf.Dec prints a memory
- * address, and is given as its canonical text instead.
+ * address, and is given as its canonical text instead. A JSON number is read from JavaScript's text of it, which
+ * may differ from the client's (`-1.0` arrives as -1).
  */
 export function goQuantityStruct(input: string | number): string {
   const text = typeof input === 'number' ? String(input) : input.trim();

@@ -83,14 +83,17 @@ export function httpsHealthProbe(name: string, url: string): ComponentProbe {
   };
 }
 
-/** A probe that asks in-process health checks: healthy when every one passes. */
+/**
+ * A probe that asks in-process health checks: healthy when every one passes, else what the HTTP probe of the
+ * component's /healthz would say (the endpoint answers 500 when a check fails).
+ */
 export function inProcessProbe(name: string, checks: () => Record<string, () => boolean | string>): ComponentProbe {
   return {
     name,
     probe: async () => {
       const failed = Object.entries(checks()).filter(([, check]) => check() !== true);
       if (failed.length === 0) return { status: 'True', message: 'ok', error: '' };
-      return { status: 'False', message: `healthz check failed: ${failed.map(([n]) => n).join(', ')}`, error: '' };
+      return { status: 'False', message: 'HTTP probe failed with statuscode: 500', error: '' };
     },
   };
 }
@@ -165,8 +168,8 @@ export function addComponentStatuses(registry: APIRegistry, probes: () => Compon
 
 async function serveComponentStatuses(ctx: RequestContext, probes: ComponentProbe[]): Promise<void> {
   const info = ctx.info;
-  if (info.namespace) throw statusErrors.pathNotFound();
-  if ((info.verb !== 'get' && info.verb !== 'list') || info.subresource) {
+  if (info.namespace || info.subresource) throw statusErrors.pathNotFound();
+  if (info.verb !== 'get' && info.verb !== 'list') {
     throw statusErrors.methodNotSupported({ group: '', resource: 'componentstatuses' }, info.verb);
   }
   addWarnings(ctx.res, [DEPRECATION]);
