@@ -127,13 +127,15 @@ describe('core/v1 pods through the API', () => {
     });
     assert.equal(patched.status, 200, patched.text);
     const condition = patched.body.status.conditions.find((c: { type: string }) => c.type === 'Example');
-    assert.deepEqual(condition, { type: 'Example', status: 'True', lastProbeTime: null });
+    // Both times are Go structs in PodCondition: absent or null, each is the zero time, written null.
+    assert.deepEqual(condition, { type: 'Example', status: 'True', lastProbeTime: null, lastTransitionTime: null });
     const read = await apiRequest(cp, 'GET', `${PODS}/nulls`);
     assert.deepEqual(read.body.status, patched.body.status);
     const owned = read.body.metadata.managedFields.find((m: { subresource?: string }) => m.subresource === 'status');
     assert.deepEqual(Object.keys(owned.fieldsV1['f:status']['f:conditions']['k:{"type":"Example"}']), [
       '.',
       'f:lastProbeTime',
+      'f:lastTransitionTime',
       'f:status',
       'f:type',
     ]);

@@ -122,10 +122,25 @@ const podStatusStrategy: StatusStrategy = {
     const oldStatus = rec(old.status);
     if (!status.qosClass && oldStatus.qosClass) status.qosClass = oldStatus.qosClass;
     syncPodIPs(status);
+    zeroConditionTimes(status);
     pod.status = status;
   },
   validateUpdate: validatePodStatusUpdate,
 };
+
+/**
+ * A PodCondition's times are metav1.Time structs, not pointers: decoding a condition that leaves one out (a patch
+ * from the scheduler, whose null a strategic merge patch reads as a deletion) gives the zero time, which encodes as
+ * null. So every stored condition has both, as upstream shows them (`lastProbeTime: null`).
+ */
+function zeroConditionTimes(status: Rec): void {
+  if (!Array.isArray(status.conditions)) return;
+  for (const c of status.conditions) {
+    if (c === null || typeof c !== 'object') continue;
+    if (!Object.hasOwn(c, 'lastProbeTime')) c.lastProbeTime = null;
+    if (!Object.hasOwn(c, 'lastTransitionTime')) c.lastTransitionTime = null;
+  }
+}
 
 function prepareForCreate(pod: KubeObject): void {
   const status: Rec = { phase: 'Pending', qosClass: computePodQOS(pod) };
