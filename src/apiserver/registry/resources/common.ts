@@ -1,10 +1,12 @@
 import { lookupResource } from '../../../api/catalog.js';
 import type { FieldError } from '../../../api/field-errors.js';
 import { path } from '../../../api/field-errors.js';
+import { goStructEncoder } from '../../../api/protobuf/go-struct-json.js';
 import { type NameValidator, nameIsDNSSubdomain } from '../../../api/validation/name-validators.js';
 import { validateObjectMeta } from '../../../api/validation/object-meta.js';
 import type { ObjectMetaInput } from '../../../api/validation/object-meta-types.js';
 import { validateObjectMetaUpdate } from '../../../api/validation/object-meta-update.js';
+import { deepClone } from '../../../util/clone.js';
 import { defaultPrinter, type Printer } from '../../printers/table.js';
 import type { KubeObject } from '../object.js';
 import type { ResourceDefinition, StatusStrategy, Strategy } from '../resource.js';
@@ -41,10 +43,18 @@ export function builtin(spec: BuiltinSpec): Builtin {
     throw new Error(`${spec.resource} in ${spec.group}/${spec.version} is not a stored resource`);
   const own = spec.strategy ?? {};
   const options = { namespaced: info.namespaced, nameValidator: spec.nameValidator ?? nameIsDNSSubdomain };
+  // A created object's status is reset to its type's zero value, which upstream writes as Go encodes it (an
+  // HPA's `{desiredReplicas: 0, currentMetrics: null}`, a Service's `{loadBalancer: {}}`); worked out once per kind.
+  let zeroStatus: unknown;
+  const resetStatus = (obj: KubeObject) => {
+    zeroStatus ??= zeroStatusOf(info.group ? `${info.group}/${info.version}` : info.version, info.kind) ?? null;
+    if (zeroStatus === null) delete obj.status;
+    else obj.status = deepClone(zeroStatus) as KubeObject['status'];
+  };
   const strategy: Strategy = {
     ...own,
     prepareForCreate(obj, user) {
-      if (spec.hasStatus) delete obj.status;
+      if (spec.hasStatus) resetStatus(obj);
       own.prepareForCreate?.(obj, user);
     },
     prepareForUpdate(obj, old) {
@@ -113,4 +123,10 @@ export function statusStrategy(
 /** The number of entries of a map field, for DATA-style columns. */
 export function countKeys(v: unknown): number {
   return v && typeof v === 'object' ? Object.keys(v).length : 0;
+}
+
+/** The status of a kind as Go encodes its zero value, or undefined when the type has no status struct. */
+function zeroStatusOf(apiVersion: string, kind: string): unknown {
+  const encoded = goStructEncoder().encodeObject({}, apiVersion, kind);
+  return encoded.status !== null && typeof encoded.status === 'object' ? encoded.status : undefined;
 }
