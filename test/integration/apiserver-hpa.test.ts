@@ -198,6 +198,28 @@ describe('apiserver: HorizontalPodAutoscalers in autoscaling/v1 and v2, stored o
     assert.match(status.body.message, /status\.currentReplicas: Invalid value: -1: must be greater than or equal to 0/);
   });
 
+  it('drops the alpha per-direction tolerance, as upstream does while HPAConfigurableTolerance is off', async () => {
+    const made = await apiRequest(cp, 'POST', V2, {
+      body: {
+        metadata: { name: 'tolerant' },
+        spec: {
+          scaleTargetRef: { kind: 'Deployment', name: 'x' },
+          maxReplicas: 3,
+          behavior: { scaleUp: { tolerance: '0.05' }, scaleDown: { tolerance: '0.1', stabilizationWindowSeconds: 60 } },
+        },
+      },
+    });
+    assert.equal(made.status, 201, made.text);
+    assert.equal(made.body.spec.behavior.scaleUp.tolerance, undefined);
+    assert.equal(made.body.spec.behavior.scaleDown.tolerance, undefined);
+    assert.equal(made.body.spec.behavior.scaleDown.stabilizationWindowSeconds, 60);
+    const hpa = made.body;
+    hpa.spec.behavior.scaleUp.tolerance = '0.2';
+    const updated = await apiRequest(cp, 'PUT', `${V2}/tolerant`, { body: hpa });
+    assert.equal(updated.status, 200, updated.text);
+    assert.equal(updated.body.spec.behavior.scaleUp.tolerance, undefined);
+  });
+
   it('answers a Table for a v1 object whose kept metrics annotation holds a null, without a 500', async () => {
     const res = await apiRequest(cp, 'POST', V1, {
       body: {

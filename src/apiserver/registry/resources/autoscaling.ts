@@ -400,6 +400,19 @@ const SCALE_UP_DEFAULTS = {
 /** Scale-down leaves its window unset: the controller manager's flag decides it. */
 const SCALE_DOWN_DEFAULTS = { selectPolicy: 'Max', policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }] };
 
+/**
+ * The strategy's dropDisabledFields: behavior's per-direction `tolerance` (HPAConfigurableTolerance, alpha and off
+ * in v1.33) is dropped from a write unless the stored object already uses it.
+ */
+function dropDisabledTolerance(obj: KubeObject, old?: KubeObject): void {
+  const rulesOf = (o: KubeObject | undefined) => {
+    const behavior = rec(rec(o?.spec).behavior);
+    return [behavior.scaleUp, behavior.scaleDown].filter((r): r is Rec => r !== null && typeof r === 'object');
+  };
+  if (rulesOf(old).some((r) => r.tolerance !== undefined && r.tolerance !== null)) return;
+  for (const rules of rulesOf(obj)) delete rules.tolerance;
+}
+
 function defaultScalingRules(rules: unknown, defaults: Rec): Rec {
   const given = rules === undefined || rules === null ? {} : rec(rules);
   const out: Rec = structuredClone(defaults);
@@ -477,6 +490,8 @@ export const hpaV2: Builtin = withStatusValidation(
         }
         obj.spec = spec;
       },
+      prepareForCreate: (obj) => dropDisabledTolerance(obj),
+      prepareForUpdate: (obj, old) => dropDisabledTolerance(obj, old),
       validate: (obj) => validateV2(obj),
       validateUpdate: (obj, old) => validateV2(obj, old),
     },
