@@ -16,10 +16,10 @@ import type { Store } from '../storage/types.js';
 import type { APIRegistry } from './api-registry.js';
 import { logResponseObject } from './audit/request-audit.js';
 import type { RequestContext } from './context.js';
-import { respondPrinted } from './handlers/rest.js';
+import { respondPrinted, writeMetaList } from './handlers/rest.js';
 import { writeJsonList } from './handlers/write-list.js';
 import { contentTypeFor, negotiateOutput } from './negotiate.js';
-import { nameColumn, type Printer, parseIncludeObject, partialObjectMetadata, toTable } from './printers/table.js';
+import { nameColumn, type Printer } from './printers/table.js';
 import { addWarnings } from './registry/field-validation.js';
 import type { KubeObject } from './registry/object.js';
 
@@ -197,28 +197,14 @@ async function serveComponentStatuses(ctx: RequestContext, probes: ComponentProb
     (obj) => labels.matches({}) && fields.matches({ 'metadata.name': obj.metadata.name ?? '' }),
   );
   const form = negotiateOutput(ctx.req.headers.accept);
-  if (form.as === 'Table') {
-    const { rows, ...head } = toTable(componentStatusPrinter, items, {
-      includeObject: parseIncludeObject(q.get('includeObject')),
-      version: form.version,
-    });
-    return writeJsonList(ctx, head, rows, contentTypeFor(form), 'rows');
-  }
-  const list =
-    form.as === 'PartialObjectMetadata'
-      ? {
-          kind: 'PartialObjectMetadataList',
-          apiVersion: `meta.k8s.io/${form.version}`,
-          metadata: {},
-          items: items.map((o) => partialObjectMetadata(o, form.version)),
-        }
-      : { kind: 'ComponentStatusList', apiVersion: 'v1', metadata: {}, items };
-  if (form.as === 'object' && form.yaml) {
+  if (form.as !== 'object') return writeMetaList(ctx, componentStatusPrinter, form, items);
+  const head = { kind: 'ComponentStatusList', apiVersion: 'v1', metadata: {} };
+  if (form.yaml) {
+    const list = { ...head, items };
     logResponseObject(ctx, list);
     ctx.res.writeHead(200, { 'content-type': 'application/yaml', 'audit-id': ctx.auditId });
     ctx.res.end(toYaml(list));
     return;
   }
-  const { items: listed, ...head } = list;
-  return writeJsonList(ctx, head, listed as KubeObject[], contentTypeFor(form));
+  return writeJsonList(ctx, head, items, contentTypeFor(form));
 }

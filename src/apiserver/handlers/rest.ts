@@ -14,7 +14,7 @@ import type { WatchEventType } from '../cacher/cacher.js';
 import type { RequestContext } from '../context.js';
 import { CUSTOM_RESOURCE_PATCH_TYPES, customMetadataTypeError, pruneCustomResource } from '../crd/request.js';
 import { contentTypeFor, negotiateOutput, type OutputForm } from '../negotiate.js';
-import { type Printer, parseIncludeObject, partialObjectMetadata, toTable } from '../printers/table.js';
+import { type Printer, parseIncludeObject, partialObjectMetadata, type Table, toTable } from '../printers/table.js';
 import { invalidError, storedJsonWithRevision } from '../registry/codec.js';
 import {
   addWarnings,
@@ -737,7 +737,6 @@ async function serveList(ctx: RequestContext, served: ServedResource, ns: string
   const q = ctx.url.searchParams;
   const form = negotiateOutput(header(ctx, 'accept'));
   const limit = q.get('limit');
-  const plain = form.as !== 'Table' && form.as !== 'PartialObjectMetadata';
   const request = {
     selection: selectionFromQuery(served.def, q, ctx.info.name),
     ...(limit ? { limit: int64Parameter(limit) } : {}),
@@ -745,7 +744,7 @@ async function serveList(ctx: RequestContext, served: ServedResource, ns: string
     ...(q.has('resourceVersion') ? { resourceVersion: q.get('resourceVersion') as string } : {}),
     ...(q.get('resourceVersionMatch') ? { resourceVersionMatch: q.get('resourceVersionMatch') as string } : {}),
   };
-  if (plain) {
+  if (form.as === 'object') {
     // Plain JSON may take objects straight from the watch cache's stored bytes.
     const result = await listObjects(served.store, ns, { ...request, raw: true });
     return writeJsonList(
@@ -756,20 +755,29 @@ async function serveList(ctx: RequestContext, served: ServedResource, ns: string
     );
   }
   const result = await listObjects(served.store, ns, request);
-  const listMeta = listMetaOf(result);
+  return writeMetaList(ctx, served.printer, form, result.items, listMetaOf(result));
+}
+
+/** A list in a meta.k8s.io form the client asked for: a Table of the printer's rows, or PartialObjectMetadataList. */
+export function writeMetaList(
+  ctx: RequestContext,
+  printer: Printer,
+  form: Exclude<OutputForm, { as: 'object' }>,
+  items: KubeObject[],
+  listMeta: Table['metadata'] = {},
+): Promise<void> {
   if (form.as === 'Table') {
-    const table = toTable(served.printer, result.items, {
-      includeObject: parseIncludeObject(q.get('includeObject')),
+    const { rows, ...head } = toTable(printer, items, {
+      includeObject: parseIncludeObject(ctx.url.searchParams.get('includeObject')),
       version: form.version,
       listMeta,
     });
-    const { rows, ...head } = table;
     return writeJsonList(ctx, head, rows, contentTypeFor(form), 'rows');
   }
   return writeJsonList(
     ctx,
     { kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${form.version}`, metadata: listMeta },
-    result.items.map((o) => partialObjectMetadata(o, form.version)),
+    items.map((o) => partialObjectMetadata(o, form.version)),
     contentTypeFor(form),
   );
 }
