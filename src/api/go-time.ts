@@ -6,7 +6,7 @@
  * the instant in UTC, to the second (Time) or microsecond (MicroTime), and null for Go's zero time.
  */
 
-import { formatRFC3339, GO_ZERO_TIME_UNIX_SECONDS } from './protobuf/go-time.js';
+import { daysFromCivil, formatRFC3339, GO_ZERO_TIME_UNIX_SECONDS } from './protobuf/go-time.js';
 
 export type GoTimeLayout = 'time' | 'microtime';
 
@@ -90,16 +90,6 @@ function parseNanos(value: string, n: number): { nanos: number; range?: string }
 const isLeap = (y: number) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
 const DAYS_IN = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 const daysIn = (month: number, year: number) => (month === 2 && isLeap(year) ? 29 : (DAYS_IN[month - 1] ?? 31));
-
-/** Days from 1970-01-01 to a proleptic Gregorian date (any year). */
-function daysFromCivil(year: number, month: number, day: number): number {
-  const y = month <= 2 ? year - 1 : year;
-  const era = Math.floor(y / 400);
-  const yoe = y - era * 400;
-  const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
-  return era * 146097 + doe - 719468;
-}
 
 /** Go's time.Parse of value with the type's layout: the instant, or the error Go words. */
 export function parseGoTime(text: string, layout: GoTimeLayout): GoInstant | { error: string } {

@@ -10,6 +10,16 @@ export const GO_ZERO_TIME_UNIX_SECONDS = -62135596800n;
 
 const SECONDS_PER_DAY = 86400n;
 
+/** Days from 1970-01-01 to a proleptic Gregorian date (any year). */
+export function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+
 /** Proleptic Gregorian year, month and day of a count of days since 1970-01-01 (H. Hinnant's algorithm). */
 function civilFromDays(days: number): [number, number, number] {
   const z = days + 719468;
