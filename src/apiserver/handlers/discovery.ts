@@ -152,6 +152,7 @@ export class Discovery {
         (s.name === 'status' && def?.status !== undefined) ||
         (s.name === 'approval' && def?.approval !== undefined) ||
         (s.name === 'ephemeralcontainers' && def?.ephemeralContainers !== undefined) ||
+        (s.name === 'resize' && def?.resize !== undefined) ||
         (s.name === 'scale' && def?.scale === true) ||
         (s.name === 'finalize' && def?.finalize === true) ||
         (s.name === 'binding' && def?.binding !== undefined) ||

@@ -199,10 +199,17 @@ const BODIES: Readonly<Record<Body, (kindDef: string) => NonNullable<Operation['
 
 /** The subresources this server serves for a resource (the catalog says which kind each one speaks). */
 function servedSubresources(served: ServedResource): string[] {
-  const def = served.def as { status?: unknown; scale?: boolean; approval?: unknown; ephemeralContainers?: unknown };
+  const def = served.def as {
+    status?: unknown;
+    scale?: boolean;
+    approval?: unknown;
+    ephemeralContainers?: unknown;
+    resize?: unknown;
+  };
   const names: string[] = [];
   if (def.approval !== undefined) names.push('approval');
   if (def.ephemeralContainers !== undefined) names.push('ephemeralcontainers');
+  if (def.resize !== undefined) names.push('resize');
   if (def.status !== undefined) names.push('status');
   if (def.scale === true) names.push('scale');
   return names;

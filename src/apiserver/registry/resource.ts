@@ -120,7 +120,7 @@ export interface StatusStrategy {
 }
 
 /** The subresources written like status: the object read and written whole, with the subresource's strategy. */
-export const STATUS_LIKE_SUBRESOURCES = ['status', 'approval', 'ephemeralcontainers'] as const;
+export const STATUS_LIKE_SUBRESOURCES = ['status', 'approval', 'ephemeralcontainers', 'resize'] as const;
 export type StatusLikeSubresource = (typeof STATUS_LIKE_SUBRESOURCES)[number];
 
 /** The strategy of a status-like subresource of def, if it serves that subresource. */
@@ -131,6 +131,7 @@ export function statusLikeStrategy(
   if (subresource === 'status') return def.status;
   if (subresource === 'approval') return def.approval;
   if (subresource === 'ephemeralcontainers') return def.ephemeralContainers;
+  if (subresource === 'resize') return def.resize;
   return undefined;
 }
 
@@ -157,6 +158,8 @@ export interface ResourceDefinition {
   deprecationWarning?: string;
   /** For pods: the ephemeralcontainers subresource, written like status (PUT, PATCH), changing only them. */
   ephemeralContainers?: StatusStrategy;
+  /** For pods: the resize subresource (in-place resize), written like status (PUT, PATCH), changing only resources. */
+  resize?: StatusStrategy;
   /** True for namespaces: the finalize subresource writes spec.finalizers. */
   finalize?: boolean;
   /** For pods: the binding subresource (POST a Binding to set spec.nodeName), as the scheduler uses it. */

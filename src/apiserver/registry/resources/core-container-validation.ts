@@ -169,8 +169,42 @@ export function validateProbesAndLifecycle(c: Rec, grace: number | undefined, at
   return errs;
 }
 
-/** validateContainerCommon: name, image, termination message policy, ports, env, mounts, pull policy, resources. */
-export function validateContainerCommon(c: Rec, volumes: ReadonlySet<string>, at: FieldPath): FieldError[] {
+const RESIZE_RESOURCES = ['cpu', 'memory'];
+const RESIZE_RESTART_POLICIES = ['NotRequired', 'RestartContainer'];
+
+/**
+ * validateResizePolicy: one policy per resource, cpu or memory, restarting or not; a pod that never restarts may
+ * not ask for a restart on resize.
+ */
+function resizePolicy(list: unknown, podRestartPolicy: string, at: FieldPath): FieldError[] {
+  const errs: FieldError[] = [];
+  const seen = new Set<string>();
+  recs(list).forEach((p, i) => {
+    const resource = str(p.resourceName);
+    if (seen.has(resource)) errs.push(duplicate(at.index(i), resource));
+    seen.add(resource);
+    if (!resource) errs.push(required(at));
+    else if (!RESIZE_RESOURCES.includes(resource)) errs.push(notSupported(at, resource, RESIZE_RESOURCES));
+    const policy = str(p.restartPolicy);
+    if (!policy) errs.push(required(at));
+    else if (!RESIZE_RESTART_POLICIES.includes(policy)) errs.push(notSupported(at, policy, RESIZE_RESTART_POLICIES));
+    if (podRestartPolicy === 'Never' && policy !== 'NotRequired') {
+      errs.push(invalid(at, policy, "must be 'NotRequired' when `restartPolicy` is 'Never'"));
+    }
+  });
+  return errs;
+}
+
+/**
+ * validateContainerCommon: name, image, termination message policy, ports, env, mounts, pull policy, resources and
+ * resize policy (podRestartPolicy: the pod's or template's restartPolicy).
+ */
+export function validateContainerCommon(
+  c: Rec,
+  volumes: ReadonlySet<string>,
+  at: FieldPath,
+  podRestartPolicy: string,
+): FieldError[] {
   const errs: FieldError[] = [];
   const name = str(c.name);
   if (!name) errs.push(required(at.child('name')));
@@ -185,6 +219,7 @@ export function validateContainerCommon(c: Rec, volumes: ReadonlySet<string>, at
   errs.push(...volumeMounts(c.volumeMounts, volumes, at.child('volumeMounts')));
   errs.push(...enumField(c.imagePullPolicy, at.child('imagePullPolicy'), PULL_POLICIES));
   errs.push(...validateResourceRequirements(c.resources, at.child('resources')));
+  errs.push(...resizePolicy(c.resizePolicy, podRestartPolicy, at.child('resizePolicy')));
   return errs;
 }
 

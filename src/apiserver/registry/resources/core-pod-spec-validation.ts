@@ -53,7 +53,7 @@ function containers(spec: Rec, volumes: Set<string>, grace: number | undefined, 
   const names = new Set<string>();
   list.forEach((c, i) => {
     const idx = at.index(i);
-    errs.push(...validateContainerCommon(c, volumes, idx));
+    errs.push(...validateContainerCommon(c, volumes, idx, str(spec.restartPolicy)));
     const name = str(c.name);
     if (names.has(name)) errs.push(duplicate(idx.child('name'), name));
     else names.add(name);
@@ -71,7 +71,7 @@ function initContainers(spec: Rec, volumes: Set<string>, grace: number | undefin
   const names = new Set(recs(spec.containers).map((c) => str(c.name)));
   recs(spec.initContainers).forEach((c, i) => {
     const idx = at.index(i);
-    errs.push(...validateContainerCommon(c, volumes, idx));
+    errs.push(...validateContainerCommon(c, volumes, idx, str(spec.restartPolicy)));
     let sidecar = false;
     if (c.restartPolicy !== undefined && c.restartPolicy !== null) {
       if (c.restartPolicy !== 'Always')
@@ -133,7 +133,7 @@ function ephemeralContainers(spec: Rec, volumes: Set<string>, at: FieldPath): Fi
   const all = new Set(others);
   list.forEach((c, i) => {
     const idx = at.index(i);
-    errs.push(...validateContainerCommon(c, volumes, idx));
+    errs.push(...validateContainerCommon(c, volumes, idx, str(spec.restartPolicy)));
     const name = str(c.name);
     if (all.has(name)) errs.push(duplicate(idx.child('name'), name));
     else all.add(name);

@@ -90,8 +90,11 @@ export function validatePodCreate(pod: KubeObject): FieldError[] {
   return errs;
 }
 
-/** Part one of ValidatePodEphemeralContainersUpdate: the pod as a whole, its new ephemeral containers included. */
-export function validatePodUpdateOfEphemeralContainers(pod: KubeObject): FieldError[] {
+/**
+ * validatePodMetadataAndSpec: the pod as a whole, as a write of pods/ephemeralcontainers or pods/resize is checked
+ * before what that write changed.
+ */
+export function validatePodMetadataAndSpec(pod: KubeObject): FieldError[] {
   return podMetadataAndSpec(pod);
 }
 

@@ -13,8 +13,9 @@ import { type Rec, rec, recs, str } from './core-json.js';
 import { defaultPod } from './core-pod-defaults.js';
 import { podPrinter } from './core-pod-printer.js';
 import { computePodQOS } from './core-pod-qos.js';
+import { podResizeStrategy } from './core-pod-resize.js';
 import { syncPodIPs, validateStatusIPs } from './core-pod-status-ips.js';
-import { validatePodCreate, validatePodUpdate, validatePodUpdateOfEphemeralContainers } from './core-pod-validation.js';
+import { validatePodCreate, validatePodMetadataAndSpec, validatePodUpdate } from './core-pod-validation.js';
 import { keepAllButStatus } from './core-status.js';
 import { nameWarnings, podSpecWarnings } from './pod-warnings.js';
 
@@ -95,7 +96,7 @@ const podEphemeralContainersStrategy: StatusStrategy = {
     pod.spec = spec;
   },
   validateUpdate(pod, old) {
-    const errs = validatePodUpdateOfEphemeralContainers(pod);
+    const errs = validatePodMetadataAndSpec(pod);
     // Existing ephemeral containers may be neither removed nor changed (matched by name: a patch may reorder them).
     const next = new Map(recs(rec(pod.spec).ephemeralContainers).map((c) => [str(c.name), c]));
     const at = path('spec', 'ephemeralContainers');
@@ -197,6 +198,7 @@ export function pods(): Builtin {
   });
   served.def.status = podStatusStrategy;
   served.def.ephemeralContainers = podEphemeralContainersStrategy;
+  served.def.resize = podResizeStrategy;
   // pods/eviction: served by the REST handler with core-pods-eviction.ts.
   served.def.eviction = true;
   return served;
