@@ -15,6 +15,7 @@ import type { Clock, TimerHandle } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { formatMicroTime, formatTime } from './format.js';
 import { admitPod } from './lifecycle/admission.js';
+import { resizeHold } from './lifecycle/resize.js';
 import type { Limiter } from './limiter.js';
 import { DEFAULT_LABEL_KEYS, type SimNodeSpec } from './nodestatus/node-config.js';
 import {
@@ -425,6 +426,7 @@ export class SimNode implements PodHost {
     const rec = this.pods.get(uid);
     if (rec) {
       rec.sim.update(pod);
+      this.resize(rec);
       if (rec.sim.terminal && pod.metadata.deletionTimestamp) this.scheduleWrite(rec);
       else if ((pod.spec?.readinessGates ?? []).length > 0) {
         // Ready depends on conditions others set: work it out again (nothing is sent if it did not change).
@@ -464,7 +466,10 @@ export class SimNode implements PodHost {
       void this.finalDelete(pod);
       return;
     }
-    if (sim.adopt((ip) => this.reserveIP(ip))) return;
+    if (sim.adopt((ip) => this.reserveIP(ip))) {
+      this.resize(record);
+      return;
+    }
     const node = this.ctx.nodeFromCache(this.name) ?? registrationNode(this.spec, this.runtime, this.ctx.clock.now());
     const others = this.active()
       .filter((r) => r !== record)
@@ -478,6 +483,25 @@ export class SimNode implements PodHost {
     this.log.v(3).info('SyncLoop ADD', { pod: `${pod.metadata.namespace}/${pod.metadata.name}` });
     if (needsPreflight(pod)) void this.startAfterPreflight(record, 0);
     else sim.start();
+  }
+
+  /**
+   * An in-place resize (pods/resize changed what the spec asks): taken when the node has room, else held with the
+   * reason (tried again when a pod leaves the node, and at each resync).
+   */
+  private resize(rec: PodRecord): void {
+    const sim = rec.sim;
+    if (!sim.resizeRequested()) {
+      sim.settleResize();
+      return;
+    }
+    const node = this.ctx.nodeFromCache(this.name) ?? registrationNode(this.spec, this.runtime, this.ctx.clock.now());
+    const others = this.active()
+      .filter((r) => r !== rec)
+      .map((r) => r.sim.pod);
+    const hold = resizeHold(sim.pod, node, others);
+    if (hold) sim.holdResize(hold.reason, hold.message);
+    else sim.acceptResize();
   }
 
   /** The pod's ConfigMaps and Secrets, read as this node's kubelet reads them. */
@@ -559,6 +583,8 @@ export class SimNode implements PodHost {
     this.pods.delete(uid);
     this.running.delete(rec);
     this.ctx.indexPod(rec.sim, undefined);
+    // The room it leaves may be what a held resize waits for.
+    for (const other of this.active()) if (other.sim.resizeHeld) this.resize(other);
   }
 
   /** The records of the pods running here (not finished), dropping those that finished from running. */
@@ -704,11 +730,18 @@ export class SimNode implements PodHost {
           .map((c) => c.type),
         ...conditions.map((c) => c.type),
       ];
+      // A kubelet condition it no longer reports (a resize carried out) is deleted from the list.
+      const dropped = ((pod.status?.conditions ?? []) as PodCondition[])
+        .filter((c) => kubeletOwned.has(c.type) && !conditions.some((n) => n.type === c.type))
+        .map((c) => ({ type: c.type, $patch: 'delete' }));
       status = {
         ...generated.fields,
         reason: generated.fields.reason ?? null,
         message: generated.fields.message ?? null,
-        conditions: conditions.map((c) => ({ ...c, reason: c.reason ?? null, message: c.message ?? null })),
+        conditions: [
+          ...conditions.map((c) => ({ ...c, reason: c.reason ?? null, message: c.message ?? null })),
+          ...dropped,
+        ],
         '$setElementOrder/conditions': order.map((type) => ({ type })),
       };
     }

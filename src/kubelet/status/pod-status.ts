@@ -21,6 +21,12 @@ export type RuntimeContainerState =
   | { kind: 'running'; startedAt: number }
   | TerminatedState;
 
+/** A container's requests and limits as the kubelet gave them to it or applied them (in-place resize). */
+export interface ContainerResources {
+  requests?: Record<string, unknown>;
+  limits?: Record<string, unknown>;
+}
+
 /** What the runtime knows of one container. */
 export interface RuntimeContainerStatus {
   name: string;
@@ -36,6 +42,9 @@ export interface RuntimeContainerStatus {
   restartCount: number;
   /** Reported with volumeMounts once created. */
   created: boolean;
+  /** What the kubelet allocated to the container (regular containers and sidecars), and what it applied. */
+  allocated?: ContainerResources;
+  actuated?: ContainerResources;
 }
 
 /** What the runtime knows of one pod. */
@@ -55,19 +64,29 @@ export interface RuntimePodStatus {
   message?: string;
   /** Set when the kubelet failed the pod itself (e.g. DeadlineExceeded), whatever its containers say. */
   failed?: boolean;
+  /** A resize the node cannot carry out now or at all (the PodResizePending condition's reason and message). */
+  resizePending?: { reason: string; message: string };
+  /** A resize taken but not yet applied to the containers (the PodResizeInProgress condition). */
+  resizeInProgress?: boolean;
 }
 
 export interface PodCondition {
   type: string;
   status: 'True' | 'False' | 'Unknown';
-  lastProbeTime: null;
+  /** Null but on the resize conditions, which the kubelet stamps when it sets them. */
+  lastProbeTime: string | null;
   lastTransitionTime: string;
   reason?: string;
   message?: string;
 }
 
+/** The conditions an in-place resize brings, while the node has not carried it out. */
+export const RESIZE_CONDITIONS: ReadonlySet<string> = new Set(['PodResizePending', 'PodResizeInProgress']);
+
 /** The condition types the kubelet owns (upstream's PodConditionByKubelet), in the order it reports them. */
 export const KUBELET_CONDITIONS = [
+  'PodResizePending',
+  'PodResizeInProgress',
   'PodReadyToStartContainers',
   'Initialized',
   'Ready',
@@ -271,6 +290,13 @@ function containerStatusJson(
   };
   if (s.containerID) out.containerID = s.containerID;
   out.started = s.started;
+  if (s.allocated && s.created) {
+    if (s.allocated.requests && Object.keys(s.allocated.requests).length > 0) {
+      out.allocatedResources = s.allocated.requests;
+    }
+    // A running container shows what was applied to it; one not running, what it will get.
+    out.resources = (s.state.kind === 'running' ? s.actuated : undefined) ?? s.allocated;
+  }
   const mounts = spec?.volumeMounts ?? [];
   if (s.created && mounts.length > 0) {
     out.volumeMounts = mounts.map((m) => ({
@@ -306,6 +332,10 @@ export function generatePodStatus(
   if ((apiPhase === 'Succeeded' || apiPhase === 'Failed') && phase !== apiPhase) phase = apiPhase;
   const existing: PodCondition[] = (pod.status?.conditions ?? []) as PodCondition[];
   const generated: Generated[] = [
+    ...(rt.resizePending
+      ? [{ type: 'PodResizePending', status: 'True', ...rt.resizePending } satisfies Generated]
+      : []),
+    ...(rt.resizeInProgress ? [{ type: 'PodResizeInProgress', status: 'True' } satisfies Generated] : []),
     { type: 'PodReadyToStartContainers', status: rt.sandboxReady ? 'True' : 'False' },
     initialized(pod, rt, phase),
     podReady(pod, rt, phase, existing),
@@ -315,6 +345,18 @@ export function generatePodStatus(
   const stamp = formatTime(now);
   const conditions = generated.map((g): PodCondition => {
     const before = previous.find((p) => p.type === g.type) ?? existing.find((p) => p.type === g.type);
+    if (RESIZE_CONDITIONS.has(g.type)) {
+      // Stamped when set, and again when the reason changes (upstream's updatedPodResizeCondition).
+      const kept = before && (before.reason ?? '') === (g.reason ?? '') && before.lastTransitionTime;
+      return {
+        type: g.type,
+        status: g.status,
+        lastProbeTime: kept ? (before.lastProbeTime ?? stamp) : stamp,
+        lastTransitionTime: kept ? before.lastTransitionTime : stamp,
+        ...(g.reason ? { reason: g.reason } : {}),
+        ...(g.message ? { message: g.message } : {}),
+      };
+    }
     const lastTransitionTime =
       before && before.status === g.status && before.lastTransitionTime ? before.lastTransitionTime : stamp;
     return {

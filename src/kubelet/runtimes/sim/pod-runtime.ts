@@ -6,10 +6,17 @@
  * status (status/pod-status.ts turns runtimeStatus() into the API's). No API calls are made here.
  */
 
+import { compareQuantities, parseQuantity } from '../../../api/quantity.js';
+import { semanticEqual } from '../../../api/semantic-equal.js';
 import type { KubeObject } from '../../../client/types.js';
 import type { Clock, TimerHandle } from '../../../util/clock.js';
 import { formatGoDuration, formatPod, imageIdOf, imageSizeOf, newContainerId, normalizeImage } from '../../format.js';
-import type { RuntimeContainerStatus, RuntimePodStatus, TerminatedState } from '../../status/pod-status.js';
+import type {
+  ContainerResources,
+  RuntimeContainerStatus,
+  RuntimePodStatus,
+  TerminatedState,
+} from '../../status/pod-status.js';
 import type { TimerWheel } from '../../timer-wheel.js';
 import type { ResolvedLifecycle } from './lifecycle-config.js';
 import { ContainerLog } from './logs.js';
@@ -54,6 +61,24 @@ interface ContainerSpec {
   restartPolicy?: string;
   ports?: { name?: string; containerPort?: number }[];
   readinessProbe?: ProbeSpec;
+  resources?: ContainerResources;
+}
+
+/** A copy of what a container spec asks for (requests, limits, claims). */
+const resourcesOf = (spec: ContainerSpec | undefined): ContainerResources => structuredClone(spec?.resources ?? {});
+
+/** Whether a container runs with the cpu and memory it was allocated (upstream's isPodResizeInProgress test). */
+function cpuMemorySame(a: ContainerResources | undefined, b: ContainerResources | undefined): boolean {
+  for (const list of ['requests', 'limits'] as const) {
+    for (const name of ['cpu', 'memory']) {
+      const x = a?.[list]?.[name];
+      const y = b?.[list]?.[name];
+      if (x === y) continue;
+      if (x === undefined || y === undefined) return false;
+      if (compareQuantities(parseQuantity(x as string), parseQuantity(y as string)) !== 0) return false;
+    }
+  }
+  return true;
 }
 
 /** The waiting reason of a container whose configuration cannot be made. */
@@ -91,6 +116,9 @@ class SimContainer implements RuntimeContainerStatus {
   backoffMs = 0;
   backoffUpdatedAt = 0;
   timers: TimerHandle[] = [];
+  /** What the kubelet gave the container (changed by an in-place resize), and what it runs with. */
+  allocated: ContainerResources;
+  actuated: ContainerResources;
   /** The next failing readiness probe of a never-ready container. */
   probeTimer: TimerHandle | undefined;
   log = new ContainerLog();
@@ -104,6 +132,8 @@ class SimContainer implements RuntimeContainerStatus {
   ) {
     this.name = spec.name;
     this.image = spec.image ?? '';
+    this.allocated = resourcesOf(spec);
+    this.actuated = this.allocated;
     this.state = { kind: 'waiting', reason: waitingReason };
   }
 
@@ -115,6 +145,11 @@ class SimContainer implements RuntimeContainerStatus {
 
   /** Added to the running pod through pods/ephemeralcontainers (kubectl debug). */
   ephemeral = false;
+
+  /** Whether an in-place resize may change it: a regular container or a sidecar. */
+  get resizable(): boolean {
+    return !this.ephemeral && (!this.init || this.sidecar);
+  }
 
   get fieldPath(): string {
     const list = this.ephemeral ? 'ephemeralContainers' : this.init ? 'initContainers' : 'containers';
@@ -274,6 +309,11 @@ export class SimPod {
       const startedAt = parse(running?.startedAt);
       c.state = { kind: 'running', startedAt: Number.isNaN(startedAt) ? this.now : startedAt };
       c.started = true;
+      // What the previous kubelet applied stands (its allocation checkpoint, as far as the status shows it).
+      if (s.resources && typeof s.resources === 'object') {
+        c.allocated = structuredClone(s.resources) as ContainerResources;
+        c.actuated = c.allocated;
+      }
       c.ready = this.lifecycle.lifecycle !== 'never-ready';
       if (!c.ready) this.failReadiness(c);
       this.scheduleLifecycle(c);
@@ -317,6 +357,67 @@ export class SimPod {
     this.pod = pod;
     if (pod.metadata.deletionTimestamp) this.terminate();
     else this.startEphemeral();
+  }
+
+  // ---- in-place resize (pods/resize) ----
+
+  /** A resize the node cannot take (PodResizePending's reason and message), while the spec asks for it. */
+  private resizePending: { reason: string; message: string } | undefined;
+  private actuation: TimerHandle | undefined;
+
+  /** The spec of a container as the pod object has it now. */
+  private specNow(c: SimContainer): ContainerSpec | undefined {
+    const list: ContainerSpec[] = (c.init ? this.pod.spec?.initContainers : this.pod.spec?.containers) ?? [];
+    return list.find((s) => s.name === c.name);
+  }
+
+  /**
+   * Whether the spec asks a container for other resources than it was allocated (upstream's allocation manager
+   * compares the whole requirements); false once the pod is finished or stopping.
+   */
+  resizeRequested(): boolean {
+    if (this.terminal || this.terminating || this.rejected) return false;
+    return this.all().some((c) => c.resizable && !semanticEqual(this.specNow(c)?.resources ?? {}, c.allocated));
+  }
+
+  /**
+   * The node takes the resize: the containers are allocated what the spec asks, and the runtime applies it at its
+   * next relist (the pod shows PodResizeInProgress meanwhile).
+   */
+  acceptResize(): void {
+    this.resizePending = undefined;
+    for (const c of this.all()) if (c.resizable) c.allocated = resourcesOf(this.specNow(c));
+    this.actuation?.cancel();
+    this.actuation = this.host.wheel.after(RELIST_MS, () => {
+      this.actuation = undefined;
+      for (const c of this.all()) c.actuated = c.allocated;
+      this.host.changed(this);
+    });
+    this.host.changed(this);
+  }
+
+  /** The node cannot take the resize now (Deferred) or at all (Infeasible); the pod keeps what it has. */
+  holdResize(reason: string, message: string): void {
+    if (this.resizePending?.reason === reason && this.resizePending.message === message) return;
+    this.resizePending = { reason, message };
+    this.host.changed(this);
+  }
+
+  /** Whether a resize waits for the node (PodResizePending). */
+  get resizeHeld(): boolean {
+    return this.resizePending !== undefined;
+  }
+
+  /** The spec asks for what the containers have (again): no resize is pending. */
+  settleResize(): void {
+    if (!this.resizePending) return;
+    this.resizePending = undefined;
+    this.host.changed(this);
+  }
+
+  /** Whether a running resizable container does not run with the cpu and memory it was allocated yet. */
+  private resizeInProgress(): boolean {
+    return this.all().some((c) => c.resizable && c.state.kind === 'running' && !cpuMemorySame(c.allocated, c.actuated));
   }
 
   /**
@@ -363,6 +464,8 @@ export class SimPod {
       ...(this.reason ? { reason: this.reason } : {}),
       ...(this.message ? { message: this.message } : {}),
       ...(this.failed ? { failed: true } : {}),
+      ...(this.resizePending && !this.terminal ? { resizePending: this.resizePending } : {}),
+      ...(!this.terminal && this.resizeInProgress() ? { resizeInProgress: true } : {}),
     };
   }
 
@@ -383,6 +486,7 @@ export class SimPod {
   /** The pod is gone from the API: stop everything and give the address back. */
   dispose(): void {
     this.podTimer?.cancel();
+    this.actuation?.cancel();
     this.deadlineTimer?.cancel();
     for (const c of this.all()) {
       c.cancelTimers();
