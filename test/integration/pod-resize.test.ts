@@ -248,6 +248,52 @@ describe('pods/resize', () => {
     assert.deepEqual(applied, { limits: { cpu: '1', memory: '128Mi' }, requests: { cpu: '1', memory: '64Mi' } });
   });
 
+  it('restarts a container whose resizePolicy asks for it, once the resize is applied', async () => {
+    const made = await apiRequest(cp, 'POST', PODS, {
+      body: podWith(
+        'db',
+        { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '256Mi' } },
+        { resizePolicy: [{ resourceName: 'memory', restartPolicy: 'RestartContainer' }] },
+      ),
+    });
+    assert.equal(made.status, 201, made.text);
+    const before = (await running('db')).status.containerStatuses[0];
+    const cpuOnly = await resize('db', {
+      spec: { containers: [{ name: 'app', resources: { requests: { cpu: '200m' } } }] },
+    });
+    assert.equal(cpuOnly.status, 200, cpuOnly.text);
+    await eventually(async () => {
+      const [status] = (await get('db')).status.containerStatuses;
+      assert.equal(status.resources.requests.cpu, '200m');
+      assert.equal(status.restartCount, 0, 'cpu has no policy: NotRequired');
+    });
+    const smaller = await resize('db', {
+      spec: { containers: [{ name: 'app', resources: { limits: { memory: '192Mi' } } }] },
+    });
+    assert.equal(smaller.status, 200, smaller.text);
+    const after = await eventually(async () => {
+      const [status] = (await get('db')).status.containerStatuses;
+      assert.equal(status.restartCount, 1);
+      return status;
+    });
+    assert.deepEqual(after.resources.limits, { memory: '192Mi' });
+    assert.equal(after.lastState.terminated.containerID, before.containerID);
+    assert.notEqual(after.containerID, before.containerID);
+    assert.ok(after.state.running);
+    const events = await apiRequest(
+      cp,
+      'GET',
+      '/api/v1/namespaces/default/events?fieldSelector=involvedObject.name=db',
+    );
+    assert.ok(
+      events.body.items.some(
+        (e: { reason: string; message: string }) =>
+          e.reason === 'Killing' && e.message === 'Container app resize requires restart',
+      ),
+      JSON.stringify(events.body.items.map((e: { reason: string }) => e.reason)),
+    );
+  });
+
   it('refuses a resize when the node does not report container resources', async () => {
     // A pod on a node with no kubelet here, whose status (written as an old kubelet would) has none.
     const made = await apiRequest(cp, 'POST', PODS, {

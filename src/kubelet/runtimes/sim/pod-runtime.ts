@@ -62,6 +62,7 @@ interface ContainerSpec {
   ports?: { name?: string; containerPort?: number }[];
   readinessProbe?: ProbeSpec;
   resources?: ContainerResources;
+  resizePolicy?: { resourceName?: string; restartPolicy?: string }[];
 }
 
 /** A copy of what a container spec asks for (requests, limits, claims). */
@@ -390,10 +391,58 @@ export class SimPod {
     this.actuation?.cancel();
     this.actuation = this.host.wheel.after(RELIST_MS, () => {
       this.actuation = undefined;
-      for (const c of this.all()) c.actuated = c.allocated;
+      for (const c of this.all()) {
+        const restart = c.state.kind === 'running' && this.resizeRestarts(c);
+        c.actuated = c.allocated;
+        if (restart) this.restartForResize(c);
+      }
       this.host.changed(this);
     });
     this.host.changed(this);
+  }
+
+  /**
+   * Whether applying a container's new allocation needs it restarted: a cpu or memory value changed whose
+   * resizePolicy is RestartContainer (upstream's computePodResizeAction; without a policy, NotRequired).
+   */
+  private resizeRestarts(c: SimContainer): boolean {
+    if (!c.resizable || cpuMemorySame(c.allocated, c.actuated)) return false;
+    const policies = this.specNow(c)?.resizePolicy ?? [];
+    return ['cpu', 'memory'].some((name) => {
+      const changed = (['requests', 'limits'] as const).some((list) => {
+        const before = c.actuated[list]?.[name];
+        const after = c.allocated[list]?.[name];
+        if (before === after) return false;
+        if (before === undefined || after === undefined) return true;
+        return compareQuantities(parseQuantity(before as string), parseQuantity(after as string)) !== 0;
+      });
+      return changed && policies.find((p) => p.resourceName === name)?.restartPolicy === 'RestartContainer';
+    });
+  }
+
+  /** Stops a container whose resize needs a restart, and starts it again at once with its new resources. */
+  private restartForResize(c: SimContainer): void {
+    const s = c.state;
+    if (s.kind !== 'running') return;
+    this.host.event(this.pod, c.fieldPath, 'Normal', 'Killing', `Container ${c.name} resize requires restart`);
+    c.cancelTimers();
+    c.log.end();
+    const now = this.now;
+    c.lastState = {
+      kind: 'terminated',
+      exitCode: 0,
+      reason: 'Completed',
+      startedAt: s.startedAt,
+      finishedAt: now,
+      containerID: c.containerID,
+    };
+    // A resize taken resets the container's crash-loop back-off, as upstream's kubelet does.
+    c.backoffMs = 0;
+    c.restartCount++;
+    c.previousLog = c.log;
+    c.log = new ContainerLog();
+    this.startContainer(c);
+    if (!c.init) this.scheduleLifecycle(c);
   }
 
   /** The node cannot take the resize now (Deferred) or at all (Infeasible); the pod keeps what it has. */
