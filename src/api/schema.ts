@@ -54,6 +54,17 @@ export function rawDefinitions(): Readonly<Record<string, RawSchema>> {
   return loaded;
 }
 
+/** What a definition and each of its properties are for, by property name ("" for the type itself). */
+export type Descriptions = Readonly<Record<string, string>>;
+
+let descriptions: Readonly<Record<string, Descriptions>> | undefined;
+
+/** The descriptions of a definition (our own words, as `kubectl explain` shows them), if written. */
+export function descriptionsOf(name: string): Descriptions | undefined {
+  descriptions ??= readGeneratedJson<Record<string, Descriptions>>('descriptions.json');
+  return Object.hasOwn(descriptions, name) ? descriptions[name] : undefined;
+}
+
 const gvkKey = (group: string, version: string, kind: string): string => `${group}/${version}/${kind}`;
 
 /** Metadata a property carries beside its $ref; it overrides the referenced definition's. */

@@ -1,4 +1,5 @@
 import { describe, test } from 'node:test';
+import { descriptionsOf } from '../../api/schema.js';
 import assert from '../../testing/assert.js';
 import { buildV2Document } from './document-v2.js';
 import { buildV3Document } from './document-v3.js';
@@ -191,14 +192,17 @@ describe('OpenAPI v3 documents', () => {
       { group: 'apps', kind: 'Deployment', version: 'v1' },
     ]);
     assert.deepEqual(s['io.k8s.apimachinery.pkg.util.intstr.IntOrString'], {
+      description: descriptionsOf('io.k8s.apimachinery.pkg.util.intstr.IntOrString')?.[''],
       format: 'int-or-string',
       oneOf: [{ type: 'integer' }, { type: 'string' }],
     });
     assert.equal(s['io.k8s.api.core.v1.SeccompProfile']['x-kubernetes-unions'][0].discriminator, 'type');
-    assert.equal(
-      s['io.k8s.api.apps.v1.DeploymentSpec'].properties.selector.$ref,
-      '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector',
-    );
+    // A described reference is wrapped in an allOf, as kube-openapi publishes it (a v3 $ref has no siblings).
+    assert.deepEqual(s['io.k8s.api.apps.v1.DeploymentSpec'].properties.selector, {
+      allOf: [{ $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector' }],
+      description: descriptionsOf('io.k8s.api.apps.v1.DeploymentSpec')?.selector,
+    });
+    assert.match(s['io.k8s.api.apps.v1.DeploymentSpec'].properties.selector.description, /\w+ \w+/);
     assert.equal(s['io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector']['x-kubernetes-map-type'], 'atomic');
     assert.equal(s['io.k8s.api.core.v1.ConfigMap'], undefined, 'apps/v1 carries only what its operations reach');
   });

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { schemaForKind } from '../../api/schema.js';
+import { descriptionsOf, schemaForKind } from '../../api/schema.js';
 import { buildKubeconfig, writeKubeconfig } from '../../client/kubeconfig.js';
 import { MemoryStore } from '../../storage/memory.js';
 import assert from '../../testing/assert.js';
@@ -158,6 +158,18 @@ describe('kubectl and /openapi', { skip }, () => {
     assert.equal(ns.code, 0, ns.stderr);
     assert.match(ns.stdout, /^FIELD: spec <NamespaceSpec>$/m);
     assert.match(ns.stdout, /finalizers\s+<\[\]string>/);
+    // Each field and type is described in our own words (src/api/generated/descriptions.json).
+    const image = await kubectl('explain', 'pod.spec.containers.image');
+    assert.equal(image.code, 0, image.stderr);
+    const said = descriptionsOf('io.k8s.api.core.v1.Container')?.image ?? '';
+    assert.ok(said.length > 20);
+    assert.ok(
+      image.stdout.replace(/\s+/g, ' ').includes(said.replace(/\s+/g, ' ')),
+      `${image.stdout}\nshould describe the field as\n${said}`,
+    );
+    const pod = await kubectl('explain', 'pod');
+    assert.ok(pod.stdout.replace(/\s+/g, ' ').includes(descriptionsOf('io.k8s.api.core.v1.Pod')?.[''] ?? '?'));
+    assert.doesNotMatch(pod.stdout, /<no description>|<empty>/);
     const missing = await kubectl('explain', 'configmap.nosuchfield');
     assert.notEqual(missing.code, 0);
     assert.match(missing.stderr, /field "nosuchfield" does not exist/);
@@ -241,6 +253,8 @@ describe('kubectl and /openapi', { skip }, () => {
     assert.equal(res.code, 0, res.stderr);
     assert.match(res.stdout, /^RESOURCE: ports <\[\]Object>$/m);
     assert.match(res.stdout, /^ {3}containerPort\t<integer> -required-$/m);
+    const port = descriptionsOf('io.k8s.api.core.v1.ContainerPort')?.containerPort ?? '?';
+    assert.ok(res.stdout.replace(/\s+/g, ' ').includes(port), 'v2 (protobuf) carries the descriptions too');
     const v2 = seen.filter((s) => s.path === '/openapi/v2');
     assert.ok(v2.length > 0);
     assert.equal(v2[0]?.accept, 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf');

@@ -1,12 +1,14 @@
 /**
  * Turns a compact schema from our tables into an OpenAPI schema object: Swagger 2.0 (`#/definitions/…` refs) for
  * /openapi/v2 or OpenAPI 3.0 (`#/components/schemas/…` refs) for /openapi/v3, with the x-kubernetes-* extensions
- * clients read. Descriptions and defaults are not in our tables and are left out.
+ * clients read. Descriptions come from our own table (descriptions.json, for `kubectl explain`); defaults are not
+ * in our tables and are left out.
  *
  * Two differences between the dialects follow kube-openapi: in v3 a $ref never has siblings (a property that adds
  * patch metadata to a referenced type wraps the reference in a one-element allOf), and the two types that are
  * unions of JSON types publish them as oneOf (IntOrString: integer or string; Quantity: string or number).
  */
+import { type Descriptions, descriptionsOf } from '../../api/schema.js';
 import type { RawSchema } from './definitions.js';
 
 export type Dialect = 'v2' | 'v3';
@@ -46,7 +48,18 @@ function extensionsOf(raw: RawSchema): SchemaObject {
   return out;
 }
 
-export function convertSchema(raw: RawSchema, dialect: Dialect): SchemaObject {
+/**
+ * A property's schema with its description: beside the $ref in v2; in v3, where a $ref has no siblings, around a
+ * one-element allOf (as kube-openapi publishes described references).
+ */
+function described(schema: SchemaObject, description: string | undefined, dialect: Dialect): SchemaObject {
+  if (!description) return schema;
+  if (dialect === 'v3' && schema.$ref !== undefined) return { allOf: [schema], description };
+  return { ...schema, description };
+}
+
+/** descriptionsFor: the descriptions of the properties, when raw is a definition that has them. */
+export function convertSchema(raw: RawSchema, dialect: Dialect, descriptionsFor?: Descriptions): SchemaObject {
   const extensions = extensionsOf(raw);
   if (raw.r !== undefined) {
     const ref = refTo(raw.r, dialect);
@@ -63,7 +76,9 @@ export function convertSchema(raw: RawSchema, dialect: Dialect): SchemaObject {
   }
   if (raw.p !== undefined) {
     const properties: SchemaObject = {};
-    for (const [name, prop] of Object.entries(raw.p)) properties[name] = convertSchema(prop, dialect);
+    for (const [name, prop] of Object.entries(raw.p)) {
+      properties[name] = described(convertSchema(prop, dialect), descriptionsFor?.[name], dialect);
+    }
     out.properties = properties;
   }
   if (raw.req !== undefined) out.required = [...raw.req];
@@ -77,5 +92,8 @@ export function convertSchema(raw: RawSchema, dialect: Dialect): SchemaObject {
 /** The published schema of one named definition. */
 export function convertDefinition(name: string, raw: RawSchema, dialect: Dialect): SchemaObject {
   const oneOf = dialect === 'v3' ? V3_ONE_OF[name] : undefined;
-  return oneOf === undefined ? convertSchema(raw, dialect) : structuredClone(oneOf);
+  const descriptions = descriptionsOf(name);
+  const out = oneOf === undefined ? convertSchema(raw, dialect, descriptions) : structuredClone(oneOf);
+  const own = descriptions?.[''];
+  return own ? { description: own, ...out } : out;
 }
