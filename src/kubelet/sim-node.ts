@@ -92,6 +92,10 @@ interface PodRecord {
   retry: TimerHandle | undefined;
   /** The next look at the objects a held pod or blocked container waits on. */
   preflightRetry: TimerHandle | undefined;
+  /** The pod's generation when its resources were last looked at (a resize changes the spec, so the generation). */
+  resizeGeneration: number | undefined;
+  /** Whether the pod's end was seen (the room it leaves may be what a held resize waits for). */
+  ended: boolean;
 }
 
 const kubeletOwned = new Set<string>(KUBELET_CONDITIONS);
@@ -314,7 +318,10 @@ export class SimNode implements PodHost {
       ),
       this.ctx.wheel.every(
         this.ctx.nodeStatusUpdateFrequencyMs,
-        () => void this.reportStatus(),
+        () => {
+          void this.reportStatus();
+          if (this.heldResizes.size > 0) this.retryHeldResizes();
+        },
         first || this.ctx.nodeStatusUpdateFrequencyMs,
       ),
     ];
@@ -426,7 +433,10 @@ export class SimNode implements PodHost {
     const rec = this.pods.get(uid);
     if (rec) {
       rec.sim.update(pod);
-      this.resize(rec);
+      if (pod.metadata.generation !== rec.resizeGeneration) {
+        rec.resizeGeneration = pod.metadata.generation;
+        this.resize(rec);
+      }
       if (rec.sim.terminal && pod.metadata.deletionTimestamp) this.scheduleWrite(rec);
       else if ((pod.spec?.readinessGates ?? []).length > 0) {
         // Ready depends on conditions others set: work it out again (nothing is sent if it did not change).
@@ -457,6 +467,8 @@ export class SimNode implements PodHost {
       deleteSent: false,
       retry: undefined,
       preflightRetry: undefined,
+      resizeGeneration: pod.metadata.generation,
+      ended: false,
     };
     this.pods.set(uid, record);
     this.running.add(record);
@@ -473,7 +485,7 @@ export class SimNode implements PodHost {
     const node = this.ctx.nodeFromCache(this.name) ?? registrationNode(this.spec, this.runtime, this.ctx.clock.now());
     const others = this.active()
       .filter((r) => r !== record)
-      .map((r) => r.sim.pod);
+      .map((r) => r.sim.allocatedPod());
     const verdict = admitPod(pod, node, others);
     if (!verdict.admit) {
       this.event(pod, undefined, 'Warning', verdict.reason, verdict.message);
@@ -485,23 +497,43 @@ export class SimNode implements PodHost {
     else sim.start();
   }
 
+  /** Pods whose resize the node holds (PodResizePending), to be tried again as room is made. */
+  private readonly heldResizes = new Set<PodRecord>();
+
   /**
-   * An in-place resize (pods/resize changed what the spec asks): taken when the node has room, else held with the
-   * reason (tried again when a pod leaves the node, and at each resync).
+   * An in-place resize (pods/resize changed what the spec asks): taken when the node has room beside the other
+   * pods as allocated, else held with the reason. A held resize is tried again when a pod on the node ends or
+   * goes, when another resize is taken, and at each node status report. A stopping pod keeps what it shows.
    */
   private resize(rec: PodRecord): void {
     const sim = rec.sim;
+    if (sim.terminating) return;
     if (!sim.resizeRequested()) {
+      this.heldResizes.delete(rec);
       sim.settleResize();
       return;
     }
     const node = this.ctx.nodeFromCache(this.name) ?? registrationNode(this.spec, this.runtime, this.ctx.clock.now());
     const others = this.active()
       .filter((r) => r !== rec)
-      .map((r) => r.sim.pod);
+      .map((r) => r.sim.allocatedPod());
     const hold = resizeHold(sim.pod, node, others);
-    if (hold) sim.holdResize(hold.reason, hold.message);
-    else sim.acceptResize();
+    if (hold) {
+      this.heldResizes.add(rec);
+      sim.holdResize(hold.reason, hold.message);
+      return;
+    }
+    this.heldResizes.delete(rec);
+    sim.acceptResize();
+    // Taking it may have lowered what the pod asks, making room for another.
+    this.retryHeldResizes();
+  }
+
+  private retryHeldResizes(): void {
+    for (const rec of [...this.heldResizes]) {
+      if (this.pods.get(rec.sim.uid) !== rec) this.heldResizes.delete(rec);
+      else this.resize(rec);
+    }
   }
 
   /** The pod's ConfigMaps and Secrets, read as this node's kubelet reads them. */
@@ -583,8 +615,8 @@ export class SimNode implements PodHost {
     this.pods.delete(uid);
     this.running.delete(rec);
     this.ctx.indexPod(rec.sim, undefined);
-    // The room it leaves may be what a held resize waits for.
-    for (const other of this.active()) if (other.sim.resizeHeld) this.resize(other);
+    this.heldResizes.delete(rec);
+    if (this.heldResizes.size > 0) this.retryHeldResizes();
   }
 
   /** The records of the pods running here (not finished), dropping those that finished from running. */
@@ -611,7 +643,13 @@ export class SimNode implements PodHost {
 
   changed(sim: SimPod): void {
     const rec = this.pods.get(sim.uid);
-    if (rec) this.scheduleWrite(rec);
+    if (!rec) return;
+    this.scheduleWrite(rec);
+    if (sim.terminal && !rec.ended) {
+      rec.ended = true;
+      this.heldResizes.delete(rec);
+      if (this.heldResizes.size > 0) this.retryHeldResizes();
+    }
   }
 
   event(pod: KubeObject, fieldPath: string | undefined, type: EventType, reason: string, message: string): void {
@@ -731,9 +769,11 @@ export class SimNode implements PodHost {
         ...conditions.map((c) => c.type),
       ];
       // A kubelet condition it no longer reports (a resize carried out) is deleted from the list.
-      const dropped = ((pod.status?.conditions ?? []) as PodCondition[])
-        .filter((c) => kubeletOwned.has(c.type) && !conditions.some((n) => n.type === c.type))
-        .map((c) => ({ type: c.type, $patch: 'delete' }));
+      // (What the informer shows may not have caught up with the last report: both are looked at.)
+      const shown = [...((pod.status?.conditions ?? []) as PodCondition[]), ...rec.lastConditions].map((c) => c.type);
+      const dropped = [...new Set(shown)]
+        .filter((type) => kubeletOwned.has(type) && !conditions.some((n) => n.type === type))
+        .map((type) => ({ type, $patch: 'delete' }));
       status = {
         ...generated.fields,
         reason: generated.fields.reason ?? null,

@@ -6,7 +6,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
-import { apiRequest, kubectl } from '../../src/testing/api-client.js';
+import { apiRequest, kubectl, openWatch } from '../../src/testing/api-client.js';
 import assert from '../../src/testing/assert.js';
 import { eventually } from '../../src/testing/controllers.js';
 
@@ -65,6 +65,9 @@ describe('pods/resize', () => {
   });
 
   it('kubectl patch --subresource resize changes cpu in place: in progress, then applied', async () => {
+    // Every state the pod goes through from here, in order (the in-progress one lasts only a relist).
+    const from = (await get('web')).metadata.resourceVersion;
+    const watch = openWatch(cp, `${PODS}?watch=1&fieldSelector=metadata.name%3Dweb&resourceVersion=${from}`);
     const patched = await kubectl(cp, [
       'patch',
       'pod',
@@ -76,11 +79,15 @@ describe('pods/resize', () => {
     ]);
     assert.equal(patched.code, 0, patched.stderr);
     assert.equal(patched.stdout.trim(), 'pod/web patched');
-    const inProgress = await eventually(async () => {
-      const pod = await get('web');
-      assert.equal(conditionTypes(pod)[0], 'PodResizeInProgress');
-      return pod;
+    const inProgress = await eventually(() => {
+      const seen = watch.events.map((e) => e.object).find((pod) => conditionTypes(pod)[0] === 'PodResizeInProgress');
+      assert.ok(seen, 'the pod showed PodResizeInProgress');
+      return seen;
     });
+    watch.stop();
+    // The allocation changes when the resize is taken; what the container runs with, once applied.
+    assert.deepEqual(inProgress.status.containerStatuses[0].allocatedResources, { cpu: '150m', memory: '64Mi' });
+    assert.equal(inProgress.status.containerStatuses[0].resources.requests.cpu, '100m');
     assert.equal(inProgress.metadata.generation, 2, 'a spec change counts as one');
     assert.deepEqual(inProgress.spec.containers[0].resources, {
       limits: { cpu: '300m', memory: '128Mi' },
@@ -212,6 +219,11 @@ describe('pods/resize', () => {
     });
     assert.equal(pending.reason, 'Infeasible');
     assert.equal(pending.message, `Node didn't have enough capacity: cpu, requested: 100000, capacity: ${capacity}`);
+    // A resize not taken takes no room: a new pod is admitted beside the pod as it is allocated.
+    const beside = await apiRequest(cp, 'POST', PODS, { body: podWith('beside', { requests: { cpu: '1' } }) });
+    assert.equal(beside.status, 201, beside.text);
+    await running('beside');
+    assert.equal((await apiRequest(cp, 'DELETE', `${PODS}/beside?gracePeriodSeconds=0`)).status, 200);
     // Back to what it has: nothing is pending any more.
     const back = await resize('web', {
       spec: { containers: [{ name: 'app', resources: { requests: { cpu: '150m' }, limits: { cpu: '300m' } } }] },
@@ -219,9 +231,17 @@ describe('pods/resize', () => {
     assert.equal(back.status, 200, back.text);
     await eventually(async () => assert.equal(conditionTypes(await get('web'))[0], 'PodReadyToStartContainers'));
 
-    // Another pod takes most of the node's cpu; the resize waits for it to go.
+    // Another pod takes most of the node's cpu for a while; the resize waits for it to end.
+    const hogPod = podWith('hog', { requests: { cpu: `${capacity - 500}m` } });
     const hog = await apiRequest(cp, 'POST', PODS, {
-      body: podWith('hog', { requests: { cpu: `${capacity - 500}m` } }),
+      body: {
+        ...hogPod,
+        metadata: {
+          name: 'hog',
+          annotations: { 'sim.wheelhouse.dev/lifecycle': 'complete', 'sim.wheelhouse.dev/run-seconds': '3' },
+        },
+        spec: { ...hogPod.spec, restartPolicy: 'Never' },
+      },
     });
     assert.equal(hog.status, 201, hog.text);
     await running('hog');
@@ -238,9 +258,9 @@ describe('pods/resize', () => {
       deferred.message,
       `Node didn't have enough resource: cpu, requested: 1000, used: ${capacity - 500}, capacity: ${capacity}`,
     );
-    const gone = await apiRequest(cp, 'DELETE', `${PODS}/hog?gracePeriodSeconds=0`);
-    assert.equal(gone.status, 200, gone.text);
+    // It ends (Succeeded, not deleted): the room it leaves is given to the resize.
     const applied = await eventually(async () => {
+      assert.equal((await get('hog')).status.phase, 'Succeeded');
       const pod = await get('web');
       assert.equal(conditionTypes(pod)[0], 'PodReadyToStartContainers');
       return pod.status.containerStatuses[0].resources;

@@ -346,7 +346,8 @@ export function generatePodStatus(
   const conditions = generated.map((g): PodCondition => {
     const before = previous.find((p) => p.type === g.type) ?? existing.find((p) => p.type === g.type);
     if (RESIZE_CONDITIONS.has(g.type)) {
-      // Stamped when set, and again when the reason changes (upstream's updatedPodResizeCondition).
+      // Stamped when set and when its reason changes. Upstream's updatedPodResizeCondition stamps lastProbeTime at
+      // every sync, which reaches the API only when something else in the status changes; this keeps it steady.
       const kept = before && (before.reason ?? '') === (g.reason ?? '') && before.lastTransitionTime;
       return {
         type: g.type,

@@ -9,7 +9,12 @@ function pod(containers: Rec[], extra: { initContainers?: Rec[]; annotations?: R
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name: 'p', namespace: 'default', ...(extra.annotations ? { annotations: extra.annotations } : {}) },
+    metadata: {
+      name: 'p',
+      namespace: 'default',
+      resourceVersion: '1',
+      ...(extra.annotations ? { annotations: extra.annotations } : {}),
+    },
     spec: {
       nodeName: 'node-1',
       restartPolicy: 'Always',
@@ -88,6 +93,19 @@ describe('pods/resize validation', () => {
       messages(pod([container('a', { requests: { cpu: '1', memory: '64Mi' } })], { annotations: mirror }), staticPod),
       ['[]: Forbidden: static pods cannot be resized'],
     );
+  });
+
+  it('keeps metadata rules, and refuses pods with pod-level resources', () => {
+    const old = pod([container('a', base)]);
+    old.metadata.uid = 'u1';
+    const next = pod([container('a', base)]);
+    next.metadata.uid = 'u2';
+    assert.deepEqual(messages(next, old), ['metadata.uid: Invalid value: "u2": field is immutable']);
+    const podLevel = pod([container('a', base)]);
+    (podLevel.spec as Rec).resources = { requests: { cpu: '1' } };
+    assert.deepEqual(messages(podLevel, pod([container('a', base)])), [
+      '[]: Forbidden: pods with pod-level resources cannot be resized',
+    ]);
   });
 
   it('takes only resources and resizePolicy from the written pod', () => {

@@ -8,8 +8,11 @@
 import { type FieldError, type FieldPath, forbidden, invalid, path } from '../../../api/field-errors.js';
 import { compareQuantities, parseQuantity } from '../../../api/quantity.js';
 import { semanticEqual } from '../../../api/semantic-equal.js';
+import type { ObjectMetaInput } from '../../../api/validation/object-meta-types.js';
+import { validateObjectMetaUpdate } from '../../../api/validation/object-meta-update.js';
 import type { KubeObject } from '../object.js';
 import type { StatusStrategy } from '../resource.js';
+import { STATUS_KEEPS_METADATA } from './common.js';
 import { type Rec, rec, recs, str } from './core-json.js';
 import { defaultPod } from './core-pod-defaults.js';
 import { computePodQOS } from './core-pod-qos.js';
@@ -17,8 +20,6 @@ import { validatePodMetadataAndSpec } from './core-pod-validation.js';
 
 const MIRROR = 'kubernetes.io/config.mirror';
 const RESIZABLE = ['cpu', 'memory'];
-/** The metadata a status-like write may not change (upstream's ResetObjectMetaForStatus). */
-const KEPT_METADATA = ['labels', 'annotations', 'finalizers', 'ownerReferences'] as const;
 
 const isSidecar = (c: Rec) => c.restartPolicy === 'Always';
 
@@ -63,7 +64,7 @@ function prepareForUpdate(pod: KubeObject, old: KubeObject): void {
   else pod.status = structuredClone(old.status);
   const meta = pod.metadata as Rec;
   const oldMeta = old.metadata as Rec;
-  for (const key of KEPT_METADATA) {
+  for (const key of STATUS_KEEPS_METADATA) {
     if (oldMeta[key] === undefined) delete meta[key];
     else meta[key] = structuredClone(oldMeta[key]);
   }
@@ -159,9 +160,21 @@ function nodeSupportsResize(old: KubeObject): boolean {
   return running === undefined || running.resources !== undefined;
 }
 
+/** Whether a pod sets pod-level resources (spec.resources). */
+const podLevelResources = (pod: KubeObject) => {
+  const resources = rec(rec(pod.spec).resources);
+  return Object.keys(rec(resources.requests)).length + Object.keys(rec(resources.limits)).length > 0;
+};
+
 /** Upstream's ValidatePodResize. */
 export function validatePodResize(pod: KubeObject, old: KubeObject): FieldError[] {
-  const errs = validatePodMetadataAndSpec(pod);
+  const errs = [
+    ...validateObjectMetaUpdate(pod.metadata as ObjectMetaInput, old.metadata as ObjectMetaInput, path('metadata')),
+    ...validatePodMetadataAndSpec(pod),
+  ];
+  if (podLevelResources(old) || podLevelResources(pod)) {
+    return [forbidden(path(''), 'pods with pod-level resources cannot be resized')];
+  }
   if (old.metadata.annotations?.[MIRROR] !== undefined) return [forbidden(path(''), 'static pods cannot be resized')];
   const oldSpec = rec(old.spec);
   if (str(rec(oldSpec.os).name) === 'windows') return [forbidden(path(''), 'windows pods cannot be resized')];

@@ -133,7 +133,8 @@ class SimContainer implements RuntimeContainerStatus {
   ) {
     this.name = spec.name;
     this.image = spec.image ?? '';
-    this.allocated = resourcesOf(spec);
+    // The spec's own object, read only: a resize replaces it with a copy.
+    this.allocated = spec.resources ?? {};
     this.actuated = this.allocated;
     this.state = { kind: 'waiting', reason: waitingReason };
   }
@@ -287,6 +288,11 @@ export class SimPod {
         c.state = { kind: 'running', startedAt: this.startTime };
         c.started = true;
         c.ready = true;
+        // What the previous kubelet applied stands (its allocation checkpoint, as far as the status shows it).
+        if (s?.resources && typeof s.resources === 'object') {
+          c.allocated = structuredClone(s.resources) as ContainerResources;
+          c.actuated = c.allocated;
+        }
       } else {
         c.state = {
           kind: 'terminated',
@@ -319,6 +325,7 @@ export class SimPod {
       if (!c.ready) this.failReadiness(c);
       this.scheduleLifecycle(c);
     }
+    this.allocatedView = undefined;
     this.host.changed(this);
     return true;
   }
@@ -356,6 +363,7 @@ export class SimPod {
   /** A newer version of the pod object; a deletionTimestamp starts the graceful stop. */
   update(pod: KubeObject): void {
     this.pod = pod;
+    this.allocatedView = undefined;
     if (pod.metadata.deletionTimestamp) this.terminate();
     else this.startEphemeral();
   }
@@ -365,6 +373,36 @@ export class SimPod {
   /** A resize the node cannot take (PodResizePending's reason and message), while the spec asks for it. */
   private resizePending: { reason: string; message: string } | undefined;
   private actuation: TimerHandle | undefined;
+  private allocatedView: KubeObject | undefined;
+
+  /**
+   * The pod as the node has allocated it (upstream's allocated pod): its spec, with each resizable container's
+   * resources as allocated — what it counts for beside other pods, whatever a resize not taken asks. The pod object
+   * itself when nothing differs, so that what is remembered per object (its requests) stays.
+   */
+  allocatedPod(): KubeObject {
+    if (this.allocatedView) return this.allocatedView;
+    const spec = this.pod.spec ?? {};
+    const differs = (c: SimContainer) => c.resizable && !semanticEqual(this.specNow(c)?.resources ?? {}, c.allocated);
+    if (!this.all().some(differs)) {
+      this.allocatedView = this.pod;
+      return this.pod;
+    }
+    const allocated = (list: ContainerSpec[] | undefined, init: boolean) =>
+      list?.map((spec) => {
+        const c = (init ? this.initContainers : this.containers).find((x) => x.name === spec.name);
+        return c?.resizable ? { ...spec, resources: c.allocated } : spec;
+      });
+    this.allocatedView = {
+      ...this.pod,
+      spec: {
+        ...spec,
+        containers: allocated(spec.containers, false),
+        ...(spec.initContainers ? { initContainers: allocated(spec.initContainers, true) } : {}),
+      },
+    };
+    return this.allocatedView;
+  }
 
   /** The spec of a container as the pod object has it now. */
   private specNow(c: SimContainer): ContainerSpec | undefined {
@@ -377,8 +415,8 @@ export class SimPod {
    * compares the whole requirements); false once the pod is finished or stopping.
    */
   resizeRequested(): boolean {
-    if (this.terminal || this.terminating || this.rejected) return false;
-    return this.all().some((c) => c.resizable && !semanticEqual(this.specNow(c)?.resources ?? {}, c.allocated));
+    if (this.terminal || this.rejected) return false;
+    return this.allocatedPod() !== this.pod;
   }
 
   /**
@@ -387,7 +425,13 @@ export class SimPod {
    */
   acceptResize(): void {
     this.resizePending = undefined;
-    for (const c of this.all()) if (c.resizable) c.allocated = resourcesOf(this.specNow(c));
+    for (const c of this.all()) {
+      if (!c.resizable) continue;
+      c.allocated = resourcesOf(this.specNow(c));
+      // A resize taken resets the container's crash-loop back-off, as upstream's kubelet does.
+      c.backoffMs = 0;
+    }
+    this.allocatedView = undefined;
     this.actuation?.cancel();
     this.actuation = this.host.wheel.after(RELIST_MS, () => {
       this.actuation = undefined;
@@ -436,8 +480,6 @@ export class SimPod {
       finishedAt: now,
       containerID: c.containerID,
     };
-    // A resize taken resets the container's crash-loop back-off, as upstream's kubelet does.
-    c.backoffMs = 0;
     c.restartCount++;
     c.previousLog = c.log;
     c.log = new ContainerLog();
@@ -450,11 +492,6 @@ export class SimPod {
     if (this.resizePending?.reason === reason && this.resizePending.message === message) return;
     this.resizePending = { reason, message };
     this.host.changed(this);
-  }
-
-  /** Whether a resize waits for the node (PodResizePending). */
-  get resizeHeld(): boolean {
-    return this.resizePending !== undefined;
   }
 
   /** The spec asks for what the containers have (again): no resize is pending. */
