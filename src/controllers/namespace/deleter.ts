@@ -1,7 +1,8 @@
 /**
- * Empties a namespace that is being deleted and then releases it (upstream's NamespacedResourcesDeleter): every
- * namespaced resource the server serves (discovery, preferred versions, with the delete verb) is deleted with one
- * deletecollection, or listed and deleted object by object where deletecollection is not served. While objects
+ * Empties a namespace that is being deleted and then releases it (upstream's NamespacedResourcesDeleter): its pods
+ * first (OrderedNamespaceDeletion), then, once none remain, every other namespaced resource the server serves
+ * (discovery, preferred versions, with the delete verb), each with one deletecollection, or listed and deleted
+ * object by object where deletecollection is not served. While objects
  * remain (pods terminating gracefully, objects held by finalizers) it answers ResourcesRemainingError with an
  * estimate of the wait; once nothing remains it removes its finalizer (`kubernetes`) from spec.finalizers through
  * the namespace's finalize subresource, and the apiserver then removes the namespace. Each pass records what holds
@@ -193,10 +194,31 @@ export class NamespacedResourcesDeleter {
       conditions.processDiscoverResourcesErr(err);
       if (err instanceof GroupDiscoveryFailedError) resources = err.resources;
     }
-    const deletable = resources.filter((r) => r.namespaced && r.verbs.includes('delete'));
+    let deletable = resources.filter((r) => r.namespaced && r.verbs.includes('delete'));
 
     const totals: ContentTotals = emptyTotals();
     let estimate = 0;
+    // OrderedNamespaceDeletion (beta, on in v1.33): the pods go first, and nothing else is deleted while any remain,
+    // so that no pod outlives the policies and objects it runs under (NetworkPolicies, Secrets, …).
+    const pods = deletable.find((r) => r.group === '' && r.resource === 'pods');
+    if (pods) {
+      deletable = deletable.filter((r) => r !== pods);
+      const result = await this.deleteAllContentFor(pods, namespace, deletedAt);
+      if (result.error !== undefined) {
+        const reason = result.error instanceof Error ? result.error.message : String(result.error);
+        errors.push(new Error(`failed to delete pods for namespace: ${namespace}, err: ${reason}`));
+        conditions.processDeleteContentErr(result.error);
+      }
+      estimate = Math.max(estimate, result.estimate);
+      if (result.remaining > 0) {
+        this.log.v(5).info('Namespace controller - pods still remain, delaying deletion of other resources', {
+          namespace,
+        });
+        await this.writeConditions(ns, conditions);
+        if (errors.length > 0) throw new AggregatedError(errors);
+        return estimate;
+      }
+    }
     const results = await Promise.all(
       deletable.map(async (resource) => ({
         resource,
@@ -219,20 +241,25 @@ export class NamespacedResourcesDeleter {
       }
     }
     conditions.processContentTotals(totals);
-
-    // Always written when it changed, so that a condition that cleared is seen to have cleared.
-    const status = structuredClone(ns.status ?? {});
-    if (conditions.update(status)) {
-      try {
-        await this.client.namespaces().updateStatus({ ...ns, status });
-      } catch (err) {
-        this.log.error("couldn't update status condition for namespace", { namespace, err: String(err) });
-      }
-    }
+    await this.writeConditions(ns, conditions);
 
     this.log.v(4).info('namespace controller - deleteAllContent', { namespace, estimate, errors: errors.length });
     if (errors.length > 0) throw new AggregatedError(errors);
     return estimate;
+  }
+
+  /** Writes the namespace's deletion conditions when they changed, so that one that cleared is seen to clear. */
+  private async writeConditions(ns: NamespaceObject, conditions: NamespaceConditionUpdater): Promise<void> {
+    const status = structuredClone(ns.status ?? {});
+    if (!conditions.update(status)) return;
+    try {
+      await this.client.namespaces().updateStatus({ ...ns, status });
+    } catch (err) {
+      this.log.error("couldn't update status condition for namespace", {
+        namespace: ns.metadata.name ?? '',
+        err: String(err),
+      });
+    }
   }
 
   /** Deletes all objects of one resource in the namespace and reports what is left (never rejects). */

@@ -160,9 +160,8 @@ describe('namespace controller', () => {
     const ns = 'held';
     await createNamespace(ns);
     const c = cp.client;
-    await c.configMaps(ns).create({ metadata: { name: 'settings' } });
     for (const name of ['a', 'b']) {
-      await c.pods(ns).create({ metadata: { name, finalizers: ['example.com/hold'] }, spec: podSpec });
+      await c.configMaps(ns).create({ metadata: { name, finalizers: ['example.com/hold'] } });
     }
 
     await c.namespaces().delete(ns);
@@ -173,7 +172,7 @@ describe('namespace controller', () => {
         ...condition(current, 'NamespaceContentRemaining'),
         status: 'True',
         reason: 'SomeResourcesRemain',
-        message: 'Some resources are remaining: pods. has 2 resource instances',
+        message: 'Some resources are remaining: configmaps. has 2 resource instances',
       });
       return current;
     });
@@ -200,11 +199,42 @@ describe('namespace controller', () => {
       ],
     );
     assert.deepEqual(held.spec?.finalizers, ['kubernetes']);
-    // Everything else is gone already; the pods wait, marked for deletion.
-    assert.deepEqual((await c.configMaps(ns).list()).items, []);
-    const pods = (await c.pods(ns).list()).items;
-    assert.equal(pods.length, 2);
-    assert.ok(pods.every((p) => p.metadata.deletionTimestamp));
+    // Everything else is gone already (the ServiceAccount and root CA ConfigMap the controllers made); the held
+    // objects wait, marked for deletion.
+    assert.deepEqual((await c.serviceAccounts(ns).list()).items, []);
+    const left = (await c.configMaps(ns).list()).items;
+    assert.deepEqual(left.map((m) => m.metadata.name).sort(), ['a', 'b']);
+    assert.ok(left.every((m) => m.metadata.deletionTimestamp));
+
+    for (const name of ['a', 'b']) {
+      await c.configMaps(ns).patch(name, 'merge', { metadata: { finalizers: null } });
+    }
+    await eventually(() => namespaceGone(ns));
+  });
+
+  it('deletes the pods first, and the rest only once no pod remains (OrderedNamespaceDeletion)', async () => {
+    const ns = 'ordered';
+    await createNamespace(ns);
+    const c = cp.client;
+    await c.configMaps(ns).create({ metadata: { name: 'settings' } });
+    for (const name of ['a', 'b']) {
+      await c.pods(ns).create({ metadata: { name, finalizers: ['example.com/hold'] }, spec: podSpec });
+    }
+
+    await c.namespaces().delete(ns);
+    await eventually(async () => {
+      const pods = (await c.pods(ns).list()).items;
+      assert.equal(pods.length, 2);
+      assert.ok(pods.every((p) => p.metadata.deletionTimestamp));
+      // Upstream updates the conditions without counting what remains while pods hold the rest back.
+      const current = await c.namespaces().get(ns);
+      assert.equal(condition(current, 'NamespaceDeletionContentFailure')?.reason, 'ContentDeleted');
+    });
+    // Several passes later, the ConfigMap is still there, untouched.
+    await new Promise((r) => setTimeout(r, 300));
+    const settings = await c.configMaps(ns).get('settings');
+    assert.equal(settings.metadata.deletionTimestamp, undefined);
+    assert.equal((await c.namespaces().get(ns)).status?.phase, 'Terminating');
 
     for (const name of ['a', 'b']) {
       await c.pods(ns).patch(name, 'merge', { metadata: { finalizers: null } });
@@ -216,20 +246,21 @@ describe('namespace controller', () => {
     const ns = 'graceful';
     await createNamespace(ns);
     const c = cp.client;
+    await c.configMaps(ns).create({ metadata: { name: 'settings' } });
     // A pod bound to a node is deleted gracefully: it stays until its kubelet (here: the test) removes it.
     const pod = await c.pods(ns).create({ metadata: { name: 'bound' }, spec: { ...podSpec, nodeName: 'node-1' } });
     await markRunning(ns, pod);
 
     await c.namespaces().delete(ns);
-    await eventually(async () => {
-      const current = await c.namespaces().get(ns);
-      const remaining = condition(current, 'NamespaceContentRemaining');
-      assert.equal(remaining?.reason, 'SomeResourcesRemain');
-      assert.equal(remaining?.message, 'Some resources are remaining: pods. has 1 resource instances');
-      assert.equal(condition(current, 'NamespaceFinalizersRemaining')?.reason, 'ContentHasNoFinalizers');
+    const terminating = await eventually(async () => {
+      const current = await c.pods(ns).get('bound');
+      assert.ok(current.metadata.deletionTimestamp);
+      return current;
     });
-    const terminating = await c.pods(ns).get('bound');
-    assert.ok(terminating.metadata.deletionTimestamp);
+    assert.equal(terminating.metadata.deletionGracePeriodSeconds, 30);
+    // The other content waits for the pod.
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal((await c.configMaps(ns).get('settings')).metadata.deletionTimestamp, undefined);
 
     await c.pods(ns).delete('bound', { gracePeriodSeconds: 0 });
     await eventually(() => namespaceGone(ns));
