@@ -141,6 +141,26 @@ export function isDNS1123Subdomain(value: string): string[] {
   return errs;
 }
 
+const DNS1123_LABEL_FMT_UNDERSCORE = '_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?';
+const DNS1123_SUBDOMAIN_UNDERSCORE_RE = anchored(
+  `${DNS1123_LABEL_FMT_UNDERSCORE}(\\.${DNS1123_LABEL_FMT_UNDERSCORE})*`,
+);
+const DNS1123_SUBDOMAIN_UNDERSCORE_MSG =
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '_', '-' or '.', and must start and end with an alphanumeric character";
+
+/**
+ * IsDNS1123SubdomainWithUnderscore: a subdomain whose labels may hold underscores and start with one (DNS search
+ * domains such as `_sip._tcp.example.com`). As upstream, its message quotes the plain subdomain's regex.
+ */
+export function isDNS1123SubdomainWithUnderscore(value: string): string[] {
+  const errs: string[] = [];
+  if (byteLength(value) > DNS1123_SUBDOMAIN_MAX_LENGTH) errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX_LENGTH));
+  if (!DNS1123_SUBDOMAIN_UNDERSCORE_RE.test(value)) {
+    errs.push(regexError(DNS1123_SUBDOMAIN_UNDERSCORE_MSG, DNS1123_SUBDOMAIN_FMT, 'example.com'));
+  }
+  return errs;
+}
+
 export function isDNS1035Label(value: string): string[] {
   if (fitsAscii(value, DNS1035_LABEL_MAX_LENGTH, DNS1035_LABEL_RE)) return [];
   const errs: string[] = [];

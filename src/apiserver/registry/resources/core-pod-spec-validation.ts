@@ -16,7 +16,7 @@ import {
 import { isValidIPForLegacyField } from '../../../api/validation/ip.js';
 import { validateLabelName, validateLabels } from '../../../api/validation/labels.js';
 import { nameIsDNSSubdomain } from '../../../api/validation/name-validators.js';
-import { isValidLabelValue } from '../../../api/validation/names.js';
+import { isDNS1123SubdomainWithUnderscore, isValidLabelValue } from '../../../api/validation/names.js';
 import { validateResourceRequirements } from './core-container-resources.js';
 import { hostPortConflicts, validateContainerCommon, validateProbesAndLifecycle } from './core-container-validation.js';
 import { dns1123Label, dns1123Subdomain, qualifiedName } from './core-field-checks.js';
@@ -203,7 +203,11 @@ function dnsConfig(spec: Rec, at: FieldPath): FieldError[] {
     );
   }
   searches.forEach((s, i) => {
-    if (s !== '.') errs.push(...dns1123Subdomain(s.replace(/\.$/, ''), at.child('searches').index(i)));
+    // RelaxedDNSSearchValidation (beta, on in v1.33): underscores allowed, "." taken as it is.
+    if (s === '.') return;
+    const name = s.replace(/\.$/, '');
+    for (const msg of isDNS1123SubdomainWithUnderscore(name))
+      errs.push(invalid(at.child('searches').index(i), name, msg));
   });
   recs(c.options).forEach((o, i) => {
     if (!str(o.name)) errs.push(required(at.child('options').index(i), 'must not be empty'));

@@ -17,6 +17,18 @@ describe('pod validation', () => {
     assert.deepEqual(messages(pod({ containers: [{ name: 'web', image: 'nginx' }] })), []);
   });
 
+  it('takes DNS search domains with underscores and a lone dot (RelaxedDNSSearchValidation, on in v1.33)', () => {
+    const containers = [{ name: 'web', image: 'nginx' }];
+    const withSearches = (searches: string[]) => pod({ containers, dnsConfig: { searches } });
+    assert.deepEqual(messages(withSearches(['_sip._tcp.example.com', 'svc.cluster.local.', '.'])), []);
+    assert.deepEqual(messages(withSearches(['Bad_.example'])), [
+      'spec.dnsConfig.searches[0]: Invalid value: "Bad_.example": a lowercase RFC 1123 subdomain must consist of ' +
+        "lower case alphanumeric characters, '_', '-' or '.', and must start and end with an alphanumeric " +
+        "character (e.g. 'example.com', regex used for validation is " +
+        "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+    ]);
+  });
+
   it('requires containers, names and images', () => {
     assert.deepEqual(messages(pod({})), ['spec.containers: Required value']);
     assert.deepEqual(messages(pod({ containers: [{ image: 'nginx' }] })), ['spec.containers[0].name: Required value']);
