@@ -7,11 +7,13 @@
 import { type FieldError, invalid, invalidStatus, path } from '../../../api/field-errors.js';
 import { StatusError, statusErrors } from '../../../api/status-error.js';
 import { goStringSlice } from '../../../api/validation/go-format.js';
+import type { Store } from '../../../storage/types.js';
 import { ClusterIPAllocator } from '../allocators/ip-allocator.js';
 import { familyOf } from '../allocators/ip-range.js';
 import { NodePortAllocator } from '../allocators/port-allocator.js';
 import type { KubeObject } from '../object.js';
 import { str } from './core-json.js';
+import { IPAddressMirror } from './core-service-ipaddresses.js';
 import {
   CLUSTER_IP_NONE,
   clusterIPsOf,
@@ -58,14 +60,21 @@ class Transaction implements AllocationTransaction {
   readonly ips: string[] = [];
   readonly ports: number[] = [];
   readonly releaseIPs: string[] = [];
+  /** Addresses the Service already held in the tracker, whose IPAddress is written on commit all the same. */
+  readonly kept: string[] = [];
   readonly releasePorts: number[] = [];
   constructor(
     private readonly owner: ServiceAllocations,
     readonly dryRun: boolean,
+    private readonly svc: KubeObject,
   ) {}
   commit() {
     if (this.dryRun) return;
-    for (const ip of this.releaseIPs) this.owner.releaseIP(ip);
+    for (const ip of [...this.ips, ...this.kept]) this.owner.mirror?.hold(ip, this.svc);
+    for (const ip of this.releaseIPs) {
+      this.owner.releaseIP(ip);
+      if (!this.ips.includes(ip)) this.owner.mirror?.release(ip);
+    }
     for (const port of this.releasePorts) if (!this.ports.includes(port)) this.owner.ports.release(port);
   }
   revert() {
@@ -78,6 +87,8 @@ class Transaction implements AllocationTransaction {
 export class ServiceAllocations {
   readonly ips: ClusterIPAllocator;
   readonly ports: NodePortAllocator;
+  /** The IPAddress objects of the held addresses, once the registry's storage is known (attach). */
+  mirror: IPAddressMirror | undefined;
   private loaded: Promise<void> | undefined;
 
   constructor(options: ServiceAllocationOptions = {}) {
@@ -90,19 +101,36 @@ export class ServiceAllocations {
     this.ips.restore(this.ips.apiServerIP, KUBERNETES_SERVICE);
   }
 
-  /** Fills the trackers from the stored Services, once; later calls wait for the first. */
+  /** Keeps IPAddress objects for the held addresses in storage (the first storage given stays). */
+  attach(storage: Store): void {
+    this.mirror ??= new IPAddressMirror(storage);
+  }
+
+  /**
+   * Fills the trackers from the stored Services, once; later calls wait for the first. The IPAddress objects are
+   * then reconciled with what the Services hold.
+   */
   load(readServices: () => Promise<KubeObject[]>): Promise<void> {
     this.loaded ??= readServices().then((services) => {
-      for (const svc of services) this.restore(svc);
+      const held = new Map<string, KubeObject>();
+      for (const svc of services) {
+        this.restore(svc);
+        for (const ip of this.heldIPs(svc)) held.set(ip, svc);
+      }
+      this.mirror?.reconcile(held);
     });
     return this.loaded;
   }
 
+  /** The ClusterIPs of svc this allocator tracks. */
+  private heldIPs(svc: KubeObject): string[] {
+    if (typeOf(svc) === 'ExternalName' || isHeadless(svc)) return [];
+    return clusterIPsOf(svc).filter((ip) => familyOf(ip) === this.ips.family);
+  }
+
   restore(svc: KubeObject): void {
     const owner = ownerOf(svc);
-    if (typeOf(svc) !== 'ExternalName' && !isHeadless(svc)) {
-      for (const ip of clusterIPsOf(svc)) if (familyOf(ip) === this.ips.family) this.ips.restore(ip, owner);
-    }
+    for (const ip of this.heldIPs(svc)) this.ips.restore(ip, owner);
     for (const port of collectNodePorts(svc)) this.ports.restore(port, owner);
   }
 
@@ -113,15 +141,16 @@ export class ServiceAllocations {
 
   /** Everything a deleted Service held. */
   release(svc: KubeObject): void {
-    if (typeOf(svc) !== 'ExternalName' && !isHeadless(svc)) {
-      for (const ip of clusterIPsOf(svc)) if (familyOf(ip) === this.ips.family) this.releaseIP(ip);
+    for (const ip of this.heldIPs(svc)) {
+      this.releaseIP(ip);
+      this.mirror?.release(ip);
     }
     for (const port of collectNodePorts(svc)) this.ports.release(port);
   }
 
   /** Fills IP family fields and reserves what a new Service needs; throws the Status to answer with. */
   allocateCreate(svc: KubeObject, dryRun: boolean): AllocationTransaction {
-    const txn = new Transaction(this, dryRun);
+    const txn = new Transaction(this, dryRun, svc);
     try {
       this.initIPFamilyFields(svc, undefined);
       this.allocateClusterIPs(svc, txn);
@@ -136,7 +165,7 @@ export class ServiceAllocations {
 
   /** Reserves what an updated Service newly needs and schedules what it let go for release on commit. */
   allocateUpdate(svc: KubeObject, old: KubeObject, dryRun: boolean): AllocationTransaction {
-    const txn = new Transaction(this, dryRun);
+    const txn = new Transaction(this, dryRun, svc);
     try {
       this.initIPFamilyFields(svc, old);
       this.updateClusterIPs(svc, old, txn);
@@ -260,7 +289,11 @@ export class ServiceAllocations {
 
   private requestIP(svc: KubeObject, ip: string, all: string[], txn: Transaction): string {
     const owner = ownerOf(svc);
-    if (ip === this.ips.apiServerIP && owner === KUBERNETES_SERVICE && this.ips.ownerOf(ip) === owner) return ip;
+    if (ip === this.ips.apiServerIP && owner === KUBERNETES_SERVICE && this.ips.ownerOf(ip) === owner) {
+      // Kept for the `kubernetes` Service from the start: only its IPAddress is to be written.
+      if (!txn.dryRun) txn.kept.push(ip);
+      return ip;
+    }
     const problem = this.ips.check(ip);
     if (problem) {
       throw invalidService(svc, [

@@ -125,15 +125,18 @@ export function services(options: ServiceAllocationOptions = {}): Builtin & { al
       'spec.type': (svc) => typeOf(svc),
     },
     async beginCreate(svc, ctx) {
+      allocations.attach(ctx.storage);
       await allocations.load(() => storedServices(ctx));
       normalizeClusterIPs(svc);
       return finisher(allocations.allocateCreate(svc, ctx.dryRun));
     },
     async beginUpdate(svc, old, ctx) {
+      allocations.attach(ctx.storage);
       await allocations.load(() => storedServices(ctx));
       return finisher(allocations.allocateUpdate(svc, old, ctx.dryRun));
     },
     async afterDelete(svc, ctx) {
+      allocations.attach(ctx.storage);
       await allocations.load(() => storedServices(ctx));
       if (ctx.dryRun) return;
       allocations.release(svc);
