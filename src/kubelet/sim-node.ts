@@ -292,6 +292,23 @@ export class SimNode implements PodHost {
     return { kind: 'Node', name: this.name, uid: this.name };
   }
 
+  /** spec.unschedulable as this kubelet last saw it (upstream's lastNodeUnschedulable starts false). */
+  private lastUnschedulable = false;
+
+  /**
+   * NodeNotSchedulable / NodeSchedulable when the node is cordoned or uncordoned, as upstream's kubelet records
+   * them at its next status update (recordNodeSchedulableEvent).
+   */
+  private schedulableEvent(node: KubeObject): void {
+    const unschedulable = node.spec?.unschedulable === true;
+    if (unschedulable === this.lastUnschedulable) return;
+    this.lastUnschedulable = unschedulable;
+    const event = unschedulable ? 'NodeNotSchedulable' : 'NodeSchedulable';
+    this.ctx
+      .recorder(this.name)
+      ?.eventf(this.nodeRef(), 'Normal', event, 'Node %s status is now: %s', this.name, event);
+  }
+
   private conditionEvents(before: KubeObject | undefined, after: KubeObject | Record<string, unknown>): void {
     const recorder = this.ctx.recorder(this.name);
     if (!recorder) return;
@@ -395,6 +412,7 @@ export class SimNode implements PodHost {
     if (!this.canTalk()) return;
     const current = this.ctx.nodeFromCache(this.name);
     if (!current) return;
+    this.schedulableEvent(current);
     const now = this.ctx.clock.now();
     const desired = desiredNodeStatus(this.spec, this.runtime, current, now);
     if (!nodeStatusChanged(desired, current) && now - this.lastReport < this.ctx.nodeStatusReportFrequencyMs) return;

@@ -519,6 +519,29 @@ describe('simulated kubelets', () => {
     await eventually(async () => assert.notEqual(await renewTime(), frozen));
   });
 
+  it('records NodeNotSchedulable and NodeSchedulable at the status update after a cordon and an uncordon', async () => {
+    const nodeEvents = async () =>
+      (await cp.client.events('default').list({ fieldSelector: 'involvedObject.name=node-3' })).items
+        .filter((e) => e.reason === 'NodeNotSchedulable' || e.reason === 'NodeSchedulable')
+        .map((e) => `${e.type} ${e.reason}: ${e.message} (${e.source?.component}/${e.source?.host})`);
+    assert.deepEqual(await nodeEvents(), []);
+    await cp.client.nodes().patch('node-3', 'merge', { spec: { unschedulable: true } });
+    await eventually(async () => {
+      await step(10_000, 5000);
+      assert.deepEqual(await nodeEvents(), [
+        'Normal NodeNotSchedulable: Node node-3 status is now: NodeNotSchedulable (kubelet/node-3)',
+      ]);
+    });
+    await cp.client.nodes().patch('node-3', 'merge', { spec: { unschedulable: null } });
+    await eventually(async () => {
+      await step(10_000, 5000);
+      assert.equal(
+        (await nodeEvents()).at(-1),
+        'Normal NodeSchedulable: Node node-3 status is now: NodeSchedulable (kubelet/node-3)',
+      );
+    });
+  });
+
   it('keeps the lines lifecycle steps write, for kubectl logs', async () => {
     await boundPod('talker', 'node-2', {}, { 'sim.wheelhouse.dev/logs': 'hello\nworld' });
     await step(1000);
