@@ -101,6 +101,10 @@ export function statusFromCounts(
     readyReplicas: counts.ready,
     availableReplicas: counts.available,
   };
+  // Only replicas is written when zero: the other counts are omitempty in upstream's ReplicaSetStatus.
+  for (const k of ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas'] as const) {
+    if (next[k] === 0) delete next[k];
+  }
   if (conditions && conditions.length > 0) next.conditions = conditions;
   else delete next.conditions;
   return next;

@@ -5,7 +5,8 @@
 import { semanticEqual } from '../../../api/semantic-equal.js';
 import type { DeploymentStatus } from './types.js';
 
-const COUNTS = [
+/** The counts of a DeploymentStatus (all omitempty in upstream's type: absent means 0). */
+export const COUNTS = [
   'observedGeneration',
   'replicas',
   'updatedReplicas',

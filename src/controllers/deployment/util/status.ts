@@ -5,6 +5,7 @@
  */
 import { maxUnavailable } from './fenceposts.js';
 import { actualReplicas, availableReplicas, readyReplicas, specReplicas } from './replica-sets.js';
+import { COUNTS } from './status-equal.js';
 import {
   type Condition,
   DEPLOYMENT_AVAILABLE,
@@ -98,6 +99,8 @@ export function calculateStatus(
     availableReplicas: available,
     unavailableReplicas: unavailable,
   };
+  // Every count is omitempty in upstream's DeploymentStatus: a zero is not written (nor shown by kubectl).
+  for (const k of COUNTS) if (status[k] === 0) delete status[k];
   if (d.status?.collisionCount !== undefined) status.collisionCount = d.status.collisionCount;
   if (d.status?.conditions) status.conditions = d.status.conditions.map((c) => ({ ...c }));
   if (available >= replicasOf(d) - maxUnavailable(d)) {
