@@ -22,7 +22,7 @@ import { buildHandlerChain } from './handler-chain.js';
 import { Discovery } from './handlers/discovery.js';
 import { HealthChecks } from './handlers/health.js';
 import { isPodConnectRequest, registerUpgrade, servePodConnect } from './handlers/pod-proxy.js';
-import { serveResource, subresourceCreateAdmission } from './handlers/rest.js';
+import { addLegacyBindings, serveResource, subresourceCreateAdmission } from './handlers/rest.js';
 import { versionHandler } from './handlers/version.js';
 import { OpenAPIService } from './openapi/service.js';
 import { writeRawJson, writeText } from './respond.js';
@@ -106,6 +106,7 @@ export class APIServer {
     addAuthenticationReviews(opts.registry, this.authn);
     const defaultProbes = defaultComponentProbes(opts.storage);
     addComponentStatuses(opts.registry, opts.componentProbes ?? (() => defaultProbes));
+    addLegacyBindings(opts.registry);
     this.health.add(['healthz', 'livez', 'readyz'], { name: 'ping', check: () => {} });
     this.health.add(['healthz', 'livez', 'readyz'], { name: 'log', check: () => {} });
     this.health.add(['healthz', 'livez', 'readyz'], {

@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
-import { apiRequest } from '../../src/testing/api-client.js';
+import { apiRequest, kubectl } from '../../src/testing/api-client.js';
 import assert from '../../src/testing/assert.js';
 
 const PODS = '/api/v1/namespaces/default/pods';
@@ -46,5 +46,30 @@ describe('apiserver: pods/binding, as the scheduler uses it', () => {
     assert.equal(mismatch.status, 400);
     const v1 = (await apiRequest(cp, 'GET', '/api/v1')).body;
     assert.ok(v1.resources.some((r: { name: string }) => r.name === 'pods/binding'));
+  });
+
+  it('serves the legacy bindings collection: kubectl create -f a Binding schedules the pod it names', async () => {
+    const created = await apiRequest(cp, 'POST', PODS, {
+      body: { metadata: { name: 'manual' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+    });
+    assert.equal(created.status, 201, created.text);
+    const manifest =
+      'apiVersion: v1\nkind: Binding\nmetadata:\n  name: manual\ntarget:\n  kind: Node\n  name: node-3\n';
+    const made = await kubectl(cp, ['create', '-f', '-'], { input: manifest });
+    assert.equal(made.code, 0, made.stderr);
+    // The answer is a Status, not the Binding, so kubectl prints what upstream's users see.
+    assert.equal(made.stdout.trim(), 'status/<unknown> created');
+    assert.equal((await apiRequest(cp, 'GET', `${PODS}/manual`)).body.spec.nodeName, 'node-3');
+    const again = await kubectl(cp, ['create', '-f', '-'], { input: manifest });
+    assert.notEqual(again.code, 0);
+    assert.match(
+      again.stderr,
+      /Operation cannot be fulfilled on pods\/binding "manual": pod manual is already assigned to node "node-3"/,
+    );
+    const v1 = (await apiRequest(cp, 'GET', '/api/v1')).body;
+    const bindings = v1.resources.find((r: { name: string }) => r.name === 'bindings');
+    assert.deepEqual([bindings?.kind, bindings?.namespaced, bindings?.verbs], ['Binding', true, ['create']]);
+    const listed = await apiRequest(cp, 'GET', '/api/v1/namespaces/default/bindings');
+    assert.equal(listed.status, 405, listed.text);
   });
 });

@@ -414,21 +414,34 @@ async function serveFinalize(ctx: RequestContext, served: ServedResource, dryRun
  * POST of a pod's binding subresource: the scheduler's way of assigning a pod to a node. Answers 201 with a
  * Success status, as upstream's BindingREST does.
  */
-async function serveBinding(ctx: RequestContext, served: ServedResource, ns: string, dryRun: boolean): Promise<void> {
+async function serveBinding(
+  ctx: RequestContext,
+  served: ServedResource,
+  ns: string,
+  dryRun: boolean,
+  legacy?: ResourceDefinition,
+): Promise<void> {
   const binding = served.def.binding;
   if (!binding || ctx.info.verb !== 'create') {
-    throw statusErrors.methodNotSupported(groupResource(served.def), ctx.info.verb);
+    throw statusErrors.methodNotSupported(groupResource(legacy ?? served.def), ctx.info.verb);
   }
   const body = decodeBody(await readBody(ctx), contentTypeOf(ctx));
   if (!isObject(body)) throw statusErrors.badRequest('the body of the request must be a JSON or YAML object');
   const obj = { ...body, metadata: isObject(body.metadata) ? body.metadata : {} } as KubeObject;
   logRequestObject(ctx, obj, { apiVersion: 'v1', kind: 'Binding' });
-  const name = ctx.info.name;
+  // The legacy bindings collection takes the pod's name from the Binding, as upstream's LegacyBindingREST does.
+  const name = legacy ? (obj.metadata.name ?? '') : ctx.info.name;
   if (obj.metadata.name && obj.metadata.name !== name) {
     throw statusErrors.badRequest(`name in URL does not match name in Binding object`);
   }
-  // Admission sees the Binding (a CREATE of pods/binding); the pod's own update then runs none, as upstream.
-  const admission = subresourceCreateAdmission(ctx, served, { group: '', version: 'v1', kind: 'Binding' }, dryRun);
+  // Admission sees the Binding (a CREATE of pods/binding, or of bindings); the pod's own update then runs none.
+  const admission = subresourceCreateAdmission(
+    ctx,
+    legacy ? { ...served, def: legacy } : served,
+    { group: '', version: 'v1', kind: 'Binding' },
+    dryRun,
+    name,
+  );
   const admitted = await admission.admit(obj);
   binding.validate(admitted);
   await admission.validate(admitted);
@@ -437,6 +450,30 @@ async function serveBinding(ctx: RequestContext, served: ServedResource, ns: str
     skipAdmission: true,
   });
   writeJson(ctx, 201, { ...successStatus(), code: 201 });
+}
+
+/**
+ * The legacy `bindings` collection of core/v1 (POST /api/v1/namespaces/<ns>/bindings): the Binding names the pod to
+ * bind, as upstream still serves it beside pods/<name>/binding. Admission sees a CREATE of bindings.
+ */
+export function addLegacyBindings(registry: APIRegistry): void {
+  registry.addVirtual({
+    group: '',
+    version: 'v1',
+    resource: 'bindings',
+    serve: async (ctx) => {
+      const pods = registry.lookup('', 'v1', 'pods');
+      const info = ctx.info;
+      if (!pods || !info.namespace || info.name || info.subresource) throw statusErrors.pathNotFound();
+      const legacy: ResourceDefinition = {
+        ...pods.def,
+        resource: 'bindings',
+        kind: 'Binding',
+        listKind: 'BindingList',
+      };
+      return serveBinding(ctx, pods, info.namespace, parseDryRun(ctx.url.searchParams), legacy);
+    },
+  });
 }
 
 function parseDryRun(q: URLSearchParams): boolean {
@@ -872,6 +909,7 @@ export function subresourceCreateAdmission(
   served: ServedResource,
   kind: { group: string; version: string; kind: string },
   dryRun: boolean,
+  name = ctx.info.name,
 ): CreateAdmission {
   const sink = admissionSinkOf(ctx);
   const options = requestOptions('CREATE', requestOptionFieldsOf(ctx, dryRun));
@@ -882,7 +920,7 @@ export function subresourceCreateAdmission(
       kind,
       subresource: ctx.info.subresource,
       namespace: ctx.info.namespace,
-      name: ctx.info.name,
+      name,
       user: ctx.user,
       sink,
       dryRun,
