@@ -226,10 +226,10 @@ describe('kubectl logs, exec, attach and port-forward on simulated pods', () => 
   it('runs commands with exec and passes on their exit code', async () => {
     const hi = await kubectl(cp, ['exec', 'web', '--', 'echo', 'hi']);
     assert.deepEqual(withoutDroppedReadyLine(hi), { code: 0, stdout: 'hi\n', stderr: '' });
-    const three = await kubectl(cp, ['exec', 'web', '--', 'sh', '-c', 'exit 3']);
+    const three = withoutDroppedReadyLine(await kubectl(cp, ['exec', 'web', '--', 'sh', '-c', 'exit 3']));
     assert.equal(three.code, 3);
     assert.equal(three.stderr, 'command terminated with exit code 3\n');
-    const missing = await kubectl(cp, ['exec', 'web', '--', 'nginx', '-t']);
+    const missing = withoutDroppedReadyLine(await kubectl(cp, ['exec', 'web', '--', 'nginx', '-t']));
     assert.equal(missing.code, 127);
     assert.match(missing.stderr, /^sh: nginx: not found\n/);
   });
