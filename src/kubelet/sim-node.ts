@@ -500,10 +500,7 @@ export class SimNode implements PodHost {
       this.resize(record);
       return;
     }
-    const node = this.ctx.nodeFromCache(this.name) ?? registrationNode(this.spec, this.runtime, this.ctx.clock.now());
-    const others = this.active()
-      .filter((r) => r !== record)
-      .map((r) => r.sim.allocatedPod());
+    const { node, others } = this.nodeAndOthers(record);
     const verdict = admitPod(pod, node, others);
     if (!verdict.admit) {
       this.event(pod, undefined, 'Warning', verdict.reason, verdict.message);
@@ -531,10 +528,7 @@ export class SimNode implements PodHost {
       sim.settleResize();
       return;
     }
-    const node = this.ctx.nodeFromCache(this.name) ?? registrationNode(this.spec, this.runtime, this.ctx.clock.now());
-    const others = this.active()
-      .filter((r) => r !== rec)
-      .map((r) => r.sim.allocatedPod());
+    const { node, others } = this.nodeAndOthers(rec);
     const hold = resizeHold(sim.pod, node, others);
     if (hold) {
       this.heldResizes.add(rec);
@@ -552,6 +546,21 @@ export class SimNode implements PodHost {
       if (this.pods.get(rec.sim.uid) !== rec) this.heldResizes.delete(rec);
       else this.resize(rec);
     }
+  }
+
+  /** A pod ended or went: the room it leaves may be what a held resize waits for. */
+  private roomMade(rec: PodRecord): void {
+    this.heldResizes.delete(rec);
+    if (this.heldResizes.size > 0) this.retryHeldResizes();
+  }
+
+  /** This node as the informer has it (or as it registers), and its other running pods as they are allocated. */
+  private nodeAndOthers(rec: PodRecord): { node: KubeObject; others: KubeObject[] } {
+    const node = this.ctx.nodeFromCache(this.name) ?? registrationNode(this.spec, this.runtime, this.ctx.clock.now());
+    const others = this.active()
+      .filter((r) => r !== rec)
+      .map((r) => r.sim.allocatedPod());
+    return { node, others };
   }
 
   /** The pod's ConfigMaps and Secrets, read as this node's kubelet reads them. */
@@ -633,8 +642,7 @@ export class SimNode implements PodHost {
     this.pods.delete(uid);
     this.running.delete(rec);
     this.ctx.indexPod(rec.sim, undefined);
-    this.heldResizes.delete(rec);
-    if (this.heldResizes.size > 0) this.retryHeldResizes();
+    this.roomMade(rec);
   }
 
   /** The records of the pods running here (not finished), dropping those that finished from running. */
@@ -665,8 +673,7 @@ export class SimNode implements PodHost {
     this.scheduleWrite(rec);
     if (sim.terminal && !rec.ended) {
       rec.ended = true;
-      this.heldResizes.delete(rec);
-      if (this.heldResizes.size > 0) this.retryHeldResizes();
+      this.roomMade(rec);
     }
   }
 

@@ -68,19 +68,20 @@ interface ContainerSpec {
 /** A copy of what a container spec asks for (requests, limits, claims). */
 const resourcesOf = (spec: ContainerSpec | undefined): ContainerResources => structuredClone(spec?.resources ?? {});
 
-/** Whether a container runs with the cpu and memory it was allocated (upstream's isPodResizeInProgress test). */
-function cpuMemorySame(a: ContainerResources | undefined, b: ContainerResources | undefined): boolean {
-  for (const list of ['requests', 'limits'] as const) {
-    for (const name of ['cpu', 'memory']) {
-      const x = a?.[list]?.[name];
-      const y = b?.[list]?.[name];
-      if (x === y) continue;
-      if (x === undefined || y === undefined) return false;
-      if (compareQuantities(parseQuantity(x as string), parseQuantity(y as string)) !== 0) return false;
-    }
-  }
-  return true;
+/** Whether a and b give resource name the same request and the same limit (as quantities; both unset is the same). */
+function sameAmounts(a: ContainerResources, b: ContainerResources, name: string): boolean {
+  return (['requests', 'limits'] as const).every((list) => {
+    const x = a[list]?.[name];
+    const y = b[list]?.[name];
+    if (x === y) return true;
+    if (x === undefined || y === undefined) return false;
+    return compareQuantities(parseQuantity(x as string), parseQuantity(y as string)) === 0;
+  });
 }
+
+/** Whether a container runs with the cpu and memory it was allocated (upstream's isPodResizeInProgress test). */
+const cpuMemorySame = (a: ContainerResources, b: ContainerResources) =>
+  sameAmounts(a, b, 'cpu') && sameAmounts(a, b, 'memory');
 
 /** The waiting reason of a container whose configuration cannot be made. */
 const CONFIG_ERROR = 'CreateContainerConfigError';
@@ -147,6 +148,14 @@ class SimContainer implements RuntimeContainerStatus {
 
   /** Added to the running pod through pods/ephemeralcontainers (kubectl debug). */
   ephemeral = false;
+
+  /** What a previous kubelet applied, as its status shows it, stands (its allocation checkpoint). */
+  adoptResources(status: Record<string, unknown> | undefined): void {
+    const reported = status?.resources;
+    if (!reported || typeof reported !== 'object') return;
+    this.allocated = structuredClone(reported) as ContainerResources;
+    this.actuated = this.allocated;
+  }
 
   /** Whether an in-place resize may change it: a regular container or a sidecar. */
   get resizable(): boolean {
@@ -288,11 +297,7 @@ export class SimPod {
         c.state = { kind: 'running', startedAt: this.startTime };
         c.started = true;
         c.ready = true;
-        // What the previous kubelet applied stands (its allocation checkpoint, as far as the status shows it).
-        if (s?.resources && typeof s.resources === 'object') {
-          c.allocated = structuredClone(s.resources) as ContainerResources;
-          c.actuated = c.allocated;
-        }
+        c.adoptResources(s);
       } else {
         c.state = {
           kind: 'terminated',
@@ -316,11 +321,7 @@ export class SimPod {
       const startedAt = parse(running?.startedAt);
       c.state = { kind: 'running', startedAt: Number.isNaN(startedAt) ? this.now : startedAt };
       c.started = true;
-      // What the previous kubelet applied stands (its allocation checkpoint, as far as the status shows it).
-      if (s.resources && typeof s.resources === 'object') {
-        c.allocated = structuredClone(s.resources) as ContainerResources;
-        c.actuated = c.allocated;
-      }
+      c.adoptResources(s);
       c.ready = this.lifecycle.lifecycle !== 'never-ready';
       if (!c.ready) this.failReadiness(c);
       this.scheduleLifecycle(c);
@@ -452,16 +453,11 @@ export class SimPod {
   private resizeRestarts(c: SimContainer): boolean {
     if (!c.resizable || cpuMemorySame(c.allocated, c.actuated)) return false;
     const policies = this.specNow(c)?.resizePolicy ?? [];
-    return ['cpu', 'memory'].some((name) => {
-      const changed = (['requests', 'limits'] as const).some((list) => {
-        const before = c.actuated[list]?.[name];
-        const after = c.allocated[list]?.[name];
-        if (before === after) return false;
-        if (before === undefined || after === undefined) return true;
-        return compareQuantities(parseQuantity(before as string), parseQuantity(after as string)) !== 0;
-      });
-      return changed && policies.find((p) => p.resourceName === name)?.restartPolicy === 'RestartContainer';
-    });
+    return ['cpu', 'memory'].some(
+      (name) =>
+        !sameAmounts(c.allocated, c.actuated, name) &&
+        policies.find((p) => p.resourceName === name)?.restartPolicy === 'RestartContainer',
+    );
   }
 
   /** Stops a container whose resize needs a restart, and starts it again at once with its new resources. */
