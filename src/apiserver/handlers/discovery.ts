@@ -3,6 +3,7 @@ import { lookupResource, type ResourceInfo, servedGroupVersions } from '../../ap
 import type { APIRegistry } from '../api-registry.js';
 import type { RequestContext } from '../context.js';
 import { customGroupVersions } from '../crd/discovery-groups.js';
+import { statusLikeStrategy } from '../registry/resource.js';
 import { writeJson } from '../respond.js';
 import { POD_CONNECT_SUBRESOURCES } from './pod-proxy.js';
 
@@ -149,10 +150,7 @@ export class Discovery {
     const def = served?.def;
     return r.subresources.filter(
       (s) =>
-        (s.name === 'status' && def?.status !== undefined) ||
-        (s.name === 'approval' && def?.approval !== undefined) ||
-        (s.name === 'ephemeralcontainers' && def?.ephemeralContainers !== undefined) ||
-        (s.name === 'resize' && def?.resize !== undefined) ||
+        (def !== undefined && statusLikeStrategy(def, s.name) !== undefined) ||
         (s.name === 'scale' && def?.scale === true) ||
         (s.name === 'finalize' && def?.finalize === true) ||
         (s.name === 'binding' && def?.binding !== undefined) ||

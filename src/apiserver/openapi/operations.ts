@@ -8,6 +8,7 @@
 import { lookupResource } from '../../api/catalog.js';
 import type { ServedResource } from '../api-registry.js';
 import { customDefinitionNames } from '../crd/openapi.js';
+import { STATUS_LIKE_SUBRESOURCES, statusLikeStrategy } from '../registry/resource.js';
 import { definitionOfKind, type GroupVersionKind, META } from './definitions.js';
 import {
   DELETE_COLLECTION_PARAMETERS,
@@ -199,19 +200,10 @@ const BODIES: Readonly<Record<Body, (kindDef: string) => NonNullable<Operation['
 
 /** The subresources this server serves for a resource (the catalog says which kind each one speaks). */
 function servedSubresources(served: ServedResource): string[] {
-  const def = served.def as {
-    status?: unknown;
-    scale?: boolean;
-    approval?: unknown;
-    ephemeralContainers?: unknown;
-    resize?: unknown;
-  };
-  const names: string[] = [];
-  if (def.approval !== undefined) names.push('approval');
-  if (def.ephemeralContainers !== undefined) names.push('ephemeralcontainers');
-  if (def.resize !== undefined) names.push('resize');
-  if (def.status !== undefined) names.push('status');
-  if (def.scale === true) names.push('scale');
+  const names: string[] = [...STATUS_LIKE_SUBRESOURCES]
+    .sort()
+    .filter((name) => statusLikeStrategy(served.def, name) !== undefined);
+  if (served.def.scale === true) names.push('scale');
   return names;
 }
 

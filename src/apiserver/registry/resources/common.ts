@@ -110,14 +110,23 @@ export function statusStrategy(
       for (const key of Object.keys(obj)) if (key !== 'metadata' && key !== 'status') delete obj[key];
       for (const [key, value] of Object.entries(old)) if (key !== 'metadata' && key !== 'status') obj[key] = value;
       if (status === undefined) delete obj.status;
-      const meta = obj.metadata;
-      for (const field of keptMetadata) {
-        if (old.metadata[field] === undefined) delete meta[field];
-        else meta[field] = old.metadata[field] as never;
-      }
+      keepStatusMetadata(obj, old, keptMetadata);
     },
     ...(validate ? { validateUpdate: validate } : {}),
   };
+}
+
+/** Sets back the metadata a status-like write may not change (upstream's ResetObjectMetaForStatus) to old's. */
+export function keepStatusMetadata(
+  obj: KubeObject,
+  old: KubeObject,
+  keptMetadata: StatusKeptMetadata = STATUS_KEEPS_METADATA,
+): void {
+  const meta = obj.metadata;
+  for (const field of keptMetadata) {
+    if (old.metadata[field] === undefined) delete meta[field];
+    else meta[field] = old.metadata[field] as never;
+  }
 }
 
 /** The number of entries of a map field, for DATA-style columns. */

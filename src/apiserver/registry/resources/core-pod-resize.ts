@@ -12,7 +12,7 @@ import type { ObjectMetaInput } from '../../../api/validation/object-meta-types.
 import { validateObjectMetaUpdate } from '../../../api/validation/object-meta-update.js';
 import type { KubeObject } from '../object.js';
 import type { StatusStrategy } from '../resource.js';
-import { STATUS_KEEPS_METADATA } from './common.js';
+import { keepStatusMetadata } from './common.js';
 import { type Rec, rec, recs, str } from './core-json.js';
 import { defaultPod } from './core-pod-defaults.js';
 import { computePodQOS } from './core-pod-qos.js';
@@ -62,12 +62,7 @@ function prepareForUpdate(pod: KubeObject, old: KubeObject): void {
   pod.spec = kept;
   if (old.status === undefined) delete pod.status;
   else pod.status = structuredClone(old.status);
-  const meta = pod.metadata as Rec;
-  const oldMeta = old.metadata as Rec;
-  for (const key of STATUS_KEEPS_METADATA) {
-    if (oldMeta[key] === undefined) delete meta[key];
-    else meta[key] = structuredClone(oldMeta[key]);
-  }
+  keepStatusMetadata(pod, old);
 }
 
 /** Whether a name of the old list is missing from the new one (upstream's resourcesRemoved). */

@@ -87,7 +87,7 @@ class Transaction implements AllocationTransaction {
 export class ServiceAllocations {
   readonly ips: ClusterIPAllocator;
   readonly ports: NodePortAllocator;
-  /** The IPAddress objects of the held addresses, once the registry's storage is known (attach). */
+  /** The IPAddress objects of the held addresses, once the registry's storage is known (load). */
   mirror: IPAddressMirror | undefined;
   private loaded: Promise<void> | undefined;
 
@@ -101,16 +101,12 @@ export class ServiceAllocations {
     this.ips.restore(this.ips.apiServerIP, KUBERNETES_SERVICE);
   }
 
-  /** Keeps IPAddress objects for the held addresses in storage (the first storage given stays). */
-  attach(storage: Store): void {
-    this.mirror ??= new IPAddressMirror(storage);
-  }
-
   /**
-   * Fills the trackers from the stored Services, once; later calls wait for the first. The IPAddress objects are
-   * then reconciled with what the Services hold.
+   * Fills the trackers from the stored Services, once; later calls wait for the first. The IPAddress objects of the
+   * held addresses are kept in storage (the first storage given), reconciled first with what the Services hold.
    */
-  load(readServices: () => Promise<KubeObject[]>): Promise<void> {
+  load(readServices: () => Promise<KubeObject[]>, storage?: Store): Promise<void> {
+    if (storage) this.mirror ??= new IPAddressMirror(storage);
     this.loaded ??= readServices().then((services) => {
       const held = new Map<string, KubeObject>();
       for (const svc of services) {

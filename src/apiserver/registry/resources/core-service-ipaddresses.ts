@@ -12,9 +12,9 @@ import { encodeForStorage } from '../codec.js';
 import { type KubeObject, newUid, nowTimestamp } from '../object.js';
 
 const PREFIX = '/registry/ipaddresses/';
-export const IP_FAMILY_LABEL = 'ipaddress.kubernetes.io/ip-family';
-export const MANAGED_BY_LABEL = 'ipaddress.kubernetes.io/managed-by';
-export const ALLOCATOR_NAME = 'ipallocator.k8s.io';
+const IP_FAMILY_LABEL = 'ipaddress.kubernetes.io/ip-family';
+const MANAGED_BY_LABEL = 'ipaddress.kubernetes.io/managed-by';
+const ALLOCATOR_NAME = 'ipallocator.k8s.io';
 
 interface ParentRef {
   namespace: string;
@@ -27,7 +27,7 @@ const parentOf = (svc: KubeObject): ParentRef => ({
 });
 
 /** The IPAddress the allocator writes for ip, held by the Service parent. */
-export function ipAddressObject(ip: string, parent: ParentRef, now = Date.now()): KubeObject {
+function ipAddressObject(ip: string, parent: ParentRef, now = Date.now()): KubeObject {
   return {
     apiVersion: 'networking.k8s.io/v1',
     kind: 'IPAddress',
@@ -53,8 +53,7 @@ export class IPAddressMirror {
   hold(ip: string, svc: KubeObject): void {
     const parent = parentOf(svc);
     this.enqueue(async () => {
-      if (await this.storage.get(PREFIX + ip)) return;
-      await this.storage.create(PREFIX + ip, encodeForStorage(ipAddressObject(ip, parent)));
+      if (!(await this.storage.get(PREFIX + ip))) await this.create(ip, parent);
     });
   }
 
@@ -84,16 +83,12 @@ export class IPAddressMirror {
         const obj = JSON.parse(kv.value.toString('utf8')) as KubeObject;
         if (isAllocators(obj)) await this.storage.delete(kv.key, kv.modRevision);
       }
-      for (const [ip, svc] of held) {
-        if (!present.has(ip))
-          await this.storage.create(PREFIX + ip, encodeForStorage(ipAddressObject(ip, parentOf(svc))));
-      }
+      for (const [ip, svc] of held) if (!present.has(ip)) await this.create(ip, parentOf(svc));
     });
   }
 
-  /** Resolves once every write asked for so far is done (for tests and shutdown). */
-  settled(): Promise<void> {
-    return this.chain;
+  private async create(ip: string, parent: ParentRef): Promise<void> {
+    await this.storage.create(PREFIX + ip, encodeForStorage(ipAddressObject(ip, parent)));
   }
 
   private enqueue(write: () => Promise<void>): void {

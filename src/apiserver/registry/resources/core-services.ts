@@ -125,19 +125,16 @@ export function services(options: ServiceAllocationOptions = {}): Builtin & { al
       'spec.type': (svc) => typeOf(svc),
     },
     async beginCreate(svc, ctx) {
-      allocations.attach(ctx.storage);
-      await allocations.load(() => storedServices(ctx));
+      await allocations.load(() => storedServices(ctx), ctx.storage);
       normalizeClusterIPs(svc);
       return finisher(allocations.allocateCreate(svc, ctx.dryRun));
     },
     async beginUpdate(svc, old, ctx) {
-      allocations.attach(ctx.storage);
-      await allocations.load(() => storedServices(ctx));
+      await allocations.load(() => storedServices(ctx), ctx.storage);
       return finisher(allocations.allocateUpdate(svc, old, ctx.dryRun));
     },
     async afterDelete(svc, ctx) {
-      allocations.attach(ctx.storage);
-      await allocations.load(() => storedServices(ctx));
+      await allocations.load(() => storedServices(ctx), ctx.storage);
       if (ctx.dryRun) return;
       allocations.release(svc);
       await deleteEndpoints(ctx, svc);
