@@ -195,8 +195,14 @@ export const statusErrors = {
   serviceUnavailable: (message: string) => new StatusError(503, 'ServiceUnavailable', message),
   timeout: (message: string, retryAfterSeconds: number) =>
     new StatusError(504, 'Timeout', `Timeout: ${message}`, { retryAfterSeconds }),
-  /** What the apiserver answers for a path it serves nothing at. */
+  /** What the apiserver answers for a path under an API group version it serves but holds nothing at. */
   pathNotFound: () => new StatusError(404, 'NotFound', 'the server could not find the requested resource', {}),
+  /**
+   * What the apiserver answers under an API group it does not serve at all (metrics.k8s.io without a metrics
+   * server): the end of upstream's handler chain, Go's http.NotFound, plain text. A client then words the error
+   * itself, naming the resource (`the server could not find the requested resource (get pods.metrics.k8s.io)`).
+   */
+  noHandler: () => new PlainTextStatusError(404, 'NotFound', '404 page not found'),
 };
 
 /** The Status for any error: a StatusError as it is, anything else as an InternalError. */

@@ -91,6 +91,13 @@ export class APIRegistry {
     return [...this.byPath.values()];
   }
 
+  /** Whether any version of the API group is served (custom resources' groups included). */
+  servesGroup(group: string): boolean {
+    for (const served of this.byPath.values()) if (served.def.group === group) return true;
+    for (const virtual of this.virtualByPath.values()) if (virtual.group === group) return true;
+    return false;
+  }
+
   private path(group: string, version: string, resource: string): string {
     return `${group}/${version}/${resource}`;
   }

@@ -1,7 +1,7 @@
 import { type IncomingMessage, ServerResponse } from 'node:http';
 import { createSecureServer, type Http2SecureServer } from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
-import { statusErrors } from '../api/status-error.js';
+import { type StatusError, statusErrors } from '../api/status-error.js';
 import type { Store } from '../storage/types.js';
 import { type Logger, silentLogger } from '../util/logger.js';
 import type { APIRegistry } from './api-registry.js';
@@ -257,6 +257,17 @@ export class APIServer {
     }
     if (this.discovery.serve(ctx)) return;
     if (this.openapi.serve(ctx)) return;
-    throw statusErrors.pathNotFound();
+    throw this.notFound(path);
   };
+
+  /**
+   * The 404 for a path nothing serves: under /api and the served API groups, a Status (upstream's go-restful
+   * containers answer those); anywhere else Go's plain-text http.NotFound, where upstream's handler chain ends.
+   */
+  private notFound(path: string): StatusError {
+    const group = /^\/apis\/([^/]+)/.exec(path)?.[1];
+    const restful =
+      path === '/api' || path.startsWith('/api/') || (group !== undefined && this.opts.registry.servesGroup(group));
+    return restful ? statusErrors.pathNotFound() : statusErrors.noHandler();
+  }
 }

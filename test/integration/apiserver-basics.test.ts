@@ -123,13 +123,20 @@ describe('apiserver: serving, version, health, discovery, errors', () => {
     );
   });
 
-  it('answers unknown paths and resources with upstream 404 Status', async () => {
-    for (const path of ['/nope', '/api/v1/widgets', '/apis/example.com/v1/things']) {
+  it('answers unknown resources of served API groups with a 404 Status, other unknown paths as Go does', async () => {
+    for (const path of ['/api/v1/widgets', '/apis/apps/v1/widgets', '/apis/apps/v9/deployments', '/api/nope']) {
       const res = await apiRequest(cp, 'GET', path);
       assert.equal(res.status, 404, path);
       assert.equal(res.body.kind, 'Status');
       assert.equal(res.body.reason, 'NotFound');
       assert.equal(res.body.message, 'the server could not find the requested resource');
+    }
+    // Where upstream's handler chain ends (its not-found handler calls http.NotFound): plain text.
+    for (const path of ['/nope', '/apis/example.com/v1/things', '/apis/example.com']) {
+      const res = await apiRequest(cp, 'GET', path);
+      assert.equal(res.status, 404, path);
+      assert.equal(res.headers['content-type'], 'text/plain; charset=utf-8', path);
+      assert.equal(res.text, '404 page not found\n', path);
     }
   });
 

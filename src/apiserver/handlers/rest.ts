@@ -65,6 +65,7 @@ export async function serveResource(ctx: RequestContext, registry: APIRegistry):
   if (!served) {
     const virtual = registry.lookupVirtual(info.apiGroup, info.apiVersion, info.resource);
     if (virtual) return virtual.serve(ctx);
+    if (info.apiGroup !== '' && !registry.servesGroup(info.apiGroup)) throw statusErrors.noHandler();
     throw statusErrors.pathNotFound();
   }
   const { def } = served;
