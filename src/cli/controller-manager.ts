@@ -22,6 +22,7 @@ kube-controller-manager alone, with upstream's flag names and defaults:
   --leader-elect-retry-period D          (2s)    --leader-elect-resource-namespace / -name
   --concurrent-deployment-syncs N        and the other --concurrent-*-syncs flags
   --terminated-pod-gc-threshold N        (12500)
+  --horizontal-pod-autoscaler-sync-period D (15s)
   --node-monitor-period D                (5s)    --node-monitor-grace-period D (50s)
   --node-startup-grace-period D          (1m)    --node-eviction-rate F (0.1)
   --secondary-node-eviction-rate F       (0.01)  --large-cluster-size-threshold N (50)
@@ -59,6 +60,8 @@ const FLAGS: Record<string, [keyof ControllerManagerOptions, 'int' | 'number' | 
   'concurrent-cron-job-syncs': ['concurrentCronJobSyncs', 'int'],
   'concurrent-statefulset-syncs': ['concurrentStatefulsetSyncs', 'int'],
   'concurrent-daemonset-syncs': ['concurrentDaemonsetSyncs', 'int'],
+  'concurrent-horizontal-pod-autoscaler-syncs': ['concurrentHorizontalPodAutoscalerSyncs', 'int'],
+  'horizontal-pod-autoscaler-sync-period': ['horizontalPodAutoscalerSyncPeriodMs', 'duration'],
   'max-endpoints-per-slice': ['maxEndpointsPerSlice', 'int'],
   'mirroring-max-endpoints-per-subset': ['mirroringMaxEndpointsPerSubset', 'int'],
   'terminated-pod-gc-threshold': ['terminatedPodGcThreshold', 'int'],

@@ -46,6 +46,9 @@ export interface ControllerManagerOptions {
   concurrentCronJobSyncs: number;
   concurrentStatefulsetSyncs: number;
   concurrentDaemonsetSyncs: number;
+  concurrentHorizontalPodAutoscalerSyncs: number;
+  /** --horizontal-pod-autoscaler-sync-period (15s), in ms: how often each HPA is reconciled. */
+  horizontalPodAutoscalerSyncPeriodMs: number;
   /** --max-endpoints-per-slice (100) and --mirroring-max-endpoints-per-subset (1000). */
   maxEndpointsPerSlice: number;
   mirroringMaxEndpointsPerSubset: number;
@@ -115,6 +118,8 @@ export const DEFAULT_CONTROLLER_MANAGER_OPTIONS: Readonly<ControllerManagerOptio
   concurrentCronJobSyncs: 5,
   concurrentStatefulsetSyncs: 5,
   concurrentDaemonsetSyncs: 2,
+  concurrentHorizontalPodAutoscalerSyncs: 5,
+  horizontalPodAutoscalerSyncPeriodMs: 15_000,
   maxEndpointsPerSlice: 100,
   mirroringMaxEndpointsPerSubset: 1000,
   terminatedPodGcThreshold: 12500,

@@ -17,6 +17,7 @@ import { jobController } from './job/index.js';
 import { namespaceController } from './namespace/index.js';
 import { nodeLifecycleController } from './nodelifecycle/index.js';
 import { persistentVolumeBinderController } from './persistentvolume/index.js';
+import { horizontalPodAutoscalerController } from './podautoscaler/index.js';
 import { podGcController } from './podgc/index.js';
 import { pvcProtectionController } from './pvcprotection/index.js';
 import { pvProtectionController } from './pvprotection/index.js';
@@ -54,6 +55,7 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   nodeLifecycleController,
   taintEvictionController,
   disruptionController,
+  horizontalPodAutoscalerController,
   persistentVolumeBinderController,
   pvcProtectionController,
   pvProtectionController,

@@ -19,7 +19,8 @@ describe('wheelhouse up runs kube-controller-manager: the real kubectl sees the 
       .stdout;
 
   before(async () => {
-    up = await startWheelhouse('up', ['--data-dir', dataDir]);
+    // HPAs synced every 2s rather than 15s, to keep the autoscaler's test short.
+    up = await startWheelhouse('up', ['--data-dir', dataDir, '--horizontal-pod-autoscaler-sync-period=2s']);
   });
   after(async () => {
     if (up) assert.equal(await up.stop(), 0);
@@ -148,5 +149,42 @@ describe('wheelhouse up runs kube-controller-manager: the real kubectl sees the 
     await eventually(async () => {
       assert.equal((await kubectl('get', 'rs,pods', '-n', 'default', '-l', 'app=gone', '-o', 'name')).trim(), '');
     });
+  });
+
+  it('kubectl autoscale: the HPA holds the Deployment at its minimum and, with no metrics API, says why it cannot scale', async () => {
+    await kubectl('create', 'deployment', 'hpa-web', '--image=nginx', '-n', 'default');
+    await kubectl('autoscale', 'deployment', 'hpa-web', '--min=2', '--max=3', '--cpu-percent=50', '-n', 'default');
+    await eventually(
+      async () => assert.equal(await kubectl('get', 'deployment', 'hpa-web', '-o', 'jsonpath={.spec.replicas}'), '2'),
+      { timeoutMs: 60_000, intervalMs: 500 },
+    );
+    const metricsError =
+      'failed to get cpu utilization: unable to get metrics for resource cpu: unable to fetch metrics from resource ' +
+      'metrics API: the server could not find the requested resource (get pods.metrics.k8s.io)';
+    await eventually(
+      async () => {
+        const described = await kubectl('describe', 'hpa', 'hpa-web', '-n', 'default');
+        assert.match(
+          described,
+          /SuccessfulRescale\s+\S+\s+horizontal-pod-autoscaler\s+New size: 2; reason: Current number of replicas below Spec\.MinReplicas/,
+        );
+        assert.match(described, /ScalingActive\s+False\s+FailedGetResourceMetric/);
+        assert.ok(described.includes(`FailedGetResourceMetric`), described);
+        const table = (await kubectl('get', 'hpa', 'hpa-web', '-n', 'default')).trim().split('\n');
+        assert.match(table[1] ?? '', /^hpa-web\s+Deployment\/hpa-web\s+cpu: <unknown>\/50%\s+2\s+3\s+2\s/);
+        const events = await kubectl(
+          'get',
+          'events',
+          '-n',
+          'default',
+          '--field-selector',
+          'involvedObject.name=hpa-web,reason=FailedGetResourceMetric',
+          '-o',
+          'jsonpath={.items[0].message}',
+        );
+        assert.equal(events, metricsError);
+      },
+      { timeoutMs: 60_000, intervalMs: 500 },
+    );
   });
 });

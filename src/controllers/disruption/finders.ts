@@ -5,10 +5,11 @@
  * finally any resource with a `scale` subresource, found through discovery.
  */
 import type { Indexer } from '../../client/cache/store.js';
-import { type DiscoveredResource, serverResources } from '../../client/discovery.js';
+import type { DiscoveredResource } from '../../client/discovery.js';
 import type { KubeClient } from '../../client/rest.js';
 import { isNotFound, type KubeObject, type OwnerReference } from '../../client/types.js';
 import { getControllerOf } from '../common/controller-ref.js';
+import { KindResources } from '../common/kind-resources.js';
 
 /** A controller's uid and desired replicas. */
 export interface ControllerAndScale {
@@ -45,9 +46,11 @@ export interface FinderSources {
 }
 
 export class PodControllerFinders {
-  private discovered: DiscoveredResource[] | undefined;
+  private readonly kinds: KindResources;
 
-  constructor(private readonly src: FinderSources) {}
+  constructor(private readonly src: FinderSources) {
+    this.kinds = new KindResources(src.client);
+  }
 
   /** The finders in upstream's order. */
   finders(): PodControllerFinder[] {
@@ -99,20 +102,8 @@ export class PodControllerFinders {
 
   /** The resource serving group/kind, preferring the given version; discovery is asked again on a miss. */
   private async resourceFor(group: string, version: string, kind: string): Promise<DiscoveredResource | undefined> {
-    const find = () => {
-      const matches = (this.discovered ?? []).filter((r) => r.group === group && r.kind === kind);
-      return matches.find((r) => r.version === version) ?? matches.find((r) => r.preferred) ?? matches[0];
-    };
-    let found = find();
-    if (!found) {
-      this.discovered = await serverResources(this.src.client).catch((err) => {
-        if (err && typeof err === 'object' && 'resources' in err)
-          return (err as { resources: DiscoveredResource[] }).resources;
-        throw err;
-      });
-      found = find();
-    }
-    return found;
+    const matches = await this.kinds.mappings(group, kind);
+    return matches.find((r) => r.version === version) ?? matches[0];
   }
 
   /** Any controller with a scale subresource (upstream's getScaleController). */
