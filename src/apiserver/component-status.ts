@@ -9,8 +9,6 @@
  */
 import { request } from 'node:https';
 import { stringify as toYaml } from 'yaml';
-import { FieldSelector } from '../api/fields.js';
-import { LabelSelector } from '../api/labels.js';
 import { StatusError, statusErrors } from '../api/status-error.js';
 import type { Store } from '../storage/types.js';
 import type { APIRegistry } from './api-registry.js';
@@ -22,6 +20,7 @@ import { contentTypeFor, negotiateOutput } from './negotiate.js';
 import { nameColumn, type Printer } from './printers/table.js';
 import { addWarnings } from './registry/field-validation.js';
 import type { KubeObject } from './registry/object.js';
+import { plainSelectors } from './registry/selection.js';
 
 /** One ComponentCondition (type Healthy) as a probe leaves it. */
 export interface ComponentCondition {
@@ -184,14 +183,7 @@ async function serveComponentStatuses(ctx: RequestContext, probes: ComponentProb
     });
   }
   const q = ctx.url.searchParams;
-  let labels: LabelSelector;
-  let fields: FieldSelector;
-  try {
-    labels = LabelSelector.parse(q.get('labelSelector') ?? '');
-    fields = FieldSelector.parse(q.get('fieldSelector') ?? '');
-  } catch (err) {
-    throw statusErrors.badRequest((err as Error).message);
-  }
+  const { labels, fields } = plainSelectors(q);
   // Every component is probed at once; the selectors see a name and no labels (upstream's default predicate).
   const items = (await Promise.all(probes.map(statusOf))).filter(
     (obj) => labels.matches({}) && fields.matches({ 'metadata.name': obj.metadata.name ?? '' }),

@@ -24,6 +24,7 @@ import { HealthChecks } from './handlers/health.js';
 import { isPodConnectRequest, registerUpgrade, servePodConnect } from './handlers/pod-proxy.js';
 import { addLegacyBindings, serveResource, subresourceCreateAdmission } from './handlers/rest.js';
 import { versionHandler } from './handlers/version.js';
+import { addMetricsAPI } from './metrics-api.js';
 import { OpenAPIService } from './openapi/service.js';
 import { writeRawJson, writeText } from './respond.js';
 
@@ -106,6 +107,7 @@ export class APIServer {
     addAuthenticationReviews(opts.registry, this.authn);
     const defaultProbes = defaultComponentProbes(opts.storage);
     addComponentStatuses(opts.registry, opts.componentProbes ?? (() => defaultProbes));
+    addMetricsAPI(opts.registry);
     addLegacyBindings(opts.registry);
     this.health.add(['healthz', 'livez', 'readyz'], { name: 'ping', check: () => {} });
     this.health.add(['healthz', 'livez', 'readyz'], { name: 'log', check: () => {} });

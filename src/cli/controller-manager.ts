@@ -22,7 +22,9 @@ kube-controller-manager alone, with upstream's flag names and defaults:
   --leader-elect-retry-period D          (2s)    --leader-elect-resource-namespace / -name
   --concurrent-deployment-syncs N        and the other --concurrent-*-syncs flags
   --terminated-pod-gc-threshold N        (12500)
-  --horizontal-pod-autoscaler-sync-period D (15s)
+  --horizontal-pod-autoscaler-sync-period D (15s)  --horizontal-pod-autoscaler-downscale-stabilization D (5m)
+  --horizontal-pod-autoscaler-tolerance F (0.1)     --horizontal-pod-autoscaler-cpu-initialization-period D (5m)
+  --horizontal-pod-autoscaler-initial-readiness-delay D (30s)
   --node-monitor-period D                (5s)    --node-monitor-grace-period D (50s)
   --node-startup-grace-period D          (1m)    --node-eviction-rate F (0.1)
   --secondary-node-eviction-rate F       (0.01)  --large-cluster-size-threshold N (50)
@@ -62,6 +64,13 @@ const FLAGS: Record<string, [keyof ControllerManagerOptions, 'int' | 'number' | 
   'concurrent-daemonset-syncs': ['concurrentDaemonsetSyncs', 'int'],
   'concurrent-horizontal-pod-autoscaler-syncs': ['concurrentHorizontalPodAutoscalerSyncs', 'int'],
   'horizontal-pod-autoscaler-sync-period': ['horizontalPodAutoscalerSyncPeriodMs', 'duration'],
+  'horizontal-pod-autoscaler-downscale-stabilization': ['horizontalPodAutoscalerDownscaleStabilizationMs', 'duration'],
+  'horizontal-pod-autoscaler-tolerance': ['horizontalPodAutoscalerTolerance', 'number'],
+  'horizontal-pod-autoscaler-cpu-initialization-period': [
+    'horizontalPodAutoscalerCpuInitializationPeriodMs',
+    'duration',
+  ],
+  'horizontal-pod-autoscaler-initial-readiness-delay': ['horizontalPodAutoscalerInitialReadinessDelayMs', 'duration'],
   'max-endpoints-per-slice': ['maxEndpointsPerSlice', 'int'],
   'mirroring-max-endpoints-per-subset': ['mirroringMaxEndpointsPerSubset', 'int'],
   'terminated-pod-gc-threshold': ['terminatedPodGcThreshold', 'int'],

@@ -49,6 +49,14 @@ export interface ControllerManagerOptions {
   concurrentHorizontalPodAutoscalerSyncs: number;
   /** --horizontal-pod-autoscaler-sync-period (15s), in ms: how often each HPA is reconciled. */
   horizontalPodAutoscalerSyncPeriodMs: number;
+  /** --horizontal-pod-autoscaler-downscale-stabilization (5m), in ms: how far back recommendations hold a scale-down. */
+  horizontalPodAutoscalerDownscaleStabilizationMs: number;
+  /** --horizontal-pod-autoscaler-tolerance (0.1): the usage ratio's distance from 1 that does not rescale. */
+  horizontalPodAutoscalerTolerance: number;
+  /** --horizontal-pod-autoscaler-cpu-initialization-period (5m), in ms: a starting pod's CPU is trusted only when ready. */
+  horizontalPodAutoscalerCpuInitializationPeriodMs: number;
+  /** --horizontal-pod-autoscaler-initial-readiness-delay (30s), in ms: readiness changes early in a pod's life. */
+  horizontalPodAutoscalerInitialReadinessDelayMs: number;
   /** --max-endpoints-per-slice (100) and --mirroring-max-endpoints-per-subset (1000). */
   maxEndpointsPerSlice: number;
   mirroringMaxEndpointsPerSubset: number;
@@ -120,6 +128,10 @@ export const DEFAULT_CONTROLLER_MANAGER_OPTIONS: Readonly<ControllerManagerOptio
   concurrentDaemonsetSyncs: 2,
   concurrentHorizontalPodAutoscalerSyncs: 5,
   horizontalPodAutoscalerSyncPeriodMs: 15_000,
+  horizontalPodAutoscalerDownscaleStabilizationMs: 5 * 60_000,
+  horizontalPodAutoscalerTolerance: 0.1,
+  horizontalPodAutoscalerCpuInitializationPeriodMs: 5 * 60_000,
+  horizontalPodAutoscalerInitialReadinessDelayMs: 30_000,
   maxEndpointsPerSlice: 100,
   mirroringMaxEndpointsPerSubset: 1000,
   terminatedPodGcThreshold: 12500,

@@ -151,16 +151,30 @@ describe('wheelhouse up runs kube-controller-manager: the real kubectl sees the 
     });
   });
 
-  it('kubectl autoscale: the HPA holds the Deployment at its minimum and, with no metrics API, says why it cannot scale', async () => {
-    await kubectl('create', 'deployment', 'hpa-web', '--image=nginx', '-n', 'default');
-    await kubectl('autoscale', 'deployment', 'hpa-web', '--min=2', '--max=3', '--cpu-percent=50', '-n', 'default');
-    await eventually(
-      async () => assert.equal(await kubectl('get', 'deployment', 'hpa-web', '-o', 'jsonpath={.spec.replicas}'), '2'),
-      { timeoutMs: 60_000, intervalMs: 500 },
+  it('kubectl autoscale: the HPA scales a Deployment by the CPU its pods use; kubectl top shows it', async () => {
+    const manifest = join(root, 'hpa-web.yaml');
+    writeFileSync(
+      manifest,
+      [
+        'apiVersion: apps/v1',
+        'kind: Deployment',
+        'metadata: {name: hpa-web, namespace: default}',
+        'spec:',
+        '  replicas: 1',
+        '  selector: {matchLabels: {app: hpa-web}}',
+        '  template:',
+        '    metadata:',
+        '      labels: {app: hpa-web}',
+        '      annotations: {sim.wheelhouse.dev/cpu-usage: 200m, sim.wheelhouse.dev/memory-usage: 20Mi}',
+        '    spec:',
+        '      containers:',
+        '      - {name: web, image: nginx, resources: {requests: {cpu: 100m}}}',
+        '',
+      ].join('\n'),
     );
-    const metricsError =
-      'failed to get cpu utilization: unable to get metrics for resource cpu: unable to fetch metrics from resource ' +
-      'metrics API: the server could not find the requested resource (get pods.metrics.k8s.io)';
+    await kubectl('apply', '-f', manifest);
+    await kubectl('autoscale', 'deployment', 'hpa-web', '--min=2', '--max=3', '--cpu-percent=50', '-n', 'default');
+    // First to its minimum, then (once the pods have been ready for a metrics window) to its maximum on CPU.
     await eventually(
       async () => {
         const described = await kubectl('describe', 'hpa', 'hpa-web', '-n', 'default');
@@ -168,23 +182,17 @@ describe('wheelhouse up runs kube-controller-manager: the real kubectl sees the 
           described,
           /SuccessfulRescale\s+\S+\s+horizontal-pod-autoscaler\s+New size: 2; reason: Current number of replicas below Spec\.MinReplicas/,
         );
-        assert.match(described, /ScalingActive\s+False\s+FailedGetResourceMetric/);
-        assert.ok(described.includes(`FailedGetResourceMetric`), described);
+        assert.match(described, /New size: 3; reason: cpu resource utilization \(percentage of request\) above target/);
+        assert.match(described, /ScalingLimited\s+True\s+TooManyReplicas/);
         const table = (await kubectl('get', 'hpa', 'hpa-web', '-n', 'default')).trim().split('\n');
-        assert.match(table[1] ?? '', /^hpa-web\s+Deployment\/hpa-web\s+cpu: <unknown>\/50%\s+2\s+3\s+2\s/);
-        const events = await kubectl(
-          'get',
-          'events',
-          '-n',
-          'default',
-          '--field-selector',
-          'involvedObject.name=hpa-web,reason=FailedGetResourceMetric',
-          '-o',
-          'jsonpath={.items[0].message}',
-        );
-        assert.equal(events, metricsError);
+        assert.match(table[1] ?? '', /^hpa-web\s+Deployment\/hpa-web\s+cpu: 200%\/50%\s+2\s+3\s+3\s/);
       },
-      { timeoutMs: 60_000, intervalMs: 500 },
+      { timeoutMs: 90_000, intervalMs: 1000 },
     );
+    const top = (await kubectl('top', 'pod', '-n', 'default', '-l', 'app=hpa-web', '--no-headers')).trim().split('\n');
+    assert.ok(top.length >= 2, top.join('\n'));
+    for (const line of top) assert.match(line.trim(), /^hpa-web-\S+\s+200m\s+20Mi$/);
+    const nodes = await kubectl('top', 'node', '--no-headers');
+    assert.match(nodes, /^node-\d+\s+\d+m\s+\d+%\s+\d+Mi\s+\d+%/m);
   });
 });

@@ -24,6 +24,21 @@ export function watchIndexOf(def: ResourceDefinition): ((obj: KubeObject) => str
 }
 
 /**
+ * The labelSelector and fieldSelector of a list of objects that are not stored (computed lists, which match any
+ * field label they like); a selector that does not parse is a 400 BadRequest with upstream's message.
+ */
+export function plainSelectors(q: URLSearchParams): { labels: LabelSelector; fields: FieldSelector } {
+  try {
+    return {
+      labels: LabelSelector.parse(q.get('labelSelector') ?? ''),
+      fields: FieldSelector.parse(q.get('fieldSelector') ?? ''),
+    };
+  } catch (err) {
+    throw statusErrors.badRequest((err as Error).message);
+  }
+}
+
+/**
  * The selection a list or watch asked for with labelSelector and fieldSelector. A selector that does not parse,
  * or names a field the resource does not support, is a 400 BadRequest with upstream's message. A list or watch that
  * names one object (the old `/watch/…/<name>` path, or a request whose field selector requires a `metadata.name`)

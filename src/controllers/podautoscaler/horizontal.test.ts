@@ -11,9 +11,8 @@ import { goLabelSelectorString } from './metrics.js';
 const NS = 'default';
 const HPAS = { group: 'autoscaling', version: 'v2', resource: 'horizontalpodautoscalers' };
 const CPU_50 = { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } };
-const NO_METRICS_API =
-  'unable to get metrics for resource cpu: unable to fetch metrics from resource metrics API: ' +
-  'the server could not find the requested resource (get pods.metrics.k8s.io)';
+/** The target has no running pods: the metrics API has nothing for them. */
+const NO_POD_METRICS = 'unable to get metrics for resource cpu: no metrics returned from resource metrics API';
 
 describe('horizontal-pod-autoscaler-controller', () => {
   let cp: ControlPlane;
@@ -116,7 +115,7 @@ describe('horizontal-pod-autoscaler-controller', () => {
     assert.equal((await getHpa('idle')).status?.desiredReplicas, 0);
   });
 
-  it('within its bounds, reports each metric it cannot read with upstream errors, as without a metrics server', async () => {
+  it('within its bounds, reports each metric it cannot read with upstream errors (no pod metrics, no custom or external metrics API)', async () => {
     await deployment('web', 2);
     await hpa('web', {
       minReplicas: 1,
@@ -132,7 +131,7 @@ describe('horizontal-pod-autoscaler-controller', () => {
         },
       ],
     });
-    const cpuError = `failed to get cpu utilization: ${NO_METRICS_API}`;
+    const cpuError = `failed to get cpu utilization: ${NO_POD_METRICS}`;
     await eventually(async () => {
       const got = await getHpa('web');
       assert.deepEqual(
@@ -210,13 +209,90 @@ describe('horizontal-pod-autoscaler-controller', () => {
       assert.ok((await events('shared')).includes(`Warning AmbiguousSelector: ${message}`));
     });
   });
+
+  /** A pod of the app, running (as a kubelet reports it) for ten minutes and using `cpu` per its annotation. */
+  async function runningPod(name: string, app: string, cpu: string): Promise<void> {
+    const long = new Date(Date.now() - 600_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    const pod = await cp.client.pods(NS).create({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, labels: { app }, annotations: { 'sim.wheelhouse.dev/cpu-usage': cpu } },
+      spec: {
+        nodeName: 'node-a',
+        containers: [{ name: 'c', image: 'nginx', resources: { requests: { cpu: '100m' } } }],
+      },
+    });
+    pod.status = {
+      phase: 'Running',
+      startTime: long,
+      conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: long }],
+    };
+    await cp.client.pods(NS).updateStatus(pod);
+  }
+
+  it('scales on CPU utilization from the metrics API, no faster than its scale-up limit', async () => {
+    await deployment('busy', 2);
+    await runningPod('busy-1', 'busy', '150m');
+    await runningPod('busy-2', 'busy', '150m');
+    await hpa('busy', { minReplicas: 1, maxReplicas: 10, metrics: [CPU_50] });
+    // 150% of the request against a 50% target wants 6; without spec.behavior a step may at most double (or reach 4).
+    await eventually(async () => assert.equal(await replicas('busy'), 4));
+    await eventually(async () => {
+      const got = await getHpa('busy');
+      assert.deepEqual(got.status?.currentMetrics, [
+        { type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: 150, averageValue: '150m' } } },
+      ]);
+      assert.deepEqual(
+        ['ScalingActive', 'ScalingLimited'].map((t) => [condition(got, t)?.reason, condition(got, t)?.message]),
+        [
+          [
+            'ValidMetricFound',
+            'the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request)',
+          ],
+          ['ScaleUpLimit', 'the desired replica count is increasing faster than the maximum scale rate'],
+        ],
+      );
+      assert.ok(
+        (await events('busy')).includes(
+          'Normal SuccessfulRescale: New size: 4; reason: cpu resource utilization (percentage of request) above target',
+        ),
+      );
+    });
+  });
+
+  it('holds a scale-down for the stabilization window; an average value target reads raw usage', async () => {
+    await deployment('calm', 2);
+    await runningPod('calm-1', 'calm', '10m');
+    await runningPod('calm-2', 'calm', '10m');
+    await hpa('calm', {
+      minReplicas: 1,
+      metrics: [
+        { type: 'Resource', resource: { name: 'cpu', target: { type: 'AverageValue', averageValue: '100m' } } },
+      ],
+    });
+    // 10m against 100m wants 1 replica, but the first recommendation (the current 2) is within the window.
+    await eventually(async () => {
+      const got = await getHpa('calm');
+      assert.deepEqual(
+        [condition(got, 'AbleToScale')?.reason, condition(got, 'AbleToScale')?.message],
+        [
+          'ScaleDownStabilized',
+          'recent recommendations were higher than current one, applying the highest recent recommendation',
+        ],
+      );
+      assert.deepEqual(got.status?.currentMetrics, [
+        { type: 'Resource', resource: { name: 'cpu', current: { averageValue: '10m' } } },
+      ]);
+    });
+    assert.equal(await replicas('calm'), 2);
+  });
 });
 
 describe('unserved API groups', () => {
   it("answer as upstream's handler chain ends (Go's plain-text 404); a served group version answers a Status", async () => {
     const cp = await startControlPlane({ storage: 'memory' });
     try {
-      const unserved = await apiRequest(cp, 'GET', '/apis/metrics.k8s.io/v1beta1/namespaces/default/pods');
+      const unserved = await apiRequest(cp, 'GET', '/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/pods/*/rps');
       assert.equal(unserved.status, 404);
       assert.equal(unserved.headers['content-type'], 'text/plain; charset=utf-8');
       assert.equal(unserved.text, '404 page not found\n');
@@ -225,13 +301,13 @@ describe('unserved API groups', () => {
       assert.deepEqual([served.body.kind, served.body.reason], ['Status', 'NotFound']);
       // A client then names the resource itself, as client-go does.
       const err = await cp.client
-        .resource({ group: 'metrics.k8s.io', version: 'v1beta1', resource: 'pods' })
+        .resource({ group: 'external.metrics.k8s.io', version: 'v1beta1', resource: 'queue' })
         .namespace('default')
         .list()
         .catch((e: unknown) => e as Error);
       assert.equal(
         (err as Error).message,
-        'the server could not find the requested resource (get pods.metrics.k8s.io)',
+        'the server could not find the requested resource (get queue.external.metrics.k8s.io)',
       );
     } finally {
       await cp.stop();

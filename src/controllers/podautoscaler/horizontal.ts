@@ -31,7 +31,9 @@ import { formatTime } from '../../util/time.js';
 import { KindResources } from '../common/kind-resources.js';
 import type { Controller, ControllerContext } from '../context.js';
 import { runWorkers } from '../worker.js';
-import { MetricFailure, MetricsSource } from './metrics.js';
+import { MetricFailure, type MetricInput, MetricsSource } from './metrics.js';
+import { ScaleHistory } from './normalize.js';
+import { tolerance } from './replicas.js';
 
 const HPAS = { group: 'autoscaling', version: 'v2', resource: 'horizontalpodautoscalers' };
 const PODS = { group: '', version: 'v1', resource: 'pods' };
@@ -88,6 +90,8 @@ export class HorizontalController implements Controller {
   private readonly recorder: EventRecorder;
   private readonly kinds: KindResources;
   private readonly metrics: MetricsSource;
+  /** Recent recommendations and scale changes per HPA, for stabilization and the scaling policies. */
+  private readonly history: ScaleHistory;
   /**
    * Each HPA's pod selector as its last reconcile found it (upstream's hpaSelectors): nothing until then. Two HPAs
    * whose selectors pick the same pod make the selector ambiguous.
@@ -104,6 +108,7 @@ export class HorizontalController implements Controller {
     this.recorder = ctx.recorder('horizontal-pod-autoscaler');
     this.kinds = new KindResources(ctx.client);
     this.metrics = new MetricsSource(ctx.client);
+    this.history = new ScaleHistory(ctx.options.horizontalPodAutoscalerDownscaleStabilizationMs);
     this.hpaInformer = ctx.informers.forGroupVersionResource(HPAS);
     this.podInformer = ctx.informers.forGroupVersionResource(PODS);
     this.hpas = new Lister(this.hpaInformer.getIndexer());
@@ -147,6 +152,7 @@ export class HorizontalController implements Controller {
     const hpa = this.hpas.namespaced(namespace).get(name);
     if (!hpa) {
       this.ctx.logger.info('Horizontal Pod Autoscaler has been deleted', { HPA: key });
+      this.history.forget(key);
       return;
     }
     try {
@@ -198,6 +204,8 @@ export class HorizontalController implements Controller {
     let rescaleReason = '';
     let rescale = true;
     let metricStatuses: Rec[] | null = null;
+    let partialError: string | undefined;
+    this.history.recordInitial(key, currentReplicas, this.ctx.clock.now());
     if (currentReplicas === 0 && minReplicas !== 0) {
       desiredReplicas = 0;
       rescale = false;
@@ -218,13 +226,39 @@ export class HorizontalController implements Controller {
       const specs = Array.isArray(spec.metrics) ? spec.metrics.map(rec) : [];
       const computed = await this.replicasForMetrics(hpa, scale, specs);
       metricStatuses = computed.statuses;
-      // Every metric failed (a metric that worked is never reached on wheelhouse: no metrics API is served).
-      this.setStatus(hpa, currentReplicas, Number(status().desiredReplicas ?? 0), metricStatuses, false);
-      await this.updateStatusIfNeeded(original, hpa);
-      this.recorder.event(hpa, 'Warning', 'FailedComputeMetricsReplicas', computed.error);
-      throw new Error(
-        `failed to compute desired number of replicas based on listed metrics for ${reference}: ${computed.error}`,
-      );
+      if (computed.replicas === -1) {
+        this.setStatus(hpa, currentReplicas, Number(status().desiredReplicas ?? 0), metricStatuses, false);
+        await this.updateStatusIfNeeded(original, hpa);
+        this.recorder.event(hpa, 'Warning', 'FailedComputeMetricsReplicas', computed.error ?? '');
+        throw new Error(
+          `failed to compute desired number of replicas based on listed metrics for ${reference}: ${computed.error}`,
+        );
+      }
+      // Some metrics failed and the others ask for more replicas: scale on those, and report the failure after.
+      if (computed.error) partialError = computed.error;
+      let rescaleMetric = '';
+      if (computed.replicas > desiredReplicas) {
+        desiredReplicas = computed.replicas;
+        rescaleMetric = computed.metric;
+      }
+      if (desiredReplicas > currentReplicas) rescaleReason = `${rescaleMetric} above target`;
+      if (desiredReplicas < currentReplicas) rescaleReason = 'All metrics below target';
+      const now = this.ctx.clock.now();
+      const normalized =
+        spec.behavior === undefined || spec.behavior === null
+          ? this.history.normalize(key, currentReplicas, desiredReplicas, minReplicas, maxReplicas, now)
+          : this.history.normalizeWithBehavior(
+              key,
+              spec.behavior,
+              currentReplicas,
+              desiredReplicas,
+              minReplicas,
+              maxReplicas,
+              now,
+            );
+      for (const c of normalized.conditions) this.setCondition(hpa, c.type, c.status, c.reason, c.message);
+      desiredReplicas = normalized.replicas;
+      rescale = desiredReplicas !== currentReplicas;
     }
     if (rescale) {
       const updated = deepClone(scale);
@@ -257,6 +291,7 @@ export class HorizontalController implements Controller {
         `the HPA controller was able to update the target scale to ${desiredReplicas}`,
       );
       this.recorder.event(hpa, 'Normal', 'SuccessfulRescale', `New size: ${desiredReplicas}; reason: ${rescaleReason}`);
+      this.history.storeScaleEvent(key, spec.behavior, currentReplicas, desiredReplicas, this.ctx.clock.now());
       this.ctx.logger.info('Successfully rescaled', {
         HPA: key,
         currentReplicas,
@@ -268,6 +303,7 @@ export class HorizontalController implements Controller {
     }
     this.setStatus(hpa, currentReplicas, desiredReplicas, metricStatuses, rescale);
     await this.updateStatusIfNeeded(original, hpa);
+    if (partialError) throw new Error(partialError);
   }
 
   /** The target's scale through the first of its kind's resources that answers (upstream's RESTMappings order). */
@@ -304,30 +340,59 @@ export class HorizontalController implements Controller {
   }
 
   /**
-   * computeReplicasForMetrics when no metric yields a count: the selector checks, then each metric's failure (an
-   * event each), ScalingActive set from the first, and the error listing how many failed.
+   * computeReplicasForMetrics: the selector checks, then each metric's proposal; a failing metric gets an event.
+   * The highest proposal wins. When every metric failed, or some did and the rest would scale down, the answer is
+   * -1 and ScalingActive is set from the first failure; else ScalingActive is ValidMetricFound, and the failures (if
+   * any) come back as the error to report after scaling.
    */
   private async replicasForMetrics(
     hpa: KubeObject,
     scale: KubeObject,
     specs: Rec[],
-  ): Promise<{ statuses: Rec[] | null; error: string }> {
+  ): Promise<{ replicas: number; metric: string; statuses: Rec[] | null; error?: string }> {
     const selectorText = String(rec(scale.status).selector ?? '');
     const selectorError = this.validateSelector(hpa, selectorText);
-    if (selectorError) return { statuses: null, error: selectorError };
+    if (selectorError) return { replicas: -1, metric: '', statuses: null, error: selectorError };
+    const namespace = hpa.metadata.namespace ?? '';
+    const specReplicas = Number(rec(scale.spec).replicas ?? 0);
+    const { options } = this.ctx;
+    const input: MetricInput = {
+      namespace,
+      selector: selectorText,
+      pods: () => this.pods.namespaced(namespace).list(selectorText),
+      specReplicas,
+      tolerance: tolerance(options.horizontalPodAutoscalerTolerance),
+      timing: {
+        now: this.ctx.clock.now(),
+        cpuInitializationPeriodMs: options.horizontalPodAutoscalerCpuInitializationPeriodMs,
+        initialReadinessDelayMs: options.horizontalPodAutoscalerInitialReadinessDelayMs,
+      },
+    };
     const statuses: Rec[] = specs.map(() => ({ type: '' }));
     let first: MetricFailure | undefined;
-    for (const metric of specs) {
+    let failed = 0;
+    let replicas = 0;
+    let metric = '';
+    for (const [i, spec] of specs.entries()) {
       try {
-        await this.metrics.replicasFor(metric, hpa.metadata.namespace ?? '', selectorText);
+        const result = await this.metrics.replicasFor(spec, input);
+        statuses[i] = result.status;
+        if (replicas === 0 || result.replicas > replicas) {
+          replicas = result.replicas;
+          metric = result.name;
+        }
       } catch (err) {
         const failure =
           err instanceof MetricFailure ? err : new MetricFailure('FailedGetResourceMetric', message(err), message(err));
         this.recorder.event(hpa, 'Warning', failure.reason, failure.inner);
         first ??= failure;
+        failed++;
       }
     }
-    if (first) {
+    const error = first
+      ? `invalid metrics (${failed} invalid out of ${specs.length}), first error is: ${first.message}`
+      : undefined;
+    if (first && (failed >= specs.length || replicas < specReplicas)) {
       this.setCondition(
         hpa,
         'ScalingActive',
@@ -335,11 +400,16 @@ export class HorizontalController implements Controller {
         first.reason,
         `the HPA was unable to compute the replica count: ${first.inner}`,
       );
+      return { replicas: -1, metric: '', statuses, ...(error ? { error } : {}) };
     }
-    return {
-      statuses,
-      error: `invalid metrics (${specs.length} invalid out of ${specs.length}), first error is: ${first?.message ?? ''}`,
-    };
+    this.setCondition(
+      hpa,
+      'ScalingActive',
+      'True',
+      'ValidMetricFound',
+      `the HPA was able to successfully calculate a replica count from ${metric}`,
+    );
+    return { replicas, metric, statuses, ...(error ? { error } : {}) };
   }
 
   /** validateAndParseSelector: the error text when the selector is missing, unparseable or ambiguous. */

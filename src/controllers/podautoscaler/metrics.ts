@@ -1,20 +1,42 @@
 /**
- * Where the horizontal-pod-autoscaler controller reads metrics, and the errors it gets when it cannot (upstream's
- * pkg/controller/podautoscaler/metrics and the replica calculator's first step). wheelhouse serves none of the
- * metrics APIs (metrics.k8s.io, custom.metrics.k8s.io, external.metrics.k8s.io), so on a wheelhouse cluster every
- * metric ends in one of these errors, worded as upstream's, as on any cluster without a metrics server. Computing a
- * replica count from metrics an API did answer is not built: it is reported as an error of its own.
+ * Where the horizontal-pod-autoscaler controller reads metrics, and what it makes of them (upstream's
+ * pkg/controller/podautoscaler/metrics and the computeStatusFor* steps). Resource and ContainerResource metrics
+ * come from metrics.k8s.io, which wheelhouse's apiserver serves (see apiserver/metrics-api.ts); custom.metrics.k8s.io
+ * and external.metrics.k8s.io are not served, so Pods, Object and External metrics end in upstream's errors, as on
+ * a cluster without those adapters. Every error is wrapped, step by step, as upstream wraps it.
  */
 import { LabelSelector, type LabelSelectorObject } from '../../api/labels.js';
+import { formatQuantity } from '../../api/quantity.js';
 import type { KubeClient } from '../../client/rest.js';
+import type { KubeObject } from '../../client/types.js';
+import { milliValue, podMetricsInfo, resourceReplicas, type Timing, type Tolerance } from './replicas.js';
+
+/** What a metric is computed from: the HPA's namespace, its target's pods and replica counts, and the settings. */
+export interface MetricInput {
+  namespace: string;
+  /** The target's pod selector, as its scale reports it. */
+  selector: string;
+  pods: () => KubeObject[];
+  specReplicas: number;
+  tolerance: Tolerance;
+  timing: Timing;
+}
+
+/** A metric's proposal: the replica count, the metric's name for messages, its status entry, when measured. */
+export interface MetricResult {
+  replicas: number;
+  name: string;
+  status: Rec;
+  timestamp: number;
+}
 
 type Rec = Record<string, unknown>;
 const rec = (v: unknown): Rec => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : {});
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-/** What wheelhouse says when a metrics API answered (only a custom resource squatting its group can). */
-const NOT_COMPUTED = 'computing a replica count from metrics is not supported by wheelhouse yet';
+/** What wheelhouse says when a custom or external metrics API answered (only a custom resource in its group can). */
+const NOT_COMPUTED = 'computing a replica count from custom or external metrics is not supported by wheelhouse';
 
 /** A metric that could not be turned into a replica count: the reason and errors upstream's controller reports. */
 export class MetricFailure extends Error {
@@ -49,16 +71,22 @@ export class MetricsSource {
   constructor(private readonly client: KubeClient) {}
 
   /** GetResourceMetric: pod metrics from metrics.k8s.io for the pods the selector picks. */
-  private async resourceMetric(namespace: string, selector: string): Promise<never> {
+  private async resourceMetric(namespace: string, selector: string, resource: string, container: string) {
+    let items: Rec[];
     try {
-      await this.client
+      const list = await this.client
         .resource({ group: 'metrics.k8s.io', version: 'v1beta1', resource: 'pods' })
         .namespace(namespace)
         .list({ labelSelector: selector });
+      items = list.items as unknown as Rec[];
     } catch (err) {
       throw new Error(`unable to fetch metrics from resource metrics API: ${message(err)}`);
     }
-    throw new Error(NOT_COMPUTED);
+    if (items.length === 0) throw new Error('no metrics returned from resource metrics API');
+    return {
+      metrics: podMetricsInfo(items, resource, container),
+      timestamp: Date.parse(String(items[0]?.timestamp ?? '')) || 0,
+    };
   }
 
   /** The custom metrics client's first step: is custom.metrics.k8s.io served at all (discovery of /apis)? */
@@ -95,9 +123,10 @@ export class MetricsSource {
    * A replica count for one entry of spec.metrics, or the MetricFailure upstream's controller would make of it
    * (computeReplicasForMetric and the computeStatusFor* functions, each wrapping the one below as upstream does).
    */
-  async replicasFor(metric: Rec, namespace: string, podSelector: string): Promise<number> {
+  async replicasFor(metric: Rec, input: MetricInput): Promise<MetricResult> {
+    const { namespace } = input;
     const type = metric.type;
-    const attempt = async (reason: string, run: () => Promise<never>, wrap: (inner: string) => string) => {
+    const attempt = async <T>(reason: string, run: () => Promise<T>, wrap: (inner: string) => string) => {
       try {
         return await run();
       } catch (err) {
@@ -108,28 +137,61 @@ export class MetricsSource {
     if (type === 'Resource' || type === 'ContainerResource') {
       const source = rec(type === 'Resource' ? metric.resource : metric.containerResource);
       const resource = String(source.name ?? '');
+      const container = type === 'Resource' ? '' : String(source.container ?? '');
       const target = rec(source.target);
       const reason = type === 'Resource' ? 'FailedGetResourceMetric' : 'FailedGetContainerResourceMetric';
       const outer = (inner: string) =>
         type === 'Resource'
           ? `failed to get ${resource} resource metric value: ${inner}`
-          : `failed to get ${String(source.container ?? '')} container metric value: ${inner}`;
-      const step = target.averageValue !== undefined ? 'usage' : 'utilization';
+          : `failed to get ${container} container metric value: ${inner}`;
+      const byValue = target.averageValue !== undefined;
       return attempt(
         reason,
         async () => {
-          if (target.averageValue === undefined && target.averageUtilization === undefined) {
+          if (!byValue && target.averageUtilization === undefined) {
             throw new Error(
               'invalid resource metric source: neither an average utilization target nor an average value (usage) target was set',
             );
           }
+          let computed: ReturnType<typeof resourceReplicas>;
+          let timestamp: number;
           try {
-            return await this.resourceMetric(namespace, podSelector);
+            let read: Awaited<ReturnType<typeof this.resourceMetric>>;
+            try {
+              read = await this.resourceMetric(namespace, input.selector, resource, container);
+            } catch (err) {
+              throw new Error(`unable to get metrics for resource ${resource}: ${message(err)}`);
+            }
+            timestamp = read.timestamp;
+            computed = resourceReplicas({
+              current: input.specReplicas,
+              pods: input.pods(),
+              metrics: read.metrics,
+              resource,
+              container,
+              target: byValue
+                ? { averageMilli: milliValue(target.averageValue) }
+                : { utilization: Number(target.averageUtilization) },
+              tolerance: input.tolerance,
+              timing: input.timing,
+            });
           } catch (err) {
-            throw new Error(
-              `failed to get ${resource} ${step}: unable to get metrics for resource ${resource}: ${message(err)}`,
-            );
+            throw new Error(`failed to get ${resource} ${byValue ? 'usage' : 'utilization'}: ${message(err)}`);
           }
+          const current = {
+            ...(computed.utilization !== undefined ? { averageUtilization: computed.utilization } : {}),
+            averageValue: formatQuantity({ nanos: BigInt(computed.raw) * 1_000_000n, format: 'DecimalSI' }),
+          };
+          const what = type === 'Resource' ? 'resource' : 'container resource';
+          return {
+            replicas: computed.replicas,
+            name: byValue ? `${resource} resource` : `${resource} ${what} utilization (percentage of request)`,
+            status:
+              type === 'Resource'
+                ? { type, resource: { name: resource, current } }
+                : { type, containerResource: { name: resource, container, current } },
+            timestamp,
+          };
         },
         outer,
       );

@@ -1,0 +1,158 @@
+import { addQuantities, formatQuantity, parseQuantity, type Quantity } from '../api/quantity.js';
+import { statusErrors } from '../api/status-error.js';
+import { formatTime } from '../util/time.js';
+import type { APIRegistry } from './api-registry.js';
+import type { RequestContext } from './context.js';
+import type { KubeObject } from './registry/object.js';
+import { plainSelectors } from './registry/selection.js';
+import { writeJson } from './respond.js';
+
+export const METRICS_GROUP = 'metrics.k8s.io';
+export const METRICS_VERSION = 'v1beta1';
+/** The simulated usage of each container of a pod (a quantity of CPU cores / of bytes). */
+export const CPU_USAGE_ANNOTATION = 'sim.wheelhouse.dev/cpu-usage';
+export const MEMORY_USAGE_ANNOTATION = 'sim.wheelhouse.dev/memory-usage';
+/** The sampling window metrics-server reports with each value (its default metric resolution). */
+const WINDOW = '15s';
+
+type Rec = Record<string, unknown>;
+const rec = (v: unknown): Rec => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : {});
+const ZERO: Quantity = { nanos: 0n, format: 'DecimalSI' };
+
+/** A usage annotation's quantity; zero when absent or not a quantity. */
+function usageOf(pod: Readonly<KubeObject>, annotation: string, format: Quantity['format']): Quantity {
+  const text = pod.metadata.annotations?.[annotation];
+  if (text === undefined) return { ...ZERO, format };
+  try {
+    const q = parseQuantity(text);
+    return q.nanos < 0n ? { ...ZERO, format } : q;
+  } catch {
+    return { ...ZERO, format };
+  }
+}
+
+/** Whether the metrics server measures the pod: bound to a node and running. */
+function measured(pod: Readonly<KubeObject>): boolean {
+  return Boolean(rec(pod.spec).nodeName) && rec(pod.status).phase === 'Running' && !pod.metadata.deletionTimestamp;
+}
+
+interface Usage {
+  cpu: Quantity;
+  memory: Quantity;
+}
+
+function containerUsage(pod: Readonly<KubeObject>): Usage {
+  return {
+    cpu: usageOf(pod, CPU_USAGE_ANNOTATION, 'DecimalSI'),
+    memory: usageOf(pod, MEMORY_USAGE_ANNOTATION, 'BinarySI'),
+  };
+}
+
+const containersOf = (pod: Readonly<KubeObject>) =>
+  (Array.isArray(rec(pod.spec).containers) ? (rec(pod.spec).containers as unknown[]) : []).map(rec);
+
+/** Usage as metrics-server writes it: CPU a decimal quantity (down to nanocores), memory a binary one. */
+const cpuText = (q: Quantity) => formatQuantity({ nanos: q.nanos, format: 'DecimalSI' });
+const memoryText = (q: Quantity) => formatQuantity({ nanos: q.nanos, format: 'BinarySI' });
+
+function podMetrics(pod: Readonly<KubeObject>, now: string): KubeObject {
+  const usage = containerUsage(pod);
+  return {
+    metadata: {
+      name: pod.metadata.name ?? '',
+      namespace: pod.metadata.namespace ?? '',
+      creationTimestamp: now,
+      ...(pod.metadata.labels ? { labels: { ...pod.metadata.labels } } : {}),
+    },
+    timestamp: now,
+    window: WINDOW,
+    containers: containersOf(pod).map((c) => ({
+      name: String(c.name ?? ''),
+      usage: { cpu: cpuText(usage.cpu), memory: memoryText(usage.memory) },
+    })),
+  };
+}
+
+function nodeMetrics(node: Readonly<KubeObject>, pods: readonly Readonly<KubeObject>[], now: string): KubeObject {
+  let cpu: Quantity = ZERO;
+  let memory: Quantity = { ...ZERO, format: 'BinarySI' };
+  for (const pod of pods) {
+    const usage = containerUsage(pod);
+    for (const _ of containersOf(pod)) {
+      cpu = addQuantities(cpu, usage.cpu);
+      memory = addQuantities(memory, usage.memory);
+    }
+  }
+  return {
+    metadata: {
+      name: node.metadata.name ?? '',
+      creationTimestamp: now,
+      ...(node.metadata.labels ? { labels: { ...node.metadata.labels } } : {}),
+    },
+    timestamp: now,
+    window: WINDOW,
+    usage: { cpu: cpuText(cpu), memory: memoryText(memory) },
+  };
+}
+
+/** Serves metrics.k8s.io/v1beta1 pods and nodes from the pods and nodes the server stores. */
+export function addMetricsAPI(registry: APIRegistry): void {
+  for (const resource of ['pods', 'nodes'] as const) {
+    registry.addVirtual({
+      group: METRICS_GROUP,
+      version: METRICS_VERSION,
+      resource,
+      serve: (ctx) => serveMetrics(ctx, registry, resource),
+    });
+  }
+}
+
+async function serveMetrics(ctx: RequestContext, registry: APIRegistry, resource: 'pods' | 'nodes'): Promise<void> {
+  const info = ctx.info;
+  const gr = { group: METRICS_GROUP, resource };
+  if (info.subresource || (resource === 'nodes' && info.namespace)) throw statusErrors.pathNotFound();
+  if (info.verb !== 'get' && info.verb !== 'list') throw statusErrors.methodNotSupported(gr, info.verb);
+  const podStore = registry.lookup('', 'v1', 'pods');
+  const nodeStore = registry.lookup('', 'v1', 'nodes');
+  if (!podStore || !nodeStore) throw statusErrors.pathNotFound();
+  const prefix = (def: { storagePrefix?: string }, namespace?: string) =>
+    `${def.storagePrefix}/${namespace ? `${namespace}/` : ''}`;
+  const now = formatTime(Date.now());
+  const kind = resource === 'pods' ? 'PodMetrics' : 'NodeMetrics';
+  const apiVersion = `${METRICS_GROUP}/${METRICS_VERSION}`;
+  const running = (namespace?: string) =>
+    podStore.store.cacher.listShared(prefix(podStore.def, namespace)).then((pods) => pods.filter(measured));
+  const items: KubeObject[] = [];
+  if (resource === 'pods') {
+    for (const pod of await running(info.namespace)) items.push(podMetrics(pod, now));
+  } else {
+    const pods = await running();
+    for (const node of await nodeStore.store.cacher.listShared(prefix(nodeStore.def))) {
+      items.push(
+        nodeMetrics(
+          node,
+          pods.filter((p) => rec(p.spec).nodeName === node.metadata.name),
+          now,
+        ),
+      );
+    }
+  }
+  if (info.verb === 'get') {
+    const found = items.find((m) => m.metadata.name === info.name);
+    if (!found) throw statusErrors.notFound(gr, info.name);
+    return writeJson(ctx, 200, { kind, apiVersion, ...found });
+  }
+  const q = ctx.url.searchParams;
+  const { labels, fields } = plainSelectors(q);
+  const selected = items.filter(
+    (m) =>
+      labels.matches(m.metadata.labels ?? {}) &&
+      fields.matches({ 'metadata.name': m.metadata.name ?? '', 'metadata.namespace': m.metadata.namespace ?? '' }),
+  );
+  writeJson(ctx, 200, {
+    kind: `${kind}List`,
+    apiVersion,
+    metadata: {},
+    items: selected.map((m) => ({ ...m })),
+  });
+}
