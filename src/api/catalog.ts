@@ -96,28 +96,9 @@ function toInfo(group: string, version: string, r: GeneratedResource): ResourceI
   });
 }
 
-/**
- * The resource metrics API, which upstream's kube-apiserver does not serve itself (metrics-server registers it as
- * an APIService, so it is absent from upstream's OpenAPI document): wheelhouse's apiserver serves it, listed last,
- * where the aggregated group's low priority puts it in upstream's discovery.
- */
-const METRICS_API: Generated = {
-  groups: [{ name: 'metrics.k8s.io', preferredVersion: 'v1beta1', versions: ['v1beta1'] }],
-  resources: {
-    'metrics.k8s.io/v1beta1': [
-      { name: 'nodes', kind: 'NodeMetrics', namespaced: false, verbs: ['get', 'list'] },
-      { name: 'pods', kind: 'PodMetrics', namespaced: true, verbs: ['get', 'list'] },
-    ],
-  },
-};
-
 function load(): Catalog {
   if (catalog !== undefined) return catalog;
-  const generated = readGeneratedJson<Generated>('resources.json');
-  const raw: Generated = {
-    groups: [...generated.groups, ...METRICS_API.groups],
-    resources: { ...generated.resources, ...METRICS_API.resources },
-  };
+  const raw = readGeneratedJson<Generated>('resources.json');
   const groups = raw.groups.map((g) =>
     Object.freeze({ group: g.name, versions: Object.freeze([...g.versions]), preferredVersion: g.preferredVersion }),
   );

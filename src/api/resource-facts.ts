@@ -133,8 +133,6 @@ export const RESOURCE_FACTS: Readonly<Record<string, Readonly<Record<string, Res
     flowschemas: { storagePrefix: 'flowschemas' },
     prioritylevelconfigurations: { storagePrefix: 'prioritylevelconfigurations' },
   },
-  // metrics-server's API (see METRICS_API in catalog.ts): computed, never stored.
-  'metrics.k8s.io': { nodes: {}, pods: {} },
 };
 
 /** The facts for one resource, or undefined when the table does not know it. */

@@ -19,12 +19,15 @@ export interface ServedResource {
 
 /**
  * A resource that is not stored: a create-only review (SubjectAccessReview, TokenReview, …) answered by the
- * apiserver from the request. It is listed in discovery like the stored ones.
+ * apiserver from the request, or a computed one (componentstatuses, the resource metrics). It is listed in
+ * discovery like the stored ones.
  */
 export interface VirtualResource {
   group: string;
   version: string;
   resource: string;
+  /** Discovery facts of a resource the built-in catalog does not know (the resource metrics API). */
+  discovery?: ResourceInfo;
   /** Answers a request for the resource (the handler checks the verb). */
   serve(ctx: RequestContext): Promise<void>;
 }

@@ -1,3 +1,13 @@
+/**
+ * The resource metrics API (metrics.k8s.io/v1beta1: PodMetrics and NodeMetrics), as metrics-server serves it
+ * upstream, so that `kubectl top` and the HorizontalPodAutoscaler's resource metrics work. Upstream, metrics-server
+ * is an aggregated API server scraping each kubelet's CPU and memory counters; wheelhouse's nodes are simulated, so
+ * this built-in one reports what simulated pods declare they use: every container of a running pod uses the
+ * `sim.wheelhouse.dev/cpu-usage` and `sim.wheelhouse.dev/memory-usage` annotations' quantities (none: zero), and a
+ * node uses what its running pods use. Only running pods bound to a node are reported, as only those have
+ * containers a kubelet measures. Read-only: get and list (label and field selectors), JSON.
+ */
+import type { ResourceInfo } from '../api/catalog.js';
 import { addQuantities, formatQuantity, parseQuantity, type Quantity } from '../api/quantity.js';
 import { statusErrors } from '../api/status-error.js';
 import { formatTime } from '../util/time.js';
@@ -95,6 +105,26 @@ function nodeMetrics(node: Readonly<KubeObject>, pods: readonly Readonly<KubeObj
   };
 }
 
+/**
+ * What discovery says of the two resources, as metrics-server registers them (an aggregated API, absent from
+ * upstream's OpenAPI document and so from the built-in catalog).
+ */
+function discoveryOf(resource: 'pods' | 'nodes'): ResourceInfo {
+  const kind = resource === 'pods' ? 'PodMetrics' : 'NodeMetrics';
+  return {
+    group: METRICS_GROUP,
+    version: METRICS_VERSION,
+    resource,
+    kind,
+    namespaced: resource === 'pods',
+    verbs: ['get', 'list'],
+    singularName: kind.toLowerCase(),
+    shortNames: [],
+    categories: [],
+    subresources: [],
+  };
+}
+
 /** Serves metrics.k8s.io/v1beta1 pods and nodes from the pods and nodes the server stores. */
 export function addMetricsAPI(registry: APIRegistry): void {
   for (const resource of ['pods', 'nodes'] as const) {
@@ -102,6 +132,7 @@ export function addMetricsAPI(registry: APIRegistry): void {
       group: METRICS_GROUP,
       version: METRICS_VERSION,
       resource,
+      discovery: discoveryOf(resource),
       serve: (ctx) => serveMetrics(ctx, registry, resource),
     });
   }

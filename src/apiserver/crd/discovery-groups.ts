@@ -1,6 +1,7 @@
 /**
- * The group/versions custom resources add to discovery: groups the built-in catalog does not have, in name order,
- * each group's versions most preferred first (Kubernetes' version ordering), resources by name.
+ * The group/versions custom resources (and the apiserver's own resources outside the built-in catalog, the resource
+ * metrics API) add to discovery: groups the built-in catalog does not have, in name order, each group's versions
+ * most preferred first (Kubernetes' version ordering), resources by name.
  */
 import type { ResourceInfo } from '../../api/catalog.js';
 import type { APIRegistry } from '../api-registry.js';
@@ -14,7 +15,7 @@ export interface CustomGroupVersion {
 
 export function customGroupVersions(registry: APIRegistry, builtinGroups: ReadonlySet<string>): CustomGroupVersion[] {
   const byGroup = new Map<string, Map<string, ResourceInfo[]>>();
-  for (const s of registry.all()) {
+  for (const s of [...registry.all(), ...registry.allVirtual()]) {
     const info = s.discovery;
     if (!info || builtinGroups.has(info.group)) continue;
     const versions = byGroup.get(info.group) ?? new Map<string, ResourceInfo[]>();
