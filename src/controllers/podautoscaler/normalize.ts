@@ -72,26 +72,29 @@ function changedWithin(periodSeconds: number, events: readonly Timestamped[], no
   return events.filter((e) => e.at > cutoff).reduce((sum, e) => sum + e.value, 0);
 }
 
-function scaleUpLimit(current: number, ups: Timestamped[], downs: Timestamped[], rules: Rules, now: number): number {
+/**
+ * The furthest the policies let the count go from current in one direction (calculateScaleUpLimitWithScalingRules
+ * and calculateScaleDownLimitWithBehaviors): each policy's step from the count at the start of its period, the
+ * largest change taken for selectPolicy Max, the smallest for Min; Disabled allows none.
+ */
+function policyLimit(
+  up: boolean,
+  current: number,
+  ups: readonly Timestamped[],
+  downs: readonly Timestamped[],
+  rules: Rules,
+  now: number,
+): number {
   if (rules.selectPolicy === 'Disabled') return current;
-  const min = rules.selectPolicy === 'Min';
-  let result = min ? INT32_MAX : INT32_MIN;
+  // The lowest count is the smallest change up and the largest change down.
+  const lowest = (rules.selectPolicy === 'Min') === up;
+  let result = lowest ? INT32_MAX : INT32_MIN;
   for (const p of rules.policies) {
     const start = current - changedWithin(p.periodSeconds, ups, now) + changedWithin(p.periodSeconds, downs, now);
-    const proposed = p.type === 'Pods' ? start + p.value : Math.ceil(start * (1 + p.value / 100));
-    result = min ? Math.min(result, proposed) : Math.max(result, proposed);
-  }
-  return result;
-}
-
-function scaleDownLimit(current: number, ups: Timestamped[], downs: Timestamped[], rules: Rules, now: number): number {
-  if (rules.selectPolicy === 'Disabled') return current;
-  const min = rules.selectPolicy === 'Min';
-  let result = min ? INT32_MIN : INT32_MAX;
-  for (const p of rules.policies) {
-    const start = current - changedWithin(p.periodSeconds, ups, now) + changedWithin(p.periodSeconds, downs, now);
-    const proposed = p.type === 'Pods' ? start - p.value : Math.trunc(start * (1 - p.value / 100));
-    result = min ? Math.max(result, proposed) : Math.min(result, proposed);
+    let proposed: number;
+    if (up) proposed = p.type === 'Pods' ? start + p.value : Math.ceil(start * (1 + p.value / 100));
+    else proposed = p.type === 'Pods' ? start - p.value : Math.trunc(start * (1 - p.value / 100));
+    result = lowest ? Math.min(result, proposed) : Math.max(result, proposed);
   }
   return result;
 }
@@ -230,7 +233,7 @@ export class ScaleHistory {
     let reason = 'DesiredWithinRange';
     let message = 'the desired count is within the acceptable range';
     if (stabilized > current) {
-      const limit = Math.max(scaleUpLimit(current, ups, downs, upRules, now), current);
+      const limit = Math.max(policyLimit(true, current, ups, downs, upRules, now), current);
       let allowed = max;
       if (allowed > limit) {
         allowed = limit;
@@ -246,7 +249,7 @@ export class ScaleHistory {
         message = 'the desired count is within the acceptable range';
       }
     } else if (stabilized < current) {
-      const limit = Math.min(scaleDownLimit(current, ups, downs, downRules, now), current);
+      const limit = Math.min(policyLimit(false, current, ups, downs, downRules, now), current);
       let allowed = min;
       if (allowed < limit) {
         allowed = limit;

@@ -138,6 +138,23 @@ describe('normalizing a recommendation', () => {
     assert.equal(h.normalizeWithBehavior('k', behavior, 5, 12, 1, 20, NOW + 20_000).replicas, 10);
     const min = { scaleUp: { selectPolicy: 'Min', stabilizationWindowSeconds: 0 } };
     assert.equal(new ScaleHistory(0).normalizeWithBehavior('m', min, 1, 10, 1, 20, NOW).replicas, 2);
+    const slow = {
+      scaleDown: { stabilizationWindowSeconds: 0, policies: [{ type: 'Pods', value: 2, periodSeconds: 60 }] },
+    };
+    const down = new ScaleHistory(0).normalizeWithBehavior('s', slow, 10, 1, 1, 20, NOW);
+    assert.deepEqual([down.replicas, down.conditions[1]?.reason], [8, 'ScaleDownLimit']);
+    const minOfTwo = {
+      scaleDown: {
+        stabilizationWindowSeconds: 0,
+        selectPolicy: 'Min',
+        policies: [
+          { type: 'Pods', value: 2, periodSeconds: 60 },
+          { type: 'Percent', value: 50, periodSeconds: 60 },
+        ],
+      },
+    };
+    // Min takes the smaller change: 2 pods rather than half of 10.
+    assert.equal(new ScaleHistory(0).normalizeWithBehavior('t', minOfTwo, 10, 1, 1, 20, NOW).replicas, 8);
     const off = { scaleDown: { selectPolicy: 'Disabled' } };
     assert.equal(new ScaleHistory(0).normalizeWithBehavior('d', off, 6, 1, 1, 20, NOW).replicas, 6);
   });
