@@ -155,11 +155,25 @@ export function serveWebSocketSession(
 ): Promise<void> {
   const abort = new AbortController();
   const stdin = opts.stdin ? new InputQueue() : undefined;
-  const send = (channel: number, data: Buffer | string) => {
+  const sendNow = (channel: number, data: Buffer | string) => {
     if (ws.readyState !== ws.OPEN) return;
     const m = encodeMessage(protocol, channel, data);
     ws.send(m.data, { binary: m.binary });
   };
+  // client-go's WebSocket executor starts reading before it has made its streams: a message that arrives first is
+  // dropped ("Unknown stream id"), and a close that arrives first fails the command ("closed all streams"). A real
+  // container takes that long to start an exec; a simulated one answers at once, so what the session writes in its
+  // first moments is held back until then.
+  let held: [number, Buffer | string][] | undefined = [];
+  const send = (channel: number, data: Buffer | string) => {
+    if (held) held.push([channel, data]);
+    else sendNow(channel, data);
+  };
+  const settled = new Promise<void>((resolve) => setTimeout(resolve, STREAMS_SETTLE_MS)).then(() => {
+    const messages = held ?? [];
+    held = undefined;
+    for (const [channel, data] of messages) sendNow(channel, data);
+  });
   ws.on('message', (raw: Buffer | ArrayBuffer | Buffer[]) => {
     const buf = Array.isArray(raw) ? Buffer.concat(raw) : Buffer.from(raw as ArrayBuffer);
     const m = decodeMessage(protocol, buf);
@@ -176,8 +190,6 @@ export function serveWebSocketSession(
     abort.abort();
   });
   ws.on('error', () => {});
-  // Tell the client the streams are ready: an empty message on the lowest channel it will read.
-  send(opts.stdout ? STDOUT : opts.stderr ? STDERR : ERROR, Buffer.alloc(0));
   const io: ExecIO = {
     stdin,
     tty: opts.tty,
@@ -191,12 +203,17 @@ export function serveWebSocketSession(
       } else if (opts.stderr) send(STDERR, d);
     },
   };
-  return body(io).then((status) => {
+  // Tell the client the streams are ready: an empty message on the lowest channel it will read.
+  send(opts.stdout ? STDOUT : opts.stderr ? STDERR : ERROR, Buffer.alloc(0));
+  return Promise.all([body(io), settled]).then(([status]) => {
     const payload = statusPayload(protocol, status);
     if (payload !== undefined) send(ERROR, payload);
     if (ws.readyState === ws.OPEN) ws.close(1000);
   });
 }
+
+/** How long a WebSocket session holds its first messages back, for the client to have made its streams. */
+const STREAMS_SETTLE_MS = 100;
 
 /** The streams a SPDY remote-command client opens, by streamType. */
 interface SpdyStreams {

@@ -167,7 +167,8 @@ describe('KubeletServer', () => {
     const s = await open(port, '/attach/default/web/app?stdout=1', ['v5.channel.k8s.io']);
     await new Promise((r) => setTimeout(r, 20));
     log.write('later');
-    await new Promise((r) => setTimeout(r, 20));
+    // Past the moment a session holds its first messages back (STREAMS_SETTLE_MS).
+    await new Promise((r) => setTimeout(r, 200));
     s.ws.close();
     await s.closed;
     assert.equal(byChannel(s.messages)[1], 'later\n');
