@@ -15,9 +15,11 @@ describe('the resource metrics API (metrics.k8s.io/v1beta1)', () => {
       metadata: { name, labels: { app: name.split('-')[0] ?? '' }, annotations },
       spec: {
         nodeName: node,
-        containers: [
-          { name: 'a', image: 'nginx' },
-          { name: 'b', image: 'nginx' },
+        containers: [{ name: 'a', image: 'nginx' }],
+        // A sidecar (a restartable init container) runs beside it; a plain init container has ended.
+        initContainers: [
+          { name: 'b', image: 'nginx', restartPolicy: 'Always' },
+          { name: 'init', image: 'busybox' },
         ],
       },
     });
@@ -27,7 +29,16 @@ describe('the resource metrics API (metrics.k8s.io/v1beta1)', () => {
 
   before(async () => {
     cp = await startControlPlane({ storage: 'memory' });
-    await cp.client.nodes().create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1', labels: { zone: 'a' } } });
+    for (const [name, ready] of [
+      ['n1', 'True'],
+      ['n2', 'Unknown'],
+    ]) {
+      const node = await cp.client
+        .nodes()
+        .create({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { zone: 'a' } } });
+      node.status = { conditions: [{ type: 'Ready', status: ready }] };
+      await cp.client.nodes().updateStatus(node);
+    }
     const usage = { 'sim.wheelhouse.dev/cpu-usage': '250m', 'sim.wheelhouse.dev/memory-usage': '64Mi' };
     await pod('web-1', 'n1', usage);
     await pod('web-2', 'n1', {});
@@ -37,7 +48,7 @@ describe('the resource metrics API (metrics.k8s.io/v1beta1)', () => {
     await cp?.stop();
   });
 
-  it('lists running pods with each container using the pod’s declared usage', async () => {
+  it('lists running pods with each container (sidecars too) using the pod’s declared usage', async () => {
     const res = await apiRequest(cp, 'GET', `${BASE}/namespaces/default/pods?labelSelector=app%3Dweb`);
     assert.equal(res.status, 200);
     assert.equal(res.body.kind, 'PodMetricsList');
@@ -74,9 +85,19 @@ describe('the resource metrics API (metrics.k8s.io/v1beta1)', () => {
     const node = await apiRequest(cp, 'GET', `${BASE}/nodes/n1`);
     assert.equal(node.status, 200);
     assert.deepEqual([node.body.kind, node.body.usage], ['NodeMetrics', { cpu: '500m', memory: '128Mi' }]);
-    const missing = await apiRequest(cp, 'GET', `${BASE}/namespaces/default/pods/db-1`);
-    assert.equal(missing.status, 404);
-    assert.equal(missing.body.message, 'pods.metrics.k8s.io "db-1" not found');
+    // A pod without metrics (not running) is named namespace/name; a pod that does not exist is the pods' NotFound.
+    const pending = await apiRequest(cp, 'GET', `${BASE}/namespaces/default/pods/db-1`);
+    assert.deepEqual([pending.status, pending.body.message], [404, 'pods.metrics.k8s.io "default/db-1" not found']);
+    const missing = await apiRequest(cp, 'GET', `${BASE}/namespaces/default/pods/nope`);
+    assert.deepEqual([missing.status, missing.body.message], [404, 'pods "nope" not found']);
+    // A node whose kubelet is not heard from (not Ready) has no metrics.
+    const silent = await apiRequest(cp, 'GET', `${BASE}/nodes/n2`);
+    assert.deepEqual([silent.status, silent.body.message], [404, 'nodes.metrics.k8s.io "n2" not found']);
+    const nodes = await apiRequest(cp, 'GET', `${BASE}/nodes`);
+    assert.deepEqual(
+      nodes.body.items.map((n: { metadata: { name: string } }) => n.metadata.name),
+      ['n1'],
+    );
     const write = await apiRequest(cp, 'DELETE', `${BASE}/namespaces/default/pods/web-1`);
     assert.equal(write.status, 405);
     const bad = await apiRequest(cp, 'GET', `${BASE}/nodes?labelSelector=zone%3D%3D%3D`);

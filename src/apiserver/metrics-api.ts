@@ -2,10 +2,11 @@
  * The resource metrics API (metrics.k8s.io/v1beta1: PodMetrics and NodeMetrics), as metrics-server serves it
  * upstream, so that `kubectl top` and the HorizontalPodAutoscaler's resource metrics work. Upstream, metrics-server
  * is an aggregated API server scraping each kubelet's CPU and memory counters; wheelhouse's nodes are simulated, so
- * this built-in one reports what simulated pods declare they use: every container of a running pod uses the
- * `sim.wheelhouse.dev/cpu-usage` and `sim.wheelhouse.dev/memory-usage` annotations' quantities (none: zero), and a
- * node uses what its running pods use. Only running pods bound to a node are reported, as only those have
- * containers a kubelet measures. Read-only: get and list (label and field selectors), JSON.
+ * this built-in one reports what simulated pods declare they use: every container of a running pod (sidecars
+ * included) uses the `sim.wheelhouse.dev/cpu-usage` and `sim.wheelhouse.dev/memory-usage` annotations' quantities
+ * (none: zero), and a node uses what its running pods use. Only running pods bound to a node, and Ready nodes, are
+ * reported, as only those have a kubelet that measures them. Read-only: get and list (label and field selectors),
+ * JSON.
  */
 import type { ResourceInfo } from '../api/catalog.js';
 import { addQuantities, formatQuantity, parseQuantity, type Quantity } from '../api/quantity.js';
@@ -43,7 +44,13 @@ function usageOf(pod: Readonly<KubeObject>, annotation: string, format: Quantity
 
 /** Whether the metrics server measures the pod: bound to a node and running. */
 function measured(pod: Readonly<KubeObject>): boolean {
-  return Boolean(rec(pod.spec).nodeName) && rec(pod.status).phase === 'Running' && !pod.metadata.deletionTimestamp;
+  return Boolean(rec(pod.spec).nodeName) && rec(pod.status).phase === 'Running';
+}
+
+/** Whether the metrics server hears from the node's kubelet: its Ready condition is True. */
+function reporting(node: Readonly<KubeObject>): boolean {
+  const conditions = rec(node.status).conditions;
+  return Array.isArray(conditions) && conditions.some((c) => rec(c).type === 'Ready' && rec(c).status === 'True');
 }
 
 interface Usage {
@@ -58,8 +65,12 @@ function containerUsage(pod: Readonly<KubeObject>): Usage {
   };
 }
 
-const containersOf = (pod: Readonly<KubeObject>) =>
-  (Array.isArray(rec(pod.spec).containers) ? (rec(pod.spec).containers as unknown[]) : []).map(rec);
+/** The containers a kubelet runs for the pod's lifetime: the app containers and the sidecars (restartable init). */
+const containersOf = (pod: Readonly<KubeObject>) => {
+  const spec = rec(pod.spec);
+  const list = (v: unknown) => (Array.isArray(v) ? v.map(rec) : []);
+  return [...list(spec.containers), ...list(spec.initContainers).filter((c) => c.restartPolicy === 'Always')];
+};
 
 /** Usage as metrics-server writes it: CPU a decimal quantity (down to nanocores), memory a binary one. */
 const cpuText = (q: Quantity) => formatQuantity({ nanos: q.nanos, format: 'DecimalSI' });
@@ -158,7 +169,8 @@ async function serveMetrics(ctx: RequestContext, registry: APIRegistry, resource
     for (const pod of await running(info.namespace)) items.push(podMetrics(pod, now));
   } else {
     const pods = await running();
-    for (const node of await nodeStore.store.cacher.listShared(prefix(nodeStore.def))) {
+    const nodes = await nodeStore.store.cacher.listShared(prefix(nodeStore.def));
+    for (const node of nodes.filter(reporting)) {
       items.push(
         nodeMetrics(
           node,
@@ -170,7 +182,12 @@ async function serveMetrics(ctx: RequestContext, registry: APIRegistry, resource
   }
   if (info.verb === 'get') {
     const found = items.find((m) => m.metadata.name === info.name);
-    if (!found) throw statusErrors.notFound(gr, info.name);
+    if (!found) {
+      // As metrics-server: no such object is its own NotFound; one without metrics names it namespace/name.
+      const store = resource === 'pods' ? podStore : nodeStore;
+      await store.store.get(info.namespace, info.name);
+      throw statusErrors.notFound(gr, info.namespace ? `${info.namespace}/${info.name}` : info.name);
+    }
     return writeJson(ctx, 200, { kind, apiVersion, ...found });
   }
   const q = ctx.url.searchParams;

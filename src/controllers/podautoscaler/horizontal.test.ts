@@ -123,6 +123,14 @@ describe('horizontal-pod-autoscaler-controller', () => {
         CPU_50,
         { type: 'Pods', pods: { metric: { name: 'rps' }, target: { type: 'AverageValue', averageValue: '10' } } },
         {
+          type: 'Object',
+          object: {
+            describedObject: { apiVersion: 'v1', kind: 'Service', name: 'web' },
+            metric: { name: 'hits' },
+            target: { type: 'Value', value: '10' },
+          },
+        },
+        {
           type: 'External',
           external: {
             metric: { name: 'queue', selector: { matchLabels: { q: 'jobs' } } },
@@ -149,7 +157,7 @@ describe('horizontal-pod-autoscaler-controller', () => {
         ],
       );
       // One empty status per metric (upstream's zero MetricStatus), the replica counts as found.
-      assert.deepEqual(got.status?.currentMetrics, [{ type: '' }, { type: '' }, { type: '' }]);
+      assert.deepEqual(got.status?.currentMetrics, [{ type: '' }, { type: '' }, { type: '' }, { type: '' }]);
       assert.equal(got.status?.currentReplicas, 2);
     });
     await eventually(async () => {
@@ -158,11 +166,14 @@ describe('horizontal-pod-autoscaler-controller', () => {
         `Warning FailedGetResourceMetric: ${cpuError}`,
         'Warning FailedGetPodsMetric: unable to get metric rps: unable to fetch metrics from custom metrics API: ' +
           'no custom metrics API (custom.metrics.k8s.io) registered',
+        // Upstream's format string takes its arguments out of order: this is the text it prints.
+        'Warning FailedGetObjectMetric: unable to get metric hits: Service on default web/unable to fetch metrics ' +
+          'from custom metrics API: no custom metrics API (custom.metrics.k8s.io) registered',
         'Warning FailedGetExternalMetric: unable to get external metric default/queue/' +
           '&LabelSelector{MatchLabels:map[string]string{q: jobs,},MatchExpressions:[]LabelSelectorRequirement{},}: ' +
           'unable to fetch metrics from external metrics API: the server could not find the requested resource ' +
           '(get queue.external.metrics.k8s.io)',
-        `Warning FailedComputeMetricsReplicas: invalid metrics (3 invalid out of 3), first error is: failed to get cpu resource metric value: ${cpuError}`,
+        `Warning FailedComputeMetricsReplicas: invalid metrics (4 invalid out of 4), first error is: failed to get cpu resource metric value: ${cpuError}`,
       ]) {
         assert.ok(seen.includes(expected), `missing event: ${expected}\nseen: ${seen.join('\n')}`);
       }

@@ -320,7 +320,12 @@ export class HorizontalController implements Controller {
     } catch (err) {
       throw new ScaleFailure(message(err), `invalid API version in scale target reference: ${message(err)}`);
     }
-    const mappings = await this.kinds.mappings(group, kind);
+    let mappings: Awaited<ReturnType<KindResources['mappings']>>;
+    try {
+      mappings = await this.kinds.mappings(group, kind);
+    } catch (err) {
+      throw new ScaleFailure(message(err), `unable to determine resource for scale target reference: ${message(err)}`);
+    }
     if (mappings.length === 0) {
       const shown = `no matches for kind "${kind}" in group "${group}"`;
       throw new ScaleFailure(shown, `unable to determine resource for scale target reference: ${shown}`);

@@ -224,7 +224,8 @@ export class MetricsSource {
       try {
         return await this.customMetric();
       } catch (err) {
-        inner = `unable to get metric ${name}: ${message(err)} on ${String(described.kind ?? '')} ${namespace}/${String(described.name ?? '')}`;
+        // Upstream's format string takes its arguments out of order; the text is what it prints.
+        inner = `unable to get metric ${name}: ${String(described.kind ?? '')} on ${namespace} ${String(described.name ?? '')}/${message(err)}`;
       }
       const returned = perPod ? `failed to get ${name} object metric: ${inner}` : inner;
       throw new MetricFailure('FailedGetObjectMetric', inner, `failed to get object metric value: ${returned}`);
