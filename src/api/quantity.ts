@@ -136,6 +136,13 @@ function parseText(text: string): Quantity {
 }
 
 /** Whether a JSON value (a string or a number) parses as a quantity. */
+/** Quantity.MilliValue(): a quantity (its text, or a JSON number) in thousandths, rounded up. */
+export function milliValue(input: unknown): number {
+  const nanos = parseQuantity(typeof input === 'number' ? input : String(input)).nanos;
+  const q = nanos / 1_000_000n;
+  return Number(nanos % 1_000_000n > 0n ? q + 1n : q);
+}
+
 export function isQuantity(input: unknown): boolean {
   if (typeof input !== 'string' && typeof input !== 'number') return false;
   try {

@@ -8,7 +8,9 @@
  * reported, as only those have a kubelet that measures them. Read-only: get and list (label and field selectors),
  * JSON.
  */
+
 import type { ResourceInfo } from '../api/catalog.js';
+import { rec, recs } from '../api/json-readers.js';
 import { addQuantities, formatQuantity, parseQuantity, type Quantity } from '../api/quantity.js';
 import { statusErrors } from '../api/status-error.js';
 import { formatTime } from '../util/time.js';
@@ -26,8 +28,6 @@ export const MEMORY_USAGE_ANNOTATION = 'sim.wheelhouse.dev/memory-usage';
 /** The sampling window metrics-server reports with each value (its default metric resolution). */
 const WINDOW = '15s';
 
-type Rec = Record<string, unknown>;
-const rec = (v: unknown): Rec => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : {});
 const ZERO: Quantity = { nanos: 0n, format: 'DecimalSI' };
 
 /** A usage annotation's quantity; zero when absent or not a quantity. */
@@ -68,8 +68,7 @@ function containerUsage(pod: Readonly<KubeObject>): Usage {
 /** The containers a kubelet runs for the pod's lifetime: the app containers and the sidecars (restartable init). */
 const containersOf = (pod: Readonly<KubeObject>) => {
   const spec = rec(pod.spec);
-  const list = (v: unknown) => (Array.isArray(v) ? v.map(rec) : []);
-  return [...list(spec.containers), ...list(spec.initContainers).filter((c) => c.restartPolicy === 'Always')];
+  return [...recs(spec.containers), ...recs(spec.initContainers).filter((c) => c.restartPolicy === 'Always')];
 };
 
 /** Usage as metrics-server writes it: CPU a decimal quantity (down to nanocores), memory a binary one. */
@@ -164,31 +163,38 @@ async function serveMetrics(ctx: RequestContext, registry: APIRegistry, resource
   const apiVersion = `${METRICS_GROUP}/${METRICS_VERSION}`;
   const running = (namespace?: string) =>
     podStore.store.cacher.listShared(prefix(podStore.def, namespace)).then((pods) => pods.filter(measured));
+  if (info.verb === 'get') {
+    // Only the object asked for is measured. As metrics-server: no such object is its own NotFound (from the
+    // store); one without metrics is named namespace/name.
+    const obj = await (resource === 'pods' ? podStore : nodeStore).store.get(info.namespace, info.name);
+    let found: KubeObject | undefined;
+    if (resource === 'pods') found = measured(obj) ? podMetrics(obj, now) : undefined;
+    else if (reporting(obj)) {
+      found = nodeMetrics(
+        obj,
+        (await running()).filter((p) => rec(p.spec).nodeName === info.name),
+        now,
+      );
+    }
+    if (!found) throw statusErrors.notFound(gr, info.namespace ? `${info.namespace}/${info.name}` : info.name);
+    return writeJson(ctx, 200, { kind, apiVersion, ...found });
+  }
   const items: KubeObject[] = [];
   if (resource === 'pods') {
     for (const pod of await running(info.namespace)) items.push(podMetrics(pod, now));
   } else {
-    const pods = await running();
+    // Each running pod filed under its node once, rather than every pod looked at for every node.
+    const byNode = new Map<string, Readonly<KubeObject>[]>();
+    for (const pod of await running()) {
+      const node = String(rec(pod.spec).nodeName);
+      const onNode = byNode.get(node);
+      if (onNode) onNode.push(pod);
+      else byNode.set(node, [pod]);
+    }
     const nodes = await nodeStore.store.cacher.listShared(prefix(nodeStore.def));
     for (const node of nodes.filter(reporting)) {
-      items.push(
-        nodeMetrics(
-          node,
-          pods.filter((p) => rec(p.spec).nodeName === node.metadata.name),
-          now,
-        ),
-      );
+      items.push(nodeMetrics(node, byNode.get(node.metadata.name ?? '') ?? [], now));
     }
-  }
-  if (info.verb === 'get') {
-    const found = items.find((m) => m.metadata.name === info.name);
-    if (!found) {
-      // As metrics-server: no such object is its own NotFound; one without metrics names it namespace/name.
-      const store = resource === 'pods' ? podStore : nodeStore;
-      await store.store.get(info.namespace, info.name);
-      throw statusErrors.notFound(gr, info.namespace ? `${info.namespace}/${info.name}` : info.name);
-    }
-    return writeJson(ctx, 200, { kind, apiVersion, ...found });
   }
   const q = ctx.url.searchParams;
   const { labels, fields } = plainSelectors(q);

@@ -4,6 +4,7 @@ import { type ControlPlane, startControlPlane } from '../../index.js';
 import { apiRequest } from '../../testing/api-client.js';
 import assert from '../../testing/assert.js';
 import { eventually, runControllers } from '../../testing/controllers.js';
+import { deploymentManifest } from '../../testing/deployment-fixtures.js';
 import type { ControllerManager } from '../manager.js';
 import { horizontalPodAutoscalerController } from './index.js';
 import { goLabelSelectorString } from './metrics.js';
@@ -19,16 +20,7 @@ describe('horizontal-pod-autoscaler-controller', () => {
   let manager: ControllerManager;
 
   async function deployment(name: string, replicas: number): Promise<void> {
-    await cp.client.deployments(NS).create({
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name },
-      spec: {
-        replicas,
-        selector: { matchLabels: { app: name } },
-        template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
-      },
-    });
+    await cp.client.deployments(NS).create(deploymentManifest(name, { replicas }));
   }
 
   async function hpa(name: string, spec: Record<string, unknown>): Promise<void> {

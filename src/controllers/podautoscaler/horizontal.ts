@@ -15,6 +15,7 @@
  *   FailedComputeMetricsReplicas event, as on a cluster without a metrics server.
  * The status is written (PUT horizontalpodautoscalers/status) only when it changed.
  */
+import { type Rec, rec } from '../../api/json-readers.js';
 import { LabelSelector } from '../../api/labels.js';
 import { semanticEqual } from '../../api/semantic-equal.js';
 import { Lister } from '../../client/cache/listers.js';
@@ -38,8 +39,6 @@ import { tolerance } from './replicas.js';
 const HPAS = { group: 'autoscaling', version: 'v2', resource: 'horizontalpodautoscalers' };
 const PODS = { group: '', version: 'v1', resource: 'pods' };
 
-type Rec = Record<string, unknown>;
-const rec = (v: unknown): Rec => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : {});
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 interface Condition {

@@ -5,11 +5,12 @@
  * and external.metrics.k8s.io are not served, so Pods, Object and External metrics end in upstream's errors, as on
  * a cluster without those adapters. Every error is wrapped, step by step, as upstream wraps it.
  */
+import { type Rec, rec } from '../../api/json-readers.js';
 import { LabelSelector, type LabelSelectorObject } from '../../api/labels.js';
-import { formatQuantity } from '../../api/quantity.js';
+import { formatQuantity, milliValue } from '../../api/quantity.js';
 import type { KubeClient } from '../../client/rest.js';
 import type { KubeObject } from '../../client/types.js';
-import { milliValue, podMetricsInfo, resourceReplicas, type Timing, type Tolerance } from './replicas.js';
+import { podMetricsInfo, resourceReplicas, type Timing, type Tolerance } from './replicas.js';
 
 /** What a metric is computed from: the HPA's namespace, its target's pods and replica counts, and the settings. */
 export interface MetricInput {
@@ -29,9 +30,6 @@ export interface MetricResult {
   status: Rec;
   timestamp: number;
 }
-
-type Rec = Record<string, unknown>;
-const rec = (v: unknown): Rec => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : {});
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 

@@ -10,10 +10,7 @@
  *   Disabled) over the changes made within their periods.
  * Each step's outcome is the AbleToScale and ScalingLimited conditions' reason and message.
  */
-
-type Rec = Record<string, unknown>;
-const rec = (v: unknown): Rec => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : {});
-const recs = (v: unknown): Rec[] => (Array.isArray(v) ? v.map(rec) : []);
+import { rec, recs } from '../../api/json-readers.js';
 
 interface Timestamped {
   value: number;

@@ -5,19 +5,9 @@
  * ceil(usageRatio × ready pods), with unready and missing pods counted so as to damp the change, within the
  * tolerance and never against the direction of the first estimate.
  */
-import { parseQuantity } from '../../api/quantity.js';
+import { type Rec, rec, recs } from '../../api/json-readers.js';
+import { milliValue } from '../../api/quantity.js';
 import type { KubeObject } from '../../client/types.js';
-
-type Rec = Record<string, unknown>;
-const rec = (v: unknown): Rec => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : {});
-const recs = (v: unknown): Rec[] => (Array.isArray(v) ? v.map(rec) : []);
-
-/** Quantity.MilliValue(): the value in thousandths, rounded up. */
-export function milliValue(text: unknown): number {
-  const nanos = parseQuantity(String(text)).nanos;
-  const q = nanos / 1_000_000n;
-  return Number(nanos % 1_000_000n > 0n ? q + 1n : q);
-}
 
 export interface PodMetric {
   /** Milli-units (millicores, millibytes). */
