@@ -9,6 +9,7 @@ import { APIRegistry, type WatchCacheBounds } from './api-registry.js';
 import { ensureBootstrapPolicy } from './bootstrap/rbac-policy.js';
 import { apiServerServiceIP, DEFAULT_SERVICE_CLUSTER_IP_RANGE } from './bootstrap/service-ip.js';
 import { Cacher, cacheTypeDescription } from './cacher/cacher.js';
+import { metricsReaderClusterRole } from './metrics-api.js';
 import { decodeFromStorage } from './registry/codec.js';
 import type { KubeObject } from './registry/object.js';
 import { kubernetesEndpoints, kubernetesService } from './registry/resources/core-kubernetes-service.js';
@@ -136,7 +137,8 @@ function kubernetesEndpointSlice(address: string, securePort: number): KubeObjec
 /**
  * What every cluster has from the start, as kube-apiserver's bootstrap creates it: the system namespaces, the
  * system priority classes, the `kubernetes` ServiceCIDR, and the `kubernetes` Service whose Endpoints and
- * EndpointSlice point at this apiserver (updated when its address or port changed since the last start).
+ * EndpointSlice point at this apiserver (updated when its address or port changed since the last start); with them
+ * the ClusterRole that lets viewers read the built-in metrics API, as metrics-server's manifest would add it.
  */
 export async function bootstrapCluster(
   registry: APIRegistry,
@@ -149,6 +151,7 @@ export async function bootstrapCluster(
     ensureBootstrapPolicy(registry),
     ...systemPriorityClasses().map((pc) => createIfMissing(registry, 'scheduling.k8s.io', 'v1', 'priorityclasses', pc)),
     createIfMissing(registry, 'networking.k8s.io', 'v1', 'servicecidrs', kubernetesServiceCIDR(range)),
+    createIfMissing(registry, 'rbac.authorization.k8s.io', 'v1', 'clusterroles', metricsReaderClusterRole()),
   ]);
   await createIfMissing(registry, '', 'v1', 'services', kubernetesService(apiServerServiceIP(range), opts.securePort));
   const endpoints = kubernetesEndpoints(opts.advertiseAddress, opts.securePort);

@@ -135,6 +135,28 @@ function discoveryOf(resource: 'pods' | 'nodes'): ResourceInfo {
   };
 }
 
+/**
+ * The ClusterRole metrics-server's manifest installs beside its API: reading pod and node metrics, aggregated into
+ * admin, edit and view by the clusterrole-aggregation controller, so that whoever may view a namespace may also
+ * `kubectl top` its pods. Created at start-up when missing; a changed one is left as it is.
+ */
+export function metricsReaderClusterRole(): KubeObject {
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: {
+      name: 'system:aggregated-metrics-reader',
+      labels: {
+        'k8s-app': 'metrics-server',
+        'rbac.authorization.k8s.io/aggregate-to-admin': 'true',
+        'rbac.authorization.k8s.io/aggregate-to-edit': 'true',
+        'rbac.authorization.k8s.io/aggregate-to-view': 'true',
+      },
+    },
+    rules: [{ apiGroups: [METRICS_GROUP], resources: ['pods', 'nodes'], verbs: ['get', 'list', 'watch'] }],
+  };
+}
+
 /** Serves metrics.k8s.io/v1beta1 pods and nodes from the pods and nodes the server stores. */
 export function addMetricsAPI(registry: APIRegistry): void {
   for (const resource of ['pods', 'nodes'] as const) {

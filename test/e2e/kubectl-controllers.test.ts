@@ -194,5 +194,15 @@ describe('wheelhouse up runs kube-controller-manager: the real kubectl sees the 
     for (const line of top) assert.match(line.trim(), /^hpa-web-\S+\s+200m\s+20Mi$/);
     const nodes = await kubectl('top', 'node', '--no-headers');
     assert.match(nodes, /^node-\d+\s+\d+m\s+\d+%\s+\d+Mi\s+\d+%/m);
+    // Whoever may view the namespace may see what its pods use: the metrics reader role aggregates into view.
+    await kubectl('create', 'rolebinding', 'top-viewer', '--clusterrole=view', '--user=viewer', '-n', 'default');
+    await eventually(async () => {
+      const seen = await kubectl('top', 'pod', '-n', 'default', '-l', 'app=hpa-web', '--no-headers', '--as=viewer');
+      assert.match(seen.trim(), /^hpa-web-\S+\s+200m\s+20Mi$/m);
+    });
+    await assert.rejects(
+      kubectl('top', 'node', '--as=viewer'),
+      /cannot list resource "nodes" in API group "metrics\.k8s\.io" at the cluster scope/,
+    );
   });
 });

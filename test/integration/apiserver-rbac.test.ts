@@ -469,5 +469,11 @@ describe('RBAC authorization (--authorization-mode=RBAC)', () => {
       r.metadata.name.startsWith('system:controller:'),
     );
     assert.equal(controllers.length, 35);
+    // Beside the bootstrap policy, the role metrics-server's manifest adds for the metrics API this server serves.
+    const metricsReader = await get('clusterroles/system:aggregated-metrics-reader');
+    assert.equal(metricsReader.metadata.labels['rbac.authorization.k8s.io/aggregate-to-view'], 'true');
+    assert.deepEqual(metricsReader.rules, [
+      { apiGroups: ['metrics.k8s.io'], resources: ['pods', 'nodes'], verbs: ['get', 'list', 'watch'] },
+    ]);
   });
 });
