@@ -143,6 +143,7 @@ export class SimNode implements PodHost {
     // As upstream's kubelet, events go through a client of their own, on the same connection, with the event limit.
     this.events = client.withRateLimit(ctx.eventRateLimit.qps, ctx.eventRateLimit.burst).events();
     this.runtime = newRuntimeInfo(ctx.kubeletPort);
+    for (const image of spec.images) this.imagePulled(image);
     this.log = ctx.logger.child(spec.name);
   }
 

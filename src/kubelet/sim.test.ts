@@ -54,7 +54,7 @@ before(async () => {
     client: cp.client,
     nodes: 3,
     clock,
-    nodeConfig: { groups: [{ count: 1, capacity: { cpu: '2', memory: '4Gi' } }] },
+    nodeConfig: { images: ['local/app:v1'], groups: [{ count: 1, capacity: { cpu: '2', memory: '4Gi' } }] },
   });
   await kubelets.start();
 });
@@ -382,6 +382,30 @@ describe('simulated kubelets', () => {
       assert.equal(e.involvedObject.fieldPath, 'spec.containers{c}');
       assert.equal(e.count, 3);
     });
+  });
+
+  it('runs an image the node config loaded under pull policy Never; another waits in ErrImageNeverPull', async () => {
+    const node = await cp.client.nodes().get('node-3');
+    assert.ok(
+      node.status.images.some((i: { names: string[] }) => i.names.includes('docker.io/local/app:v1')),
+      JSON.stringify(node.status.images),
+    );
+    await boundPod('loaded', 'node-3', {
+      containers: [{ name: 'c', image: 'local/app:v1', imagePullPolicy: 'Never' }],
+    });
+    await boundPod('unloaded', 'node-3', {
+      containers: [{ name: 'c', image: 'local/other:v1', imagePullPolicy: 'Never' }],
+    });
+    await step(1000);
+    await eventually(async () => {
+      assert.ok((await getPod('loaded')).status.containerStatuses[0].state.running);
+      assert.deepEqual((await getPod('unloaded')).status.containerStatuses[0].state.waiting, {
+        reason: 'ErrImageNeverPull',
+        message: 'Container image "local/other:v1" is not present with pull policy of Never',
+      });
+    });
+    await cp.client.pods(NS).delete('loaded', { gracePeriodSeconds: 0 });
+    await cp.client.pods(NS).delete('unloaded', { gracePeriodSeconds: 0 });
   });
 
   it('runs init containers to completion first', async () => {

@@ -151,6 +151,41 @@ describe('wheelhouse up runs kube-controller-manager: the real kubectl sees the 
     });
   });
 
+  it('images that cannot be pulled: ErrImagePull then ImagePullBackOff, and InvalidImageName, as kubectl shows them', async () => {
+    await kubectl('run', 'nopull', '--image=nginx:doesnotexist', '--annotations=sim.wheelhouse.dev/image-pull=fail');
+    // kubectl run checks the name itself; a manifest reaches the node with it.
+    const manifest = join(root, 'badname.yaml');
+    writeFileSync(
+      manifest,
+      'apiVersion: v1\nkind: Pod\nmetadata: {name: badname}\nspec: {containers: [{name: badname, image: NGINX}]}\n',
+    );
+    await kubectl('apply', '-f', manifest);
+    await eventually(async () => {
+      const rows = await kubectl('get', 'pods', 'nopull', 'badname', '--no-headers');
+      assert.match(rows, /^nopull\s+0\/1\s+ImagePullBackOff\s+0\s/m);
+      assert.match(rows, /^badname\s+0\/1\s+InvalidImageName\s+0\s/m);
+    });
+    const described = await kubectl('describe', 'pod', 'nopull');
+    assert.match(described, /State:\s+Waiting\n\s+Reason:\s+ImagePullBackOff/);
+    assert.match(described, /Normal\s+Pulling\s+\S+\s+kubelet\s+Pulling image "nginx:doesnotexist"/);
+    assert.match(
+      described,
+      /Warning\s+Failed\s+\S+\s+kubelet\s+Failed to pull image "nginx:doesnotexist": rpc error: code = NotFound desc = failed to pull and unpack image "docker\.io\/library\/nginx:doesnotexist"/,
+    );
+    assert.match(described, /Warning\s+Failed\s+\S+\s+kubelet\s+Error: ErrImagePull/);
+    assert.match(described, /Normal\s+BackOff\s+\S+\s+kubelet\s+Back-off pulling image "nginx:doesnotexist"/);
+    await assert.rejects(
+      kubectl('logs', 'nopull'),
+      /container "nopull" in pod "nopull" is waiting to start: trying and failing to pull image/,
+    );
+    const badname = JSON.parse(await kubectl('get', 'pod', 'badname', '-o', 'json'));
+    assert.equal(
+      badname.status.containerStatuses[0].state.waiting.message,
+      'Failed to apply default image tag "NGINX": couldn\'t parse image name "NGINX": invalid reference format: repository name (library/NGINX) must be lowercase',
+    );
+    await kubectl('delete', 'pod', 'nopull', 'badname', '--wait=false');
+  });
+
   it('kubectl autoscale: the HPA scales a Deployment by the CPU its pods use; kubectl top shows it', async () => {
     const manifest = join(root, 'hpa-web.yaml');
     writeFileSync(

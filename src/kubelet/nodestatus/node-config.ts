@@ -21,6 +21,11 @@ export interface NodeGroup {
   labels?: Record<string, string>;
   /** Taints the node registers with (upstream's --register-with-taints). */
   taints?: Taint[];
+  /**
+   * Images on the node from the start (as `kind load docker-image` puts them there): pods use them without a pull,
+   * and may use them under imagePullPolicy Never. The defaults' and the group's together.
+   */
+  images?: string[];
 }
 
 export interface NodeConfig extends NodeGroup {
@@ -55,6 +60,7 @@ export interface SimNodeSpec {
   allocatable: Record<string, string>;
   labels: Record<string, string>;
   taints: Taint[];
+  images: string[];
 }
 
 /**
@@ -116,6 +122,7 @@ export function nodeSpecFor(name: string, index: number, config: NodeConfig = {}
     allocatable,
     labels,
     taints: [...(config.taints ?? []), ...(group.taints ?? [])],
+    images: [...new Set([...(config.images ?? []), ...(group.images ?? [])])],
   };
 }
 
@@ -135,16 +142,36 @@ export function checkNodeConfig(value: unknown): NodeConfig {
   if (value === null || value === undefined) return {};
   if (typeof value !== 'object' || Array.isArray(value)) throw new Error('a node config is a map');
   const v = value as KubeObject | Record<string, unknown>;
-  const allowed = ['capacity', 'allocatable', 'labels', 'taints', 'zones', 'region', 'groups', 'apiVersion', 'kind'];
+  const allowed = [
+    'capacity',
+    'allocatable',
+    'labels',
+    'taints',
+    'images',
+    'zones',
+    'region',
+    'groups',
+    'apiVersion',
+    'kind',
+  ];
   for (const key of Object.keys(v)) {
     if (!allowed.includes(key)) throw new Error(`node config: unknown field ${JSON.stringify(key)}`);
   }
   const groups = (v as NodeConfig).groups;
   if (groups !== undefined && !Array.isArray(groups)) throw new Error('node config: groups must be a list');
+  checkImages((v as NodeConfig).images, 'images');
   for (const [i, g] of (groups ?? []).entries()) {
     if (typeof g.count !== 'number' || !Number.isInteger(g.count) || g.count < 0) {
       throw new Error(`node config: groups[${i}].count must be a whole number`);
     }
+    checkImages(g.images, `groups[${i}].images`);
   }
   return v as NodeConfig;
+}
+
+function checkImages(images: unknown, at: string): void {
+  if (images === undefined) return;
+  if (!Array.isArray(images) || images.some((i) => typeof i !== 'string' || i.trim() === '')) {
+    throw new Error(`node config: ${at} must be a list of image names`);
+  }
 }

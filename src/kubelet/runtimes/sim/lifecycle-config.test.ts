@@ -23,6 +23,7 @@ describe('lifecycle config', () => {
       initSeconds: 1,
       stopSeconds: undefined,
       logs: [],
+      imagePull: 'succeed',
     });
     assert.equal(l.resolve(pod({}, 'Never')).lifecycle, 'complete');
     assert.equal(l.resolve(pod({}, 'OnFailure')).lifecycle, 'complete');
@@ -42,6 +43,7 @@ rules:
     lifecycle: fail
     exitCode: 7
     logs: [starting, crashing]
+    imagePull: fail
 `);
     const flaky = l.resolve(pod({ app: 'flaky' }));
     assert.equal(flaky.lifecycle, 'crashloop');
@@ -49,7 +51,12 @@ rules:
     assert.equal(flaky.runSeconds, 5);
     assert.equal(flaky.startSeconds, 2);
     const batch = l.resolve({ ...pod({}), metadata: { name: 'b', namespace: 'batch' } });
-    assert.deepEqual([batch.lifecycle, batch.exitCode, batch.logs], ['fail', 7, ['starting', 'crashing']]);
+    assert.deepEqual(
+      [batch.lifecycle, batch.exitCode, batch.logs, batch.imagePull],
+      ['fail', 7, ['starting', 'crashing'], 'fail'],
+    );
+    assert.equal(flaky.imagePull, 'succeed');
+    assert.equal(l.resolve(pod({}, 'Always', { 'sim.wheelhouse.dev/image-pull': 'fail' })).imagePull, 'fail');
     const annotated = l.resolve(
       pod({ app: 'flaky' }, 'Always', {
         'sim.wheelhouse.dev/lifecycle': 'complete',
@@ -71,6 +78,10 @@ rules:
   it('refuses configs it does not understand', () => {
     assert.throws(() => Lifecycles.parse('rules: [{ lifecycle: explode }]'), /rules\[0\]\.lifecycle: must be one of/);
     assert.throws(() => Lifecycles.parse('rules: [{ runSeconds: -1 }]'), /rules\[0\]\.runSeconds/);
+    assert.throws(
+      () => Lifecycles.parse('defaults: { imagePull: sometimes }'),
+      /defaults\.imagePull: must be one of succeed, fail, not "sometimes"/,
+    );
     assert.throws(() => Lifecycles.parse('rules: [{ selector: "a in (" }]'), /rules\[0\]\.selector/);
     assert.throws(() => Lifecycles.parse('stages: []'), /unknown field/);
     assert.throws(() => Lifecycles.parse('defaults: { colour: red }'), /defaults: unknown field "colour"/);

@@ -12,9 +12,10 @@
  *       exitCode: 2
  *       runSeconds: 5
  *       logs: ["starting", "connecting to db"]
+ *       imagePull: fail        # succeed | fail: the registry has none of the images the pod pulls
  *
  * Annotations on the pod: sim.wheelhouse.dev/lifecycle, /exit-code, /run-seconds, /start-seconds, /stop-seconds,
- * /logs (lines separated by newlines).
+ * /logs (lines separated by newlines), /image-pull.
  */
 import { parse as parseYaml } from 'yaml';
 import { LabelSelector, type LabelSelectorObject } from '../../../api/labels.js';
@@ -30,6 +31,9 @@ export const RUN_SECONDS_ANNOTATION = `${ANNOTATION_PREFIX}run-seconds`;
 export const START_SECONDS_ANNOTATION = `${ANNOTATION_PREFIX}start-seconds`;
 export const STOP_SECONDS_ANNOTATION = `${ANNOTATION_PREFIX}stop-seconds`;
 export const LOGS_ANNOTATION = `${ANNOTATION_PREFIX}logs`;
+export const IMAGE_PULL_ANNOTATION = `${ANNOTATION_PREFIX}image-pull`;
+export const IMAGE_PULLS = ['succeed', 'fail'] as const;
+export type ImagePull = (typeof IMAGE_PULLS)[number];
 
 /** What defaults, rules and annotations may set. */
 export interface LifecycleSpec {
@@ -46,6 +50,11 @@ export interface LifecycleSpec {
   stopSeconds?: number;
   /** Lines every container writes when it starts. */
   logs?: string[];
+  /**
+   * Whether pulling the pod's images works (default succeed). With fail, the registry has none of them: a container
+   * whose image must be pulled waits in ErrImagePull and ImagePullBackOff, as for an image that does not exist.
+   */
+  imagePull?: ImagePull;
 }
 
 export interface LifecycleRule extends LifecycleSpec {
@@ -68,6 +77,7 @@ export interface ResolvedLifecycle {
   /** undefined: stop at the end of the grace period. */
   stopSeconds: number | undefined;
   logs: string[];
+  imagePull: ImagePull;
 }
 
 const BUILT_IN = { startSeconds: 1, runSeconds: 1, initSeconds: 1 } as const;
@@ -136,6 +146,7 @@ export class Lifecycles {
       initSeconds: merged.initSeconds ?? BUILT_IN.initSeconds,
       stopSeconds: merged.stopSeconds,
       logs: merged.logs ?? [],
+      imagePull: merged.imagePull ?? 'succeed',
     };
   }
 }
@@ -152,6 +163,11 @@ function checkSpec(spec: unknown, at: string): LifecycleSpec {
         throw new Error(`${at}.lifecycle: must be one of ${LIFECYCLES.join(', ')}, not ${JSON.stringify(value)}`);
       }
       out.lifecycle = value as LifecycleKind;
+    } else if (key === 'imagePull') {
+      if (!IMAGE_PULLS.includes(value as ImagePull)) {
+        throw new Error(`${at}.imagePull: must be one of ${IMAGE_PULLS.join(', ')}, not ${JSON.stringify(value)}`);
+      }
+      out.imagePull = value as ImagePull;
     } else if ((NUMBER_FIELDS as readonly string[]).includes(key)) {
       if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (key === 'exitCode' && value > 255)) {
         throw new Error(`${at}.${key}: must be a number${key === 'exitCode' ? ' from 0 to 255' : ' of seconds ≥ 0'}`);
@@ -191,5 +207,7 @@ export function fromAnnotations(annotations: Record<string, string> | undefined)
   if (stop !== undefined) out.stopSeconds = stop;
   const logs = annotations[LOGS_ANNOTATION];
   if (logs !== undefined) out.logs = logs.split('\n');
+  const pull = annotations[IMAGE_PULL_ANNOTATION]?.trim();
+  if (pull && IMAGE_PULLS.includes(pull as ImagePull)) out.imagePull = pull as ImagePull;
   return out;
 }

@@ -27,7 +27,9 @@ interface Harness {
   summary(): string;
 }
 
-function run(pod: KubeObject): Harness {
+/** images: what the node has (and gains by pulls); without it every image is present. */
+function run(pod: KubeObject, opts: { images?: Set<string> } = {}): Harness {
+  const images = opts.images;
   const clock = new FakeClock(Date.parse('2026-01-01T00:00:00Z'));
   const wheel = new TimerWheel(clock);
   const events: string[] = [];
@@ -40,8 +42,8 @@ function run(pod: KubeObject): Harness {
     releaseIP: () => {},
     event: (_pod, fieldPath, type, reason, message) => events.push(`${type} ${reason} ${fieldPath ?? ''}: ${message}`),
     changed: () => {},
-    imagePresent: () => true,
-    imagePulled: () => {},
+    imagePresent: (image) => images?.has(image) ?? true,
+    imagePulled: (image) => images?.add(image),
   };
   const sim = new SimPod(pod, new Lifecycles().resolve(pod), host);
   let previous: PodCondition[] = [];
@@ -277,6 +279,79 @@ describe('simulated pod timelines', () => {
     assert.ok(
       h.events.includes('Warning DeadlineExceeded : Pod was active on the node longer than the specified deadline'),
     );
+  });
+
+  it('an image reference that does not parse: InvalidImageName, tried again every 10 s', () => {
+    const h = run(pod({ containers: [{ name: 'c', image: 'NGINX' }] }));
+    assert.deepEqual(h.timeline(1), [
+      '0s Pending ready=False c=ContainerCreating#0',
+      '1s Pending ready=False c=InvalidImageName#0',
+    ]);
+    const message =
+      'Failed to apply default image tag "NGINX": couldn\'t parse image name "NGINX": invalid reference format: repository name (library/NGINX) must be lowercase';
+    assert.deepEqual(h.events, [
+      `Warning InspectFailed spec.containers{c}: ${message}`,
+      'Warning Failed spec.containers{c}: Error: InvalidImageName',
+    ]);
+    const status = h.sim.runtimeStatus().containers[0];
+    assert.deepEqual(status?.state, { kind: 'waiting', reason: 'InvalidImageName', message });
+    h.clock.step(10_000);
+    assert.equal(h.events.length, 4);
+  });
+
+  it('a pull that fails: ErrImagePull, then ImagePullBackOff until its back-off (10 s, doubling) is over', () => {
+    const h = run(
+      pod(
+        { containers: [{ name: 'c', image: 'nginx:nope', imagePullPolicy: 'IfNotPresent' }] },
+        { 'sim.wheelhouse.dev/image-pull': 'fail' },
+      ),
+      { images: new Set() },
+    );
+    const states = h.timeline(33).filter((_, i) => [1, 2, 11, 12, 31, 32].includes(i));
+    assert.deepEqual(states, [
+      '1s Pending ready=False c=ErrImagePull#0',
+      '2s Pending ready=False c=ImagePullBackOff#0',
+      '11s Pending ready=False c=ErrImagePull#0',
+      '12s Pending ready=False c=ImagePullBackOff#0',
+      '31s Pending ready=False c=ErrImagePull#0',
+      '32s Pending ready=False c=ImagePullBackOff#0',
+    ]);
+    const error =
+      'rpc error: code = NotFound desc = failed to pull and unpack image "docker.io/library/nginx:nope": failed to resolve reference "docker.io/library/nginx:nope": docker.io/library/nginx:nope: not found';
+    assert.deepEqual(h.events.slice(0, 5), [
+      'Normal Pulling spec.containers{c}: Pulling image "nginx:nope"',
+      `Warning Failed spec.containers{c}: Failed to pull image "nginx:nope": ${error}`,
+      'Warning Failed spec.containers{c}: Error: ErrImagePull',
+      'Normal BackOff spec.containers{c}: Back-off pulling image "nginx:nope"',
+      'Warning Failed spec.containers{c}: Error: ImagePullBackOff',
+    ]);
+    assert.equal(h.events.filter((e) => e.includes('Pulling image')).length, 3);
+    assert.deepEqual(h.sim.runtimeStatus().containers[0]?.state, {
+      kind: 'waiting',
+      reason: 'ImagePullBackOff',
+      message: `Back-off pulling image "nginx:nope": ErrImagePull: ${error}`,
+    });
+  });
+
+  it('pull policy Never: ErrImageNeverPull until the image is on the node; init containers wait in order', () => {
+    const images = new Set<string>();
+    const spec = {
+      initContainers: [{ name: 'init', image: 'local/tool:v1', imagePullPolicy: 'Never' }],
+      containers: [{ name: 'c', image: 'nginx:1.27', imagePullPolicy: 'IfNotPresent' }],
+    };
+    const h = run(pod(spec), { images });
+    assert.deepEqual(h.timeline(1), [
+      '0s Pending ready=False init=PodInitializing#0 c=PodInitializing#0',
+      '1s Pending ready=False init=ErrImageNeverPull#0 c=PodInitializing#0',
+    ]);
+    assert.deepEqual(h.events, [
+      'Warning ErrImageNeverPull spec.initContainers{init}: Container image "local/tool:v1" is not present with pull policy of Never',
+      'Warning Failed spec.initContainers{init}: Error: ErrImageNeverPull',
+    ]);
+    // Loaded onto the node by hand (as `kind load` would): the next sync starts it.
+    images.add('local/tool:v1');
+    h.clock.step(10_000);
+    assert.match(h.summary(), /init=running#0 c=PodInitializing#0$/);
   });
 
   it('records the events of a container start as upstream words them', () => {

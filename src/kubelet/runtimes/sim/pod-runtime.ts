@@ -11,6 +11,7 @@ import { semanticEqual } from '../../../api/semantic-equal.js';
 import type { KubeObject } from '../../../client/types.js';
 import type { Clock, TimerHandle } from '../../../util/clock.js';
 import { formatGoDuration, formatPod, imageIdOf, imageSizeOf, newContainerId, normalizeImage } from '../../format.js';
+import { imageReferenceError } from '../../image-reference.js';
 import type {
   ContainerResources,
   RuntimeContainerStatus,
@@ -26,6 +27,8 @@ export const INITIAL_BACKOFF_MS = 10_000;
 export const MAX_BACKOFF_MS = 300_000;
 /** How soon the kubelet notices that a container exited (upstream's PLEG relist period). */
 export const RELIST_MS = 1000;
+/** How soon the kubelet syncs a pod again after a sync that failed (its pod workers' back-off period). */
+export const RESYNC_MS = 10_000;
 
 export type EventType = 'Normal' | 'Warning';
 
@@ -117,6 +120,10 @@ class SimContainer implements RuntimeContainerStatus {
   created = false;
   backoffMs = 0;
   backoffUpdatedAt = 0;
+  /** The image pull back-off (upstream's per pod and image), and the error of the pull that set it. */
+  pullBackoffMs = 0;
+  pullBackoffUpdatedAt = 0;
+  pullError = '';
   timers: TimerHandle[] = [];
   /** What the kubelet gave the container (changed by an in-place resize), and what it runs with. */
   allocated: ContainerResources;
@@ -479,8 +486,16 @@ export class SimPod {
     c.restartCount++;
     c.previousLog = c.log;
     c.log = new ContainerLog();
+    this.launch(c, () => {
+      if (!c.init) this.scheduleLifecycle(c);
+    });
+  }
+
+  /** Starts c once its image is there, then runs started; tried again as the kubelet would while it is not. */
+  private launch(c: SimContainer, started: () => void): void {
+    if (!this.ensureImage(c, () => this.launch(c, started))) return;
     this.startContainer(c);
-    if (!c.init) this.scheduleLifecycle(c);
+    started();
   }
 
   /** The node cannot take the resize now (Deferred) or at all (Infeasible); the pod keeps what it has. */
@@ -515,8 +530,9 @@ export class SimPod {
       const c = new SimContainer(spec, false, i, 'ContainerCreating');
       c.ephemeral = true;
       this.ephemeralContainers.push(c);
-      this.startContainer(c);
-      c.ready = false;
+      this.launch(c, () => {
+        c.ready = false;
+      });
       started = true;
     });
     if (started) this.host.changed(this);
@@ -615,6 +631,8 @@ export class SimPod {
   private runInit(from: number): void {
     for (let i = from; i < this.initContainers.length; i++) {
       const c = this.initContainers[i] as SimContainer;
+      // Later init containers wait for this one's image.
+      if (!this.ensureImage(c, () => this.runInit(i))) return;
       this.startContainer(c);
       if (c.sidecar) continue;
       c.timers.push(this.host.wheel.after(this.lifecycle.initSeconds * 1000, () => this.exit(c, 0)));
@@ -627,16 +645,20 @@ export class SimPod {
     for (const c of this.containers) this.startRegular(c);
   }
 
-  /** Starts a regular container, unless its configuration cannot be made: then it waits, as upstream's does. */
+  /**
+   * Starts a regular container once its image is there, unless its configuration cannot be made: then it waits, as
+   * upstream's does.
+   */
   private startRegular(c: SimContainer): void {
+    // The image comes first (a retry of the configuration does not pull again); the configuration is what fails.
+    const configRetry = c.state.kind === 'waiting' && c.state.reason === CONFIG_ERROR;
+    if (!configRetry && !this.ensureImage(c, () => this.startRegular(c))) return;
     const error = this.configErrors.get(c.name);
     if (error === undefined) {
       this.startContainer(c);
       this.scheduleLifecycle(c);
       return;
     }
-    // The image is pulled first; making the container's configuration is what fails.
-    if (c.state.kind !== 'waiting' || c.state.reason !== CONFIG_ERROR) this.pullEvents(c);
     c.state = { kind: 'waiting', reason: CONFIG_ERROR, message: error };
     this.host.event(this.pod, c.fieldPath, 'Warning', 'Failed', `Error: ${error}`);
   }
@@ -647,34 +669,91 @@ export class SimPod {
     c.timers.push(this.host.wheel.after(runSeconds * 1000, () => this.exit(c, exitCode)));
   }
 
-  private pullEvents(c: SimContainer): void {
+  /**
+   * The kubelet's EnsureImageExists for c, with its events: true when the image is there (present, or pulled now).
+   * Otherwise c waits with upstream's reason and message — InvalidImageName for a reference that does not parse,
+   * ErrImageNeverPull for an absent image under pull policy Never, ErrImagePull for a pull that failed and
+   * ImagePullBackOff until its back-off (10 s doubling to 5 min, per container) is over — and `retry` runs when the
+   * kubelet would sync the pod again.
+   */
+  private ensureImage(c: SimContainer, retry: () => void): boolean {
     const image = c.spec.image ?? '';
-    const policy = c.spec.imagePullPolicy ?? 'IfNotPresent';
-    if (policy === 'Always' || (policy !== 'Never' && !this.host.imagePresent(image))) {
-      const took = formatGoDuration(Math.max(0, this.now - this.pullStartedAt));
-      this.host.event(this.pod, c.fieldPath, 'Normal', 'Pulling', `Pulling image "${image}"`);
-      this.host.event(
-        this.pod,
-        c.fieldPath,
-        'Normal',
-        'Pulled',
-        `Successfully pulled image "${image}" in ${took} (${took} including waiting). Image size: ${imageSizeOf(image)} bytes.`,
-      );
-      this.host.imagePulled(image);
-    } else {
-      this.host.event(
-        this.pod,
-        c.fieldPath,
-        'Normal',
-        'Pulled',
-        `Container image "${image}" already present on machine`,
-      );
+    const q = JSON.stringify;
+    const invalid = imageReferenceError(image);
+    if (invalid !== undefined) {
+      const message = `Failed to apply default image tag ${q(image)}: couldn't parse image name ${q(image)}: ${invalid}`;
+      this.host.event(this.pod, c.fieldPath, 'Warning', 'InspectFailed', message);
+      return this.imageMissing(c, 'InvalidImageName', message, RESYNC_MS, retry);
     }
-    this.pullStartedAt = this.now;
+    const policy = c.spec.imagePullPolicy ?? 'IfNotPresent';
+    if (policy !== 'Always' && this.host.imagePresent(image)) {
+      this.host.event(
+        this.pod,
+        c.fieldPath,
+        'Normal',
+        'Pulled',
+        `Container image ${q(image)} already present on machine`,
+      );
+      this.pullStartedAt = this.now;
+      return true;
+    }
+    if (policy === 'Never') {
+      const message = `Container image ${q(image)} is not present with pull policy of Never`;
+      this.host.event(this.pod, c.fieldPath, 'Warning', 'ErrImageNeverPull', message);
+      return this.imageMissing(c, 'ErrImageNeverPull', message, RESYNC_MS, retry);
+    }
+    const now = this.now;
+    const backoffLeft = c.pullBackoffUpdatedAt + c.pullBackoffMs - now;
+    if (c.pullBackoffMs > 0 && backoffLeft > 0) {
+      const backOff = `Back-off pulling image ${q(image)}`;
+      this.host.event(this.pod, c.fieldPath, 'Normal', 'BackOff', backOff);
+      const message = c.pullError ? `${backOff}: ${c.pullError}` : backOff;
+      return this.imageMissing(c, 'ImagePullBackOff', message, Math.min(RESYNC_MS, backoffLeft), retry);
+    }
+    this.host.event(this.pod, c.fieldPath, 'Normal', 'Pulling', `Pulling image ${q(image)}`);
+    if (this.lifecycle.imagePull === 'fail') {
+      // containerd's answer for a reference its registry does not have.
+      const ref = normalizeImage(image);
+      const error = `rpc error: code = NotFound desc = failed to pull and unpack image ${q(ref)}: failed to resolve reference ${q(ref)}: ${ref}: not found`;
+      this.host.event(this.pod, c.fieldPath, 'Warning', 'Failed', `Failed to pull image ${q(image)}: ${error}`);
+      const expired = now - c.pullBackoffUpdatedAt > 2 * MAX_BACKOFF_MS;
+      c.pullBackoffMs =
+        c.pullBackoffMs === 0 || expired ? INITIAL_BACKOFF_MS : Math.min(MAX_BACKOFF_MS, c.pullBackoffMs * 2);
+      c.pullBackoffUpdatedAt = now;
+      c.pullError = `ErrImagePull: ${error}`;
+      return this.imageMissing(c, 'ErrImagePull', error, RELIST_MS, retry);
+    }
+    const took = formatGoDuration(Math.max(0, now - this.pullStartedAt));
+    this.host.event(
+      this.pod,
+      c.fieldPath,
+      'Normal',
+      'Pulled',
+      `Successfully pulled image ${q(image)} in ${took} (${took} including waiting). Image size: ${imageSizeOf(image)} bytes.`,
+    );
+    this.host.imagePulled(image);
+    c.pullBackoffMs = 0;
+    c.pullError = '';
+    this.pullStartedAt = now;
+    return true;
   }
 
+  /** c waits for its image (reason, message, with upstream's `Error: <reason>` event); retry runs after delayMs. */
+  private imageMissing(c: SimContainer, reason: string, message: string, delayMs: number, retry: () => void): false {
+    c.state = { kind: 'waiting', reason, message };
+    this.host.event(this.pod, c.fieldPath, 'Warning', 'Failed', `Error: ${reason}`);
+    c.timers.push(
+      this.host.wheel.after(delayMs, () => {
+        if (this.terminal || this.terminating) return;
+        retry();
+        this.host.changed(this);
+      }),
+    );
+    return false;
+  }
+
+  /** Creates and starts c, its image there. */
   private startContainer(c: SimContainer): void {
-    this.pullEvents(c);
     const image = c.spec.image ?? '';
     c.image = normalizeImage(image);
     c.imageID = imageIdOf(image);
@@ -779,14 +858,16 @@ export class SimPod {
     c.backoffMs = c.backoffMs > 0 ? Math.min(MAX_BACKOFF_MS, c.backoffMs * 2) : INITIAL_BACKOFF_MS;
     c.backoffUpdatedAt = now;
     if (c.state.kind === 'terminated') c.lastState = c.state;
-    c.restartCount++;
-    c.previousLog = c.log;
-    c.log = new ContainerLog();
     this.pullStartedAt = now;
-    this.startContainer(c);
-    if (c.init && !c.sidecar) {
-      c.timers.push(this.host.wheel.after(this.lifecycle.initSeconds * 1000, () => this.exit(c, 0)));
-    } else if (!c.init) this.scheduleLifecycle(c);
+    if (this.ensureImage(c, () => this.restartOrBackOff(c))) {
+      c.restartCount++;
+      c.previousLog = c.log;
+      c.log = new ContainerLog();
+      this.startContainer(c);
+      if (c.init && !c.sidecar) {
+        c.timers.push(this.host.wheel.after(this.lifecycle.initSeconds * 1000, () => this.exit(c, 0)));
+      } else if (!c.init) this.scheduleLifecycle(c);
+    }
     this.host.changed(this);
   }
 
