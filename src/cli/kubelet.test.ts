@@ -22,6 +22,18 @@ describe('wheelhouse kubelet --sim flags', () => {
     assert.equal(o.eventBurst, 100);
   });
 
+  it('takes the cluster DNS, leaving out addresses that do not parse as the kubelet does', async () => {
+    assert.equal((await simKubeletOptionsOf({})).podDNS, undefined, "the kubelet server's default: kubeadm's");
+    assert.deepEqual((await simKubeletOptionsOf({ 'cluster-dns': '10.0.0.10, nope,fd00::a' })).podDNS, {
+      clusterDNS: ['10.0.0.10', 'fd00::a'],
+      clusterDomain: 'cluster.local',
+    });
+    assert.deepEqual((await simKubeletOptionsOf({ 'cluster-domain': 'corp.internal' })).podDNS, {
+      clusterDNS: ['10.96.0.10'],
+      clusterDomain: 'corp.internal',
+    });
+  });
+
   it('takes the event limits, refusing negative ones with upstream message', async () => {
     const o = await simKubeletOptionsOf({ 'event-qps': '5', 'event-burst': '0' });
     assert.equal(o.eventQps, 5);

@@ -1,10 +1,12 @@
 import { readFile } from 'node:fs/promises';
+import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { loadKubeconfig } from '../client/kubeconfig.js';
 import { KubeClient, userAgentFor } from '../client/rest.js';
 import { checkNodeConfig } from '../kubelet/nodestatus/node-config.js';
 import { Lifecycles } from '../kubelet/runtimes/sim/lifecycle-config.js';
+import { DEFAULT_POD_DNS } from '../kubelet/server/pod-dns.js';
 import {
   DEFAULT_EVENT_BURST,
   DEFAULT_EVENT_QPS,
@@ -32,6 +34,8 @@ Flags:
   --lifecycle-config FILE                 YAML: defaults and rules choosing pods' lifecycles by label selector
   --node-config FILE                      YAML: capacity, labels, taints, zones and node groups
   --kubelet-port N                        port advertised in daemonEndpoints (default 10250)
+  --cluster-dns IP[,IP]                   the DNS Service in pods' resolv.conf (default 10.96.0.10, as kubeadm)
+  --cluster-domain D                      the cluster's DNS domain (default cluster.local, as kubeadm)
   --node-status-update-frequency D        (default 10s)   --node-lease-duration-seconds N (default 40)
   --kube-api-qps N / --kube-api-burst N   per node (default 50 / 100), shared by all nodes
   --event-qps N / --event-burst N         each node's limit on event writes (default 50 / 100; 0: 5 / 10)
@@ -49,6 +53,8 @@ export const kubeletFlagSpec = {
   'lifecycle-config': { type: 'string' },
   'node-config': { type: 'string' },
   'kubelet-port': { type: 'string' },
+  'cluster-dns': { type: 'string' },
+  'cluster-domain': { type: 'string' },
   'node-status-update-frequency': { type: 'string' },
   'node-lease-duration-seconds': { type: 'string' },
   'event-qps': { type: 'string' },
@@ -74,6 +80,21 @@ export async function simKubeletOptionsOf(
     namePrefix: str('node-name-prefix') ?? DEFAULT_NODE_NAME_PREFIX,
     kubeletPort: count('kubelet-port', str('kubelet-port'), DEFAULT_KUBELET_PORT, 1),
   };
+  const clusterDNS = str('cluster-dns');
+  const clusterDomain = str('cluster-domain');
+  if (clusterDNS !== undefined || clusterDomain !== undefined) {
+    opts.podDNS = {
+      // As the kubelet, addresses that do not parse are left out.
+      clusterDNS:
+        clusterDNS === undefined
+          ? DEFAULT_POD_DNS.clusterDNS
+          : clusterDNS
+              .split(',')
+              .map((ip) => ip.trim())
+              .filter((ip) => isIP(ip) !== 0),
+      clusterDomain: clusterDomain ?? DEFAULT_POD_DNS.clusterDomain,
+    };
+  }
   const lifecycleFile = str('lifecycle-config');
   if (lifecycleFile) {
     try {

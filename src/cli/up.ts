@@ -66,6 +66,7 @@ Simulated nodes run inside too (see wheelhouse kubelet --help):
   --nodes N                        how many (default 3; 0 for none), named node-1 … node-N
   --lifecycle-config F / --node-config F   pod lifecycles and node groups (capacity, labels, zones)
   --event-qps N / --event-burst N  each node's event writes a second and their burst (default 50 / 100)
+  --cluster-dns IP / --cluster-domain D   pods' resolv.conf (default 10.96.0.10 and cluster.local, as kubeadm)
 
 kube-scheduler runs inside too: --scheduler-config FILE takes a KubeSchedulerConfiguration
 (kubescheduler.config.k8s.io/v1); wheelhouse explain pod NAME shows its per-node verdicts.`;

@@ -37,6 +37,7 @@ export async function startSimNodes(
     // exec reads a pod's ConfigMaps and Secrets as the kubelet of the pod's node.
     objects: apiObjectSource((node) => (node && kubelets ? kubelets.clientOf(node) : opts.client)),
     port: opts.kubeletPort ?? 0,
+    ...(opts.podDNS ? { dns: opts.podDNS } : {}),
     ...(bindAddress ? { bindAddress } : {}),
     ...(opts.logger ? { logger: opts.logger.child('kubelet-server') } : {}),
   });

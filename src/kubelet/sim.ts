@@ -27,6 +27,7 @@ import { type NodeConfig, nodeSpecFor, podCIDRFor } from './nodestatus/node-conf
 import { type LifecycleConfig, Lifecycles } from './runtimes/sim/lifecycle-config.js';
 import type { ContainerLog } from './runtimes/sim/logs.js';
 import type { SimPod } from './runtimes/sim/pod-runtime.js';
+import type { PodDNSSettings } from './server/pod-dns.js';
 import {
   NODE_LEASE_DURATION_SECONDS,
   NODE_LEASE_RENEW_INTERVAL_MS,
@@ -68,6 +69,8 @@ export interface SimKubeletsOptions {
   lifecycles?: Lifecycles | LifecycleConfig;
   /** The port advertised in each Node's daemonEndpoints (the kubelet server's; default 10250). */
   kubeletPort?: number;
+  /** The cluster DNS given to pods (--cluster-dns, --cluster-domain); kubeadm's 10.96.0.10 and cluster.local. */
+  podDNS?: PodDNSSettings;
   /** Record events (Starting, Pulled, Created, Started, Killing, BackOff, …); default true. */
   events?: boolean;
   /**

@@ -20,6 +20,7 @@ import {
   statusPayload,
   successStatus,
 } from './channel.js';
+import type { PodDNSSettings } from './pod-dns.js';
 import { containerEnvironment, containerFiles, findContainer } from './pod-files.js';
 import { runCommand } from './shell.js';
 import type { SpdyStream } from './spdy.js';
@@ -89,6 +90,7 @@ export function execBody(
   pod: KubeObject,
   container: string,
   command: string[],
+  dns?: PodDNSSettings,
 ): SessionBody {
   return async (io) => {
     const ns = pod.metadata.namespace ?? '';
@@ -98,8 +100,8 @@ export function execBody(
       if (runtime.exec) code = await runtime.exec(ns, name, container, command, io);
       else {
         const [env, files] = await Promise.all([
-          containerEnvironment(pod, container, objects),
-          containerFiles(pod, container, objects),
+          containerEnvironment(pod, container, objects, dns),
+          containerFiles(pod, container, objects, dns),
         ]);
         const cwd = findContainer(pod, container)?.workingDir || '/';
         code = await runCommand(command, { env, files, io, cwd });

@@ -2,9 +2,10 @@
  * What a command run in a simulated container sees: its environment (the container's `env` and `envFrom`,
  * resolved as the kubelet resolves them, with ConfigMap, Secret and field references and `$(VAR)` expansion) and
  * a small read-only file tree made of the ConfigMap, Secret, downward API and projected volumes it mounts (service
- * account tokens included), plus /etc/hostname.
+ * account tokens included), plus /etc/hostname, /etc/hosts and /etc/resolv.conf.
  */
 import type { KubeObject } from '../../client/types.js';
+import { DEFAULT_POD_DNS, hostsFile, type PodDNSSettings, podHostname, resolvConf } from './pod-dns.js';
 import { serviceEnvironment } from './service-env.js';
 import type { ObjectSource, ServiceAccountTokenSource } from './types.js';
 
@@ -177,12 +178,13 @@ export async function containerEnvironment(
   pod: KubeObject,
   containerName: string,
   source: ObjectSource | undefined,
+  dns: PodDNSSettings = DEFAULT_POD_DNS,
 ): Promise<Map<string, string>> {
   const container = findContainer(pod, containerName) ?? {};
   const objects = new ObjectCache(source, pod);
   const env = new Map<string, string>();
   env.set('PATH', DEFAULT_PATH);
-  env.set('HOSTNAME', pod.spec?.hostname ?? pod.metadata.name ?? '');
+  env.set('HOSTNAME', podHostname(pod, dns.clusterDomain));
   const services = serviceEnvironment(pod, await objects.services());
   const own = new Map<string, string>();
   // What `$(VAR)` may name: the container's variables so far, else a Service variable.
@@ -349,14 +351,20 @@ function downwardFiles(pod: KubeObject, containerName: string, items: Json[] | u
   return out;
 }
 
-/** The file tree a container sees: standard directories, /etc/hostname and its mounted volumes. */
+/**
+ * The file tree a container sees: standard directories, /etc/hostname, /etc/hosts and /etc/resolv.conf as the
+ * kubelet writes them (see pod-dns.ts), and its mounted volumes.
+ */
 export async function containerFiles(
   pod: KubeObject,
   containerName: string,
   source: ObjectSource | undefined,
+  dns: PodDNSSettings = DEFAULT_POD_DNS,
 ): Promise<PodFiles> {
   const files = new PodFiles(ROOT_DIRS);
-  files.addFile('/etc/hostname', Buffer.from(`${pod.spec?.hostname ?? pod.metadata.name ?? ''}\n`, 'utf8'));
+  files.addFile('/etc/hostname', Buffer.from(`${podHostname(pod, dns.clusterDomain)}\n`, 'utf8'));
+  files.addFile('/etc/hosts', Buffer.from(hostsFile(pod, dns.clusterDomain), 'utf8'));
+  files.addFile('/etc/resolv.conf', Buffer.from(resolvConf(pod, dns), 'utf8'));
   const container = findContainer(pod, containerName) ?? {};
   const volumes = new Map<string, Json>();
   for (const v of (pod.spec?.volumes ?? []) as Json[]) if (v?.name) volumes.set(v.name, v);

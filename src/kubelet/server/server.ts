@@ -25,6 +25,7 @@ import {
   serveWebSocketSession,
 } from './exec.js';
 import { checkContainerLogStatus, parseLogQuery, streamLog } from './logs.js';
+import type { PodDNSSettings } from './pod-dns.js';
 import { findContainer } from './pod-files.js';
 import { accepts, parsePorts, Responder, refusedMessage, SpdyPortForward } from './port-forward.js';
 import { SpdySession, type SpdyStream } from './spdy.js';
@@ -35,6 +36,8 @@ export interface KubeletServerOptions {
   runtime: PodRuntime;
   /** Where exec reads ConfigMaps and Secrets for env and mounted files. */
   objects?: ObjectSource;
+  /** The cluster DNS of the pods' /etc/resolv.conf (kubeadm's by default). */
+  dns?: PodDNSSettings;
   /** The serving certificate; a self-signed one for 127.0.0.1 and localhost is made at start without it. */
   tls?: CertificateAndKey;
   /** Clients must present a certificate signed by this CA (upstream's --client-ca-file); anyone may connect without. */
@@ -294,7 +297,7 @@ export class KubeletServer {
     if (route.kind === 'exec') {
       const command = url.searchParams.getAll('command');
       if (command.length === 0) throw new HttpError(400, 'you must specify at least one command for the container');
-      body = execBody(this.runtime, this.opts.objects, pod, container, command);
+      body = execBody(this.runtime, this.opts.objects, pod, container, command, this.opts.dns);
     } else body = attachBody(this.runtime, pod, container);
 
     if (websocket) {

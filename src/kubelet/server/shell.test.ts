@@ -189,6 +189,16 @@ describe('the built-in command set', () => {
   it('lists directories', async () => {
     assert.deepEqual(await exec(['ls', '/etc/config']), { code: 0, out: 'app.conf\ngreeting\nlevel\n', err: '' });
     assert.deepEqual(await exec(['ls', '/etc/secret']), { code: 0, out: 'db\n', err: '' });
+    // The name-resolution files the kubelet writes (pod-dns.ts), with kubeadm's cluster DNS.
+    assert.deepEqual(await exec(['cat', '/etc/resolv.conf']), {
+      code: 0,
+      out: 'search shop.svc.cluster.local svc.cluster.local cluster.local\nnameserver 10.96.0.10\noptions ndots:5\n',
+      err: '',
+    });
+    assert.match(
+      (await exec(['cat', '/etc/hosts'])).out,
+      /^# Kubernetes-managed hosts file\.\n127\.0\.0\.1\tlocalhost\n/,
+    );
     assert.deepEqual(await exec(['ls', '/nope']), {
       code: 2,
       out: '',
