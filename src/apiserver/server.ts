@@ -5,6 +5,7 @@ import { type StatusError, statusErrors } from '../api/status-error.js';
 import type { Store } from '../storage/types.js';
 import { type Logger, silentLogger } from '../util/logger.js';
 import type { APIRegistry } from './api-registry.js';
+import { APIServiceRegistration } from './apiservices.js';
 import { type AuditOptions, Auditor } from './audit/auditor.js';
 import { type Authentication, type AuthenticationOptions, buildAuthentication } from './authn/options.js';
 import { isSelfSubjectReview, serveSelfSubjectReview } from './authn/self-subject-review.js';
@@ -89,6 +90,7 @@ export class APIServer {
   private authorization: Authorization | undefined;
   private readonly authn: Authentication;
   private readonly customResources: CustomResourceController;
+  private readonly apiServices: APIServiceRegistration;
   private webhookAuthorizer: WebhookAuthorizer | undefined;
   private auditor: Auditor | undefined;
 
@@ -98,6 +100,7 @@ export class APIServer {
     this.metrics = new APIServerMetrics(opts.registry);
     this.openapi = new OpenAPIService(opts.registry);
     this.customResources = new CustomResourceController(opts.registry, this.log.child('apiextensions'));
+    this.apiServices = new APIServiceRegistration(opts.registry, this.log.child('apiservices'));
     this.authn = buildAuthentication(
       opts.authentication ?? {},
       opts.registry,
@@ -133,6 +136,7 @@ export class APIServer {
     // readers are refused meanwhile, as upstream's; the server starts all the same.
     await Promise.all(this.opts.registry.all().map((s) => s.store.cacher.start().catch(() => {})));
     await this.customResources.start();
+    await this.apiServices.start();
     if (this.opts.authorizationModes?.includes('Webhook')) {
       if (!this.opts.authorizationWebhook) {
         throw new Error("authorization-mode Webhook's authorization config file not passed");
@@ -204,6 +208,7 @@ export class APIServer {
   async stop(): Promise<void> {
     this.authorization?.stop();
     this.customResources.stop();
+    this.apiServices.stop();
     this.webhookAuthorizer?.stop();
     this.authn.stop();
     this.auditor?.close();

@@ -1,6 +1,7 @@
 import { customresourcedefinitions } from '../../crd/crd-resource.js';
 import { validatingadmissionpolicies, validatingadmissionpolicybindings } from './admissionregistration-policies.js';
 import { mutatingwebhookconfigurations, validatingwebhookconfigurations } from './admissionregistration-webhooks.js';
+import { apiservices } from './apiregistration-apiservices.js';
 import { controllerrevisions } from './apps-controllerrevisions.js';
 import { daemonsets } from './apps-daemonsets.js';
 import { deployments } from './apps-deployments.js';
@@ -65,5 +66,6 @@ export function appsAndOtherGroupResources(): Builtin[] {
     validatingadmissionpolicies,
     validatingadmissionpolicybindings,
     customresourcedefinitions,
+    apiservices,
   ];
 }
