@@ -12,6 +12,7 @@ import { StatusError } from '../api/status-error.js';
 import type { Logger } from '../util/logger.js';
 import type { APIRegistry } from './api-registry.js';
 import { asCRD } from './crd/types.js';
+import { KeyQueue } from './key-queue.js';
 import { METRICS_GROUP, METRICS_VERSION } from './metrics-api.js';
 import { jsonEqual, type KubeObject, nowTimestamp } from './registry/object.js';
 
@@ -95,15 +96,21 @@ function localAvailable(now: string): Record<string, string> {
 /** Registers and marks the APIServices, following the CRDs and the APIServices through their watch caches. */
 export class APIServiceRegistration {
   private readonly watches: { stop(): void }[] = [];
-  private readonly queue = new Set<string>();
-  private readonly timers = new Set<NodeJS.Timeout>();
-  private running = false;
-  private stopped = false;
+  /** `group:<CRD group>` and `apiservice:<name>` keys, synced together. */
+  private readonly queue: KeyQueue;
 
   constructor(
     private readonly registry: APIRegistry,
-    private readonly log: Logger,
-  ) {}
+    log: Logger,
+  ) {
+    this.queue = new KeyQueue(
+      (key) =>
+        key.startsWith('group:')
+          ? this.syncGroup(key.slice('group:'.length))
+          : this.markAvailable(key.slice('apiservice:'.length)),
+      { log, retryMs: RETRY_MS, batched: true },
+    );
+  }
 
   private get apiServices() {
     return this.registry.lookup(GROUP, 'v1', 'apiservices')?.store;
@@ -131,65 +138,20 @@ export class APIServiceRegistration {
         }),
       );
     };
+    const group = (g: string | undefined) => g && this.queue.add(`group:${g}`);
     // A CRD's group versions are synced, and each APIService (marked Available when Local).
-    await follow(this.crds, (obj) => this.enqueueGroup(asCRD(obj).spec.group ?? ''));
-    await follow(store, (obj) => this.enqueue(`apiservice:${obj.metadata.name ?? ''}`));
-    await this.drained();
+    await follow(this.crds, (obj) => group(asCRD(obj).spec.group));
+    await follow(store, (obj) => {
+      this.queue.add(`apiservice:${obj.metadata.name ?? ''}`);
+      // A CRD's, checked against the CRDs (whose group may have gone while no apiserver ran).
+      if (obj.metadata.labels?.[AUTOMANAGED_LABEL] === CONTINUOUSLY) group((obj.spec as { group?: string })?.group);
+    });
+    await this.queue.whenIdle();
   }
 
   stop(): void {
-    this.stopped = true;
+    this.queue.stop();
     for (const w of this.watches) w.stop();
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.clear();
-  }
-
-  private enqueueGroup(group: string): void {
-    if (group !== '') this.enqueue(`group:${group}`);
-  }
-
-  private enqueue(key: string, afterMs = 0): void {
-    if (this.stopped) return;
-    if (afterMs > 0) {
-      const t = setTimeout(() => {
-        this.timers.delete(t);
-        this.enqueue(key);
-      }, afterMs);
-      t.unref();
-      this.timers.add(t);
-      return;
-    }
-    this.queue.add(key);
-    if (!this.running) void this.drain();
-  }
-
-  private idle: (() => void)[] = [];
-
-  private drained(): Promise<void> {
-    if (!this.running && this.queue.size === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idle.push(resolve));
-  }
-
-  /** Syncs what is queued, every key at once (their writes then share storage commits), until nothing is left. */
-  private async drain(): Promise<void> {
-    this.running = true;
-    while (!this.stopped && this.queue.size > 0) {
-      const keys = [...this.queue];
-      this.queue.clear();
-      await Promise.all(
-        keys.map(async (key) => {
-          try {
-            if (key.startsWith('group:')) await this.syncGroup(key.slice('group:'.length));
-            else await this.markAvailable(key.slice('apiservice:'.length));
-          } catch (err) {
-            this.log.error('APIService sync failed', { key, err: String(err) });
-            this.enqueue(key, RETRY_MS);
-          }
-        }),
-      );
-    }
-    this.running = false;
-    for (const resolve of this.idle.splice(0)) resolve();
   }
 
   /** Creates svc, or sets its spec and labels back to what is registered. */

@@ -91,6 +91,17 @@ describe('APIServices', () => {
     await eventually(async () =>
       assert.equal((await apiRequest(cp, 'GET', `${APISERVICES}/v1.stable.example.com`)).status, 404),
     );
+    // One marked as a CRD's with no CRD serving it (its CRD went while no apiserver ran) goes too.
+    const ghost = await apiRequest(cp, 'POST', APISERVICES, {
+      body: {
+        metadata: { name: 'v1.ghost.example.com', labels: { 'kube-aggregator.kubernetes.io/automanaged': 'true' } },
+        spec: { group: 'ghost.example.com', version: 'v1', groupPriorityMinimum: 1000, versionPriority: 100 },
+      },
+    });
+    assert.equal(ghost.status, 201, ghost.text);
+    await eventually(async () =>
+      assert.equal((await apiRequest(cp, 'GET', `${APISERVICES}/v1.ghost.example.com`)).status, 404),
+    );
   });
 
   it('validates as upstream does, and leaves APIServices naming a Service as they are', async () => {

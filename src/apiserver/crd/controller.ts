@@ -10,6 +10,7 @@ import { StatusError, statusErrors } from '../../api/status-error.js';
 import type { Logger } from '../../util/logger.js';
 import type { APIRegistry, ServedResource } from '../api-registry.js';
 import { Cacher, cacheTypeDescription } from '../cacher/cacher.js';
+import { KeyQueue } from '../key-queue.js';
 import { decodeFromStorage } from '../registry/codec.js';
 import { jsonEqual, type KubeObject, nowTimestamp } from '../registry/object.js';
 import type { ResourceDefinition } from '../registry/resource.js';
@@ -39,18 +40,16 @@ interface Serving {
 
 export class CustomResourceController {
   private readonly serving = new Map<string, Serving>();
-  private readonly queue = new Set<string>();
-  private readonly timers = new Set<NodeJS.Timeout>();
-  private running = false;
-  private stopped = false;
+  /** CRD names, one at a time. */
+  private readonly queue: KeyQueue;
   private watch: { stop(): void } | undefined;
-  /** Resolves when the queue is empty (for start-up: CRDs found in storage are served before the server listens). */
-  private idle: (() => void)[] = [];
 
   constructor(
     private readonly registry: APIRegistry,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.queue = new KeyQueue((name) => this.sync(name), { log, retryMs: RETRY_MS });
+  }
 
   private get crds(): GenericStore | undefined {
     return this.registry.lookup(CRD_GROUP, 'v1', 'customresourcedefinitions')?.store;
@@ -65,54 +64,17 @@ export class CustomResourceController {
       prefix: `${crds.def.storagePrefix}/`,
       everything: true,
       matches: () => true,
-      onEvent: (_type, obj) => this.enqueue(obj.metadata.name ?? ''),
+      onEvent: (_type, obj) => this.queue.add(obj.metadata.name ?? ''),
       onEnd: () => {},
     });
-    await this.whenIdle();
+    // CRDs found in storage are served before the server listens.
+    await this.queue.whenIdle();
   }
 
   stop(): void {
-    this.stopped = true;
+    this.queue.stop();
     this.watch?.stop();
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.clear();
     for (const s of this.serving.values()) s.cacher.stop();
-  }
-
-  private whenIdle(): Promise<void> {
-    if (!this.running && this.queue.size === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idle.push(resolve));
-  }
-
-  private enqueue(name: string, afterMs = 0): void {
-    if (this.stopped || name === '') return;
-    if (afterMs > 0) {
-      const t = setTimeout(() => {
-        this.timers.delete(t);
-        this.enqueue(name);
-      }, afterMs);
-      t.unref();
-      this.timers.add(t);
-      return;
-    }
-    this.queue.add(name);
-    if (!this.running) void this.drain();
-  }
-
-  private async drain(): Promise<void> {
-    this.running = true;
-    while (!this.stopped && this.queue.size > 0) {
-      const name = this.queue.values().next().value as string;
-      this.queue.delete(name);
-      try {
-        await this.sync(name);
-      } catch (err) {
-        this.log.error('sync failed', { crd: name, err: String(err) });
-        this.enqueue(name, RETRY_MS);
-      }
-    }
-    this.running = false;
-    for (const resolve of this.idle.splice(0)) resolve();
   }
 
   private async read(name: string): Promise<CustomResourceDefinition | undefined> {
@@ -132,7 +94,7 @@ export class CustomResourceController {
 
   private async requeueGroup(group: string, except: string): Promise<void> {
     for (const other of await this.allCRDs()) {
-      if (other.spec.group === group && other.metadata.name !== except) this.enqueue(other.metadata.name ?? '');
+      if (other.spec.group === group && other.metadata.name !== except) this.queue.add(other.metadata.name ?? '');
     }
   }
 
@@ -289,7 +251,7 @@ export class CustomResourceController {
       const store = this.serving.get(name)?.versions[0]?.store;
       const remaining = store ? await this.deleteInstances(store) : await this.deleteStored(crd);
       if (remaining > 0) {
-        this.enqueue(name, RETRY_MS);
+        this.queue.add(name, RETRY_MS);
         return;
       }
       done = {
