@@ -258,6 +258,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     });
     const url = await server.start();
     await bootstrapCluster(registry, {
+      finished: (hook) => server.finishHook(hook),
       advertiseAddress: bindAddress === '0.0.0.0' ? '127.0.0.1' : bindAddress,
       securePort: Number(new URL(url).port),
       ...(opts.serviceClusterIpRange ? { serviceClusterIpRange: opts.serviceClusterIpRange } : {}),

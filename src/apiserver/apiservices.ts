@@ -154,6 +154,20 @@ export class APIServiceRegistration {
     for (const w of this.watches) w.stop();
   }
 
+  /** The start-up APIServices not seen Available yet (upstream's autoregister-completion check). */
+  missing(): string[] {
+    const store = this.apiServices;
+    if (!store) return [];
+    return startupAPIServices()
+      .map((svc) => svc.metadata.name ?? '')
+      .filter((name) => {
+        const current = store.cacher.getSharedNow(`${store.def.storagePrefix}/${name}`);
+        const conditions = (current?.status as { conditions?: Record<string, string>[] } | undefined)?.conditions;
+        return !conditions?.some((c) => c.type === 'Available' && c.status === 'True');
+      })
+      .sort();
+  }
+
   /** Creates svc, or sets its spec and labels back to what is registered. */
   private async ensure(svc: KubeObject): Promise<void> {
     const store = this.apiServices;

@@ -18,6 +18,7 @@ import { kubernetesServiceCIDR, systemPriorityClasses } from './registry/resourc
 import { builtinResources } from './registry/resources/index.js';
 import { watchIndexOf } from './registry/selection.js';
 import { GenericStore } from './registry/store.js';
+import type { PostStartHook } from './server.js';
 
 /** The namespaces every cluster has from the start. */
 export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -142,15 +143,27 @@ function kubernetesEndpointSlice(address: string, securePort: number): KubeObjec
  */
 export async function bootstrapCluster(
   registry: APIRegistry,
-  opts: { advertiseAddress: string; securePort: number; serviceClusterIpRange?: string },
+  opts: {
+    advertiseAddress: string;
+    securePort: number;
+    serviceClusterIpRange?: string;
+    /** Told of each step done, by its upstream post-start hook's name (the server's readiness follows them). */
+    finished?: (hook: PostStartHook) => void;
+  },
 ): Promise<void> {
   const range = opts.serviceClusterIpRange ?? DEFAULT_SERVICE_CLUSTER_IP_RANGE;
+  const done = (hook: PostStartHook) => () => opts.finished?.(hook);
   // Independent writes go together, so that start-up waits for a few commits rather than one per object.
   await ensureSystemNamespaces(registry);
+  done('start-system-namespaces-controller')();
   await Promise.all([
-    ensureBootstrapPolicy(registry),
-    ...systemPriorityClasses().map((pc) => createIfMissing(registry, 'scheduling.k8s.io', 'v1', 'priorityclasses', pc)),
-    createIfMissing(registry, 'networking.k8s.io', 'v1', 'servicecidrs', kubernetesServiceCIDR(range)),
+    ensureBootstrapPolicy(registry).then(done('rbac/bootstrap-roles')),
+    Promise.all(
+      systemPriorityClasses().map((pc) => createIfMissing(registry, 'scheduling.k8s.io', 'v1', 'priorityclasses', pc)),
+    ).then(done('scheduling/bootstrap-system-priority-classes')),
+    createIfMissing(registry, 'networking.k8s.io', 'v1', 'servicecidrs', kubernetesServiceCIDR(range)).then(
+      done('start-kubernetes-service-cidr-controller'),
+    ),
     createIfMissing(registry, 'rbac.authorization.k8s.io', 'v1', 'clusterroles', metricsReaderClusterRole()),
   ]);
   await createIfMissing(registry, '', 'v1', 'services', kubernetesService(apiServerServiceIP(range), opts.securePort));
@@ -177,4 +190,6 @@ export async function bootstrapCluster(
       );
     }),
   );
+  // The kubernetes Service and its endpoints, which upstream's bootstrap controller keeps.
+  done('bootstrap-controller')();
 }

@@ -77,6 +77,23 @@ const HTTP2_SESSION_MEMORY_MB = 128;
  * version, health, discovery and resources.
  */
 
+/**
+ * The post-start hooks of kube-apiserver this server has a step for, in upstream's order: each is a
+ * `poststarthook/<name>` health check that fails (`not finished`) until its step is done.
+ */
+export const POST_START_HOOKS = [
+  'start-apiextensions-controllers',
+  'crd-informer-synced',
+  'start-system-namespaces-controller',
+  'rbac/bootstrap-roles',
+  'scheduling/bootstrap-system-priority-classes',
+  'bootstrap-controller',
+  'start-kubernetes-service-cidr-controller',
+  'apiservice-status-local-available-controller',
+  'kube-apiserver-autoregistration',
+] as const;
+export type PostStartHook = (typeof POST_START_HOOKS)[number];
+
 export class APIServer {
   readonly health = new HealthChecks();
   private server: Http2SecureServer | undefined;
@@ -93,6 +110,8 @@ export class APIServer {
   private readonly apiServices: APIServiceRegistration;
   private webhookAuthorizer: WebhookAuthorizer | undefined;
   private auditor: Auditor | undefined;
+  /** The post-start hooks finished so far (see finishHook). */
+  private readonly hooksDone = new Set<PostStartHook>();
 
   constructor(private readonly opts: APIServerOptions) {
     this.log = opts.logger ?? silentLogger;
@@ -114,12 +133,47 @@ export class APIServer {
     addLegacyBindings(opts.registry);
     this.health.add(['healthz', 'livez', 'readyz'], { name: 'ping', check: () => {} });
     this.health.add(['healthz', 'livez', 'readyz'], { name: 'log', check: () => {} });
-    this.health.add(['healthz', 'livez', 'readyz'], {
-      name: 'etcd',
-      check: async () => {
-        await opts.storage.currentRevision();
+    const storageReachable = async () => {
+      await opts.storage.currentRevision();
+    };
+    this.health.add(['healthz', 'livez', 'readyz'], { name: 'etcd', check: storageReachable });
+    this.health.add(['readyz'], { name: 'etcd-readiness', check: storageReachable });
+    this.health.add(['readyz'], {
+      name: 'informer-sync',
+      check: () => {
+        const waiting = opts.registry.all().filter((s) => !s.store.cacher.synced).length;
+        if (waiting > 0) throw new Error(`${waiting} informers not started yet`);
       },
     });
+    // Upstream's post-start hooks for what this server does at start, in the order kube-apiserver lists them.
+    for (const hook of POST_START_HOOKS) {
+      this.health.add(['healthz', 'livez', 'readyz'], {
+        name: `poststarthook/${hook}`,
+        check: () => {
+          if (!this.hooksDone.has(hook)) throw new Error('not finished');
+        },
+      });
+      if (hook === 'kube-apiserver-autoregistration') {
+        this.health.add(['healthz', 'livez', 'readyz'], {
+          name: 'autoregister-completion',
+          check: () => {
+            const missing = this.apiServices.missing();
+            if (missing.length > 0) throw new Error(`missing APIService: [${missing.join(' ')}]`);
+          },
+        });
+      }
+    }
+    this.health.add(['readyz'], {
+      name: 'shutdown',
+      check: () => {
+        if (this.stopping) throw new Error('process is shutting down');
+      },
+    });
+  }
+
+  /** Marks one of the start-up steps done (those the cluster bootstrap performs are marked by it). */
+  finishHook(hook: PostStartHook): void {
+    this.hooksDone.add(hook);
   }
 
   private get host(): string {
@@ -136,7 +190,11 @@ export class APIServer {
     // readers are refused meanwhile, as upstream's; the server starts all the same.
     await Promise.all(this.opts.registry.all().map((s) => s.store.cacher.start().catch(() => {})));
     await this.customResources.start();
+    this.finishHook('start-apiextensions-controllers');
+    this.finishHook('crd-informer-synced');
     await this.apiServices.start();
+    this.finishHook('apiservice-status-local-available-controller');
+    this.finishHook('kube-apiserver-autoregistration');
     if (this.opts.authorizationModes?.includes('Webhook')) {
       if (!this.opts.authorizationWebhook) {
         throw new Error("authorization-mode Webhook's authorization config file not passed");

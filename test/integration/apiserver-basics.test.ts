@@ -40,6 +40,31 @@ describe('apiserver: serving, version, health, discovery, errors', () => {
     assert.match(verbose.text, /^\[\+\]ping ok$/m);
     assert.match(verbose.text, /^\[\+\]etcd ok$/m);
     assert.match(verbose.text, /readyz check passed\n$/);
+    // The start-up steps as upstream's post-start hooks, in its order, after the storage and cache checks.
+    const names = verbose.text
+      .split('\n')
+      .filter((l) => l.startsWith('[+]'))
+      .map((l) => l.slice(3).replace(/ ok$/, ''));
+    assert.deepEqual(names, [
+      'ping',
+      'log',
+      'etcd',
+      'etcd-readiness',
+      'informer-sync',
+      'poststarthook/start-apiextensions-controllers',
+      'poststarthook/crd-informer-synced',
+      'poststarthook/start-system-namespaces-controller',
+      'poststarthook/rbac/bootstrap-roles',
+      'poststarthook/scheduling/bootstrap-system-priority-classes',
+      'poststarthook/bootstrap-controller',
+      'poststarthook/start-kubernetes-service-cidr-controller',
+      'poststarthook/apiservice-status-local-available-controller',
+      'poststarthook/kube-apiserver-autoregistration',
+      'autoregister-completion',
+      'shutdown',
+    ]);
+    assert.equal((await apiRequest(cp, 'GET', '/readyz/poststarthook/rbac/bootstrap-roles')).text, 'ok');
+    assert.doesNotMatch((await apiRequest(cp, 'GET', '/livez?verbose')).text, /^\[\+\](informer-sync|shutdown) ok$/m);
     assert.equal((await apiRequest(cp, 'GET', '/livez/etcd')).text, 'ok');
     assert.equal((await apiRequest(cp, 'GET', '/livez/nonsense')).status, 404);
   });

@@ -294,6 +294,11 @@ export class Cacher {
   private readonly typeDescription: string;
   /** The current state is loaded and followed (readers need not wait for start()). */
   private loaded = false;
+
+  /** Whether the cache holds the current state and follows it (upstream's informer HasSynced). */
+  get synced(): boolean {
+    return this.loaded;
+  }
   private stopped = false;
 
   constructor(

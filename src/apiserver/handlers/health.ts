@@ -23,9 +23,11 @@ export class HealthChecks {
 
   /** Answers a request for /<endpoint> or /<endpoint>/<check>; false when the path is not a health path. */
   async serve(ctx: RequestContext): Promise<boolean> {
-    const [endpoint, checkName, ...rest] = ctx.url.pathname.split('/').filter(Boolean);
-    if (!endpoint || !(endpoint in this.checks) || rest.length > 0) return false;
+    const [endpoint, ...rest] = ctx.url.pathname.split('/').filter(Boolean);
+    if (!endpoint || !(endpoint in this.checks)) return false;
     const checks = this.checks[endpoint as HealthEndpoint];
+    // A check's name may have slashes of its own (poststarthook/rbac/bootstrap-roles).
+    const checkName = rest.length > 0 ? rest.join('/') : undefined;
     if (checkName !== undefined) {
       const one = checks.find((c) => c.name === checkName);
       if (!one) return false;
