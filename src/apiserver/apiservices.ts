@@ -12,7 +12,7 @@ import { StatusError } from '../api/status-error.js';
 import type { Logger } from '../util/logger.js';
 import type { APIRegistry } from './api-registry.js';
 import { asCRD } from './crd/types.js';
-import { KeyQueue } from './key-queue.js';
+import { followStore, KeyQueue } from './key-queue.js';
 import { METRICS_GROUP, METRICS_VERSION } from './metrics-api.js';
 import { jsonEqual, type KubeObject, nowTimestamp } from './registry/object.js';
 
@@ -82,6 +82,12 @@ export function startupAPIServices(): KubeObject[] {
   return out;
 }
 
+/** Whether an APIService's Available condition is True. */
+function isAvailable(svc: Readonly<KubeObject>): boolean {
+  const conditions = (svc.status as { conditions?: Record<string, string>[] } | undefined)?.conditions ?? [];
+  return conditions.some((c) => c.type === 'Available' && c.status === 'True');
+}
+
 /** The condition every local APIService carries. */
 function localAvailable(now: string): Record<string, string> {
   return {
@@ -101,7 +107,7 @@ export class APIServiceRegistration {
 
   constructor(
     private readonly registry: APIRegistry,
-    log: Logger,
+    private readonly log: Logger,
   ) {
     this.queue = new KeyQueue(
       (key) =>
@@ -126,17 +132,7 @@ export class APIServiceRegistration {
     if (!store) return;
     await Promise.all(startupAPIServices().map((svc) => this.ensure(svc)));
     const follow = async (s: typeof store | undefined, onEvent: (obj: KubeObject) => void) => {
-      if (!s) return;
-      this.watches.push(
-        await s.cacher.watch({
-          fromRevision: undefined,
-          prefix: `${s.def.storagePrefix}/`,
-          everything: true,
-          matches: () => true,
-          onEvent: (_type, obj) => onEvent(obj),
-          onEnd: () => {},
-        }),
-      );
+      if (s) this.watches.push(await followStore(s, onEvent, { log: this.log }));
     };
     const group = (g: string | undefined) => g && this.queue.add(`group:${g}`);
     // A CRD's group versions are synced, and each APIService (marked Available when Local).
@@ -154,6 +150,9 @@ export class APIServiceRegistration {
     for (const w of this.watches) w.stop();
   }
 
+  /** The start-up APIServices seen Available so far: once seen, one stays counted (as upstream's check keeps it). */
+  private readonly seenAvailable = new Set<string>();
+
   /** The start-up APIServices not seen Available yet (upstream's autoregister-completion check). */
   missing(): string[] {
     const store = this.apiServices;
@@ -161,9 +160,11 @@ export class APIServiceRegistration {
     return startupAPIServices()
       .map((svc) => svc.metadata.name ?? '')
       .filter((name) => {
+        if (this.seenAvailable.has(name)) return false;
         const current = store.cacher.getSharedNow(`${store.def.storagePrefix}/${name}`);
-        const conditions = (current?.status as { conditions?: Record<string, string>[] } | undefined)?.conditions;
-        return !conditions?.some((c) => c.type === 'Available' && c.status === 'True');
+        if (!current || !isAvailable(current)) return true;
+        this.seenAvailable.add(name);
+        return false;
       })
       .sort();
   }
@@ -179,17 +180,16 @@ export class APIServiceRegistration {
     } catch (err) {
       if (!(err instanceof StatusError && err.code === 409)) throw err;
     }
+    // Only one registered the same way is brought back in line: one a user made, or registered otherwise (a
+    // CRD's group version that a built-in one already is), is left as it is, as upstream's autoregister leaves it.
+    const managed = svc.metadata.labels?.[AUTOMANAGED_LABEL];
     await store.guaranteedUpdate(
       '',
       name,
       (current) => {
-        if (
-          jsonEqual(current.spec, svc.spec) &&
-          current.metadata.labels?.[AUTOMANAGED_LABEL] === svc.metadata.labels?.[AUTOMANAGED_LABEL]
-        )
+        if (current.metadata.labels?.[AUTOMANAGED_LABEL] !== managed || jsonEqual(current.spec, svc.spec))
           return current;
         current.spec = structuredClone(svc.spec);
-        current.metadata.labels = { ...current.metadata.labels, ...svc.metadata.labels };
         return current;
       },
       { internal: true },

@@ -6,6 +6,8 @@
  * simply synced once more.
  */
 import type { Logger } from '../util/logger.js';
+import type { KubeObject } from './registry/object.js';
+import type { GenericStore } from './registry/store.js';
 
 export class KeyQueue {
   private readonly queue = new Set<string>();
@@ -41,10 +43,13 @@ export class KeyQueue {
     return new Promise((resolve) => this.idle.push(resolve));
   }
 
+  /** Drops what is queued and syncs nothing more; whoever waits for idleness stops waiting. */
   stop(): void {
     this.stopped = true;
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
+    this.queue.clear();
+    if (!this.running) for (const resolve of this.idle.splice(0)) resolve();
   }
 
   private async drain(): Promise<void> {
@@ -66,4 +71,41 @@ export class KeyQueue {
       this.add(key, this.opts.retryMs);
     }
   }
+}
+
+/**
+ * Follows every object of a store through its watch cache, as the controllers' informers do: each object there now,
+ * then each change. When the cache ends the watch (it lost storage's and reloads) the store is watched again — every
+ * object offered anew, and `resync` called for what may have gone meanwhile — until stopped.
+ */
+export async function followStore(
+  store: GenericStore,
+  onObject: (obj: KubeObject) => void,
+  opts: { log: Logger; resync?: () => void },
+): Promise<{ stop(): void }> {
+  let stopped = false;
+  let current: { stop(): void } | undefined;
+  const watch = async (): Promise<void> => {
+    current = await store.cacher.watch({
+      fromRevision: undefined,
+      prefix: `${store.def.storagePrefix}/`,
+      everything: true,
+      matches: () => true,
+      onEvent: (_type, obj) => onObject(obj),
+      onEnd: (reason) => {
+        if (stopped || reason === 'closed') return;
+        watch().then(
+          () => opts.resync?.(),
+          (err) => opts.log.error('watching again failed', { err: String(err) }),
+        );
+      },
+    });
+  };
+  await watch();
+  return {
+    stop() {
+      stopped = true;
+      current?.stop();
+    },
+  };
 }

@@ -27,6 +27,7 @@ describe('image references as the kubelet parses them', () => {
   it('refuses what the reference parser refuses, in its words', () => {
     const cases: Array<[string, string]> = [
       ['NGINX', 'invalid reference format: repository name (library/NGINX) must be lowercase'],
+      ['index.docker.io/NGINX', 'invalid reference format: repository name (library/NGINX) must be lowercase'],
       ['team/App:v1', 'invalid reference format: repository name (team/App) must be lowercase'],
       ['nginx::1', 'invalid reference format'],
       ['nginx:', 'invalid reference format'],

@@ -40,8 +40,10 @@ function splitDomain(image: string): [string, string] {
   const rest = image.slice(slash + 1);
   let domain: string;
   let remote: string;
-  if (first === 'localhost' || /[.:]/.test(first) || first.toLowerCase() !== first) [domain, remote] = [first, rest];
+  // In the parser's order: the legacy Docker Hub name before anything with a dot.
+  if (first === 'localhost') [domain, remote] = [first, rest];
   else if (first === LEGACY_DEFAULT_DOMAIN) [domain, remote] = [DEFAULT_DOMAIN, rest];
+  else if (/[.:]/.test(first) || first.toLowerCase() !== first) [domain, remote] = [first, rest];
   else [domain, remote] = [DEFAULT_DOMAIN, image];
   if (domain === DEFAULT_DOMAIN && !remote.includes('/')) remote = OFFICIAL_PREFIX + remote;
   return [domain, remote];

@@ -13,7 +13,7 @@ import type { KubeClient } from '../client/rest.js';
 import { isAlreadyExists, isConflict, isNotFound, type KubeObject, type ResourceClient } from '../client/types.js';
 import type { Clock, TimerHandle } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
-import { formatMicroTime, formatTime } from './format.js';
+import { formatMicroTime, formatTime, normalizeImage } from './format.js';
 import { admitPod } from './lifecycle/admission.js';
 import { resizeHold } from './lifecycle/resize.js';
 import type { Limiter } from './limiter.js';
@@ -29,7 +29,7 @@ import {
   SIM_HOST_IP,
 } from './nodestatus/node-status.js';
 import { needsPreflight, type ObjectReader, type PreflightResult, preflight } from './preflight.js';
-import type { Lifecycles } from './runtimes/sim/lifecycle-config.js';
+import type { ImagePull, Lifecycles } from './runtimes/sim/lifecycle-config.js';
 import type { ContainerLog } from './runtimes/sim/logs.js';
 import { type EventType, type PodHost, SimPod } from './runtimes/sim/pod-runtime.js';
 import { generatePodStatus, KUBELET_CONDITIONS, type PodCondition } from './status/pod-status.js';
@@ -699,14 +699,20 @@ export class SimNode implements PodHost {
     );
   }
 
+  /** Images by the reference a runtime stores them under (`nginx` and `nginx:latest` are one image). */
   imagePresent(image: string): boolean {
-    return this.images.has(image);
+    return this.images.has(normalizeImage(image));
   }
 
   imagePulled(image: string): void {
-    if (this.images.has(image)) return;
-    this.images.add(image);
+    const ref = normalizeImage(image);
+    if (this.images.has(ref)) return;
+    this.images.add(ref);
     this.runtime.images.push(image);
+  }
+
+  imagePullOf(pod: KubeObject): ImagePull {
+    return this.ctx.lifecycles.resolve(pod).imagePull;
   }
 
   allocateIP(): string | undefined {

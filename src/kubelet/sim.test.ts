@@ -390,8 +390,9 @@ describe('simulated kubelets', () => {
       node.status.images.some((i: { names: string[] }) => i.names.includes('docker.io/local/app:v1')),
       JSON.stringify(node.status.images),
     );
+    // The same image under its full name: a runtime stores references normalised.
     await boundPod('loaded', 'node-3', {
-      containers: [{ name: 'c', image: 'local/app:v1', imagePullPolicy: 'Never' }],
+      containers: [{ name: 'c', image: 'docker.io/local/app:v1', imagePullPolicy: 'Never' }],
     });
     await boundPod('unloaded', 'node-3', {
       containers: [{ name: 'c', image: 'local/other:v1', imagePullPolicy: 'Never' }],

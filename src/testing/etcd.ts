@@ -67,14 +67,30 @@ export class EtcdCluster {
    * connect over https with a certificate signed by the cluster's test CA (etcd's --client-cert-auth).
    */
   static async start(size = 1, opts: { tls?: boolean } = {}): Promise<EtcdCluster> {
+    // A port found free may be taken by another process before etcd binds it (tests run side by side): a member
+    // that exits during start is most likely that, so the cluster is started afresh on other ports, twice at most.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await EtcdCluster.startOnce(size, opts);
+      } catch (err) {
+        if (attempt >= 3 || !/exited during start/.test(String(err))) throw err;
+      }
+    }
+  }
+
+  private static async startOnce(size: number, opts: { tls?: boolean }): Promise<EtcdCluster> {
     const root = mkdtempSync(join(tmpdir(), 'wheelhouse-etcd-'));
     const certs = opts.tls ? makeTestCerts(root) : undefined;
+    // Two ports a member, none the same (a port just released may be handed out again at once).
+    const ports = new Set<number>();
+    while (ports.size < 2 * size) ports.add(await freePort());
+    const [...picked] = ports;
     const members: EtcdMember[] = [];
     for (let i = 0; i < size; i++) {
       members.push({
         name: `m${i}`,
-        clientUrl: `${certs ? 'https' : 'http'}://127.0.0.1:${await freePort()}`,
-        peerUrl: `http://127.0.0.1:${await freePort()}`,
+        clientUrl: `${certs ? 'https' : 'http'}://127.0.0.1:${picked[2 * i]}`,
+        peerUrl: `http://127.0.0.1:${picked[2 * i + 1]}`,
         dataDir: join(root, `m${i}`),
         process: undefined,
       });

@@ -53,6 +53,13 @@ describe('APIServices', () => {
     });
   });
 
+  it('stays ready once the start-up APIServices were seen Available, even when one is deleted', async () => {
+    assert.equal((await apiRequest(cp, 'GET', '/readyz/autoregister-completion')).text, 'ok');
+    assert.equal((await apiRequest(cp, 'DELETE', `${APISERVICES}/v1.coordination.k8s.io`)).status, 200);
+    assert.equal((await apiRequest(cp, 'GET', '/readyz/autoregister-completion')).text, 'ok');
+    assert.equal((await apiRequest(cp, 'GET', `${APISERVICES}/v1.coordination.k8s.io`)).status, 404);
+  });
+
   it('registers the group versions a CRD serves while it serves them', async () => {
     const crd = {
       apiVersion: 'apiextensions.k8s.io/v1',
@@ -136,6 +143,32 @@ describe('APIServices', () => {
     });
     assert.equal(remote.status, 201, remote.text);
     assert.equal(remote.body.spec.service.port, 443, 'the port defaults to 443');
+    // A CRD of that group version does not take the user's APIService over.
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'gadgets.custom.example.com' },
+      spec: {
+        group: 'custom.example.com',
+        scope: 'Namespaced',
+        names: { plural: 'gadgets', kind: 'Gadget' },
+        versions: [
+          {
+            name: 'v1beta1',
+            served: true,
+            storage: true,
+            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          },
+        ],
+      },
+    };
+    assert.equal((await apiRequest(cp, 'POST', CRDS, { body: crd })).status, 201);
+    await eventually(async () => {
+      const gadgets = await apiRequest(cp, 'GET', '/apis/custom.example.com/v1beta1/namespaces/default/gadgets');
+      assert.equal(gadgets.status, 200, gadgets.text);
+    });
+    const kept = (await apiRequest(cp, 'GET', `${APISERVICES}/v1beta1.custom.example.com`)).body;
+    assert.deepEqual([kept.spec.service?.name, kept.metadata.labels], ['custom-api', undefined]);
     const table = (await kubectl(cp, ['get', 'apiservice', 'v1beta1.custom.example.com', '--no-headers'])).stdout;
     assert.match(table.trim(), /^v1beta1\.custom\.example\.com\s+kube-system\/custom-api\s+Unknown\s+\S+$/);
   });

@@ -10,7 +10,7 @@ import { StatusError, statusErrors } from '../../api/status-error.js';
 import type { Logger } from '../../util/logger.js';
 import type { APIRegistry, ServedResource } from '../api-registry.js';
 import { Cacher, cacheTypeDescription } from '../cacher/cacher.js';
-import { KeyQueue } from '../key-queue.js';
+import { followStore, KeyQueue } from '../key-queue.js';
 import { decodeFromStorage } from '../registry/codec.js';
 import { jsonEqual, type KubeObject, nowTimestamp } from '../registry/object.js';
 import type { ResourceDefinition } from '../registry/resource.js';
@@ -59,13 +59,12 @@ export class CustomResourceController {
   async start(): Promise<void> {
     const crds = this.crds;
     if (!crds) return;
-    this.watch = await crds.cacher.watch({
-      fromRevision: undefined,
-      prefix: `${crds.def.storagePrefix}/`,
-      everything: true,
-      matches: () => true,
-      onEvent: (_type, obj) => this.queue.add(obj.metadata.name ?? ''),
-      onEnd: () => {},
+    this.watch = await followStore(crds, (obj) => this.queue.add(obj.metadata.name ?? ''), {
+      log: this.log,
+      // A CRD deleted while the cache reloaded is looked at again.
+      resync: () => {
+        for (const name of this.serving.keys()) this.queue.add(name);
+      },
     });
     // CRDs found in storage are served before the server listens.
     await this.queue.whenIdle();

@@ -4,6 +4,7 @@
  * defaults. Zones go round-robin over `zones`.
  */
 import type { KubeObject } from '../../client/types.js';
+import { imageReferenceError } from '../image-reference.js';
 
 export interface Taint {
   key: string;
@@ -173,5 +174,9 @@ function checkImages(images: unknown, at: string): void {
   if (images === undefined) return;
   if (!Array.isArray(images) || images.some((i) => typeof i !== 'string' || i.trim() === '')) {
     throw new Error(`node config: ${at} must be a list of image names`);
+  }
+  for (const image of images as string[]) {
+    const invalid = imageReferenceError(image);
+    if (invalid) throw new Error(`node config: ${at}: ${JSON.stringify(image)}: ${invalid}`);
   }
 }

@@ -333,6 +333,18 @@ describe('simulated pod timelines', () => {
     });
   });
 
+  it('a container waiting for an image the spec no longer names is tried at once with the new one', () => {
+    const h = run(pod({ containers: [{ name: 'c', image: 'NGINX' }] }), { images: new Set(['nginx:1.27']) });
+    h.clock.step(1000);
+    assert.match(h.summary(), /c=InvalidImageName#0$/);
+    // kubectl set image pod/p c=nginx:1.27
+    h.sim.update({ ...h.sim.pod, spec: { ...h.sim.pod.spec, containers: [{ name: 'c', image: 'nginx:1.27' }] } });
+    assert.match(h.summary(), /Running ready=True c=running\+ready#0$/);
+    assert.equal(h.sim.runtimeStatus().containers[0]?.image, 'docker.io/library/nginx:1.27');
+    h.clock.step(30_000);
+    assert.equal(h.events.filter((e) => e.includes('InvalidImageName')).length, 1, 'no retry of the old image');
+  });
+
   it('pull policy Never: ErrImageNeverPull until the image is on the node; init containers wait in order', () => {
     const images = new Set<string>();
     const spec = {

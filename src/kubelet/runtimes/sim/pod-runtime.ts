@@ -19,7 +19,7 @@ import type {
   TerminatedState,
 } from '../../status/pod-status.js';
 import type { TimerWheel } from '../../timer-wheel.js';
-import type { ResolvedLifecycle } from './lifecycle-config.js';
+import type { ImagePull, ResolvedLifecycle } from './lifecycle-config.js';
 import { ContainerLog } from './logs.js';
 
 /** Upstream's crash-loop back-off: the first restart waits 10 s, each later one twice as long, up to 5 minutes. */
@@ -46,6 +46,8 @@ export interface PodHost {
   changed(pod: SimPod): void;
   imagePresent(image: string): boolean;
   imagePulled(image: string): void;
+  /** Whether pulls for the pod work, as its lifecycle says now (its annotations may have changed since it started). */
+  imagePullOf?(pod: KubeObject): ImagePull;
 }
 
 interface ProbeSpec {
@@ -120,10 +122,12 @@ class SimContainer implements RuntimeContainerStatus {
   created = false;
   backoffMs = 0;
   backoffUpdatedAt = 0;
-  /** The image pull back-off (upstream's per pod and image), and the error of the pull that set it. */
+  /** The image pull back-off (upstream keeps one per pod and image; here one per container), and its pull's error. */
   pullBackoffMs = 0;
   pullBackoffUpdatedAt = 0;
   pullError = '';
+  /** While the container waits for its image: the image it tried, and the retry the kubelet's next sync makes. */
+  imageWait: { image: string; timer: TimerHandle; retry: () => void } | undefined;
   timers: TimerHandle[] = [];
   /** What the kubelet gave the container (changed by an in-place resize), and what it runs with. */
   allocated: ContainerResources;
@@ -179,6 +183,8 @@ class SimContainer implements RuntimeContainerStatus {
     this.timers = [];
     this.probeTimer?.cancel();
     this.probeTimer = undefined;
+    this.imageWait?.timer.cancel();
+    this.imageWait = undefined;
   }
 }
 
@@ -373,7 +379,25 @@ export class SimPod {
     this.pod = pod;
     this.allocatedView = undefined;
     if (pod.metadata.deletionTimestamp) this.terminate();
-    else this.startEphemeral();
+    else {
+      this.startEphemeral();
+      this.retryChangedImages();
+    }
+  }
+
+  /** A container waiting for an image the spec no longer names (kubectl set image) is tried at once, as a sync would. */
+  private retryChangedImages(): void {
+    let retried = false;
+    for (const c of this.all()) {
+      const wait = c.imageWait;
+      if (!wait || (this.specNow(c)?.image ?? wait.image) === wait.image) continue;
+      wait.timer.cancel();
+      c.imageWait = undefined;
+      c.pullBackoffMs = 0;
+      wait.retry();
+      retried = true;
+    }
+    if (retried) this.host.changed(this);
   }
 
   // ---- in-place resize (pods/resize) ----
@@ -677,15 +701,16 @@ export class SimPod {
    * kubelet would sync the pod again.
    */
   private ensureImage(c: SimContainer, retry: () => void): boolean {
-    const image = c.spec.image ?? '';
+    const spec = this.specNow(c) ?? c.spec;
+    const image = spec.image ?? '';
     const q = JSON.stringify;
     const invalid = imageReferenceError(image);
     if (invalid !== undefined) {
       const message = `Failed to apply default image tag ${q(image)}: couldn't parse image name ${q(image)}: ${invalid}`;
       this.host.event(this.pod, c.fieldPath, 'Warning', 'InspectFailed', message);
-      return this.imageMissing(c, 'InvalidImageName', message, RESYNC_MS, retry);
+      return this.imageMissing(c, image, 'InvalidImageName', message, RESYNC_MS, retry);
     }
-    const policy = c.spec.imagePullPolicy ?? 'IfNotPresent';
+    const policy = spec.imagePullPolicy ?? 'IfNotPresent';
     if (policy !== 'Always' && this.host.imagePresent(image)) {
       this.host.event(
         this.pod,
@@ -700,7 +725,7 @@ export class SimPod {
     if (policy === 'Never') {
       const message = `Container image ${q(image)} is not present with pull policy of Never`;
       this.host.event(this.pod, c.fieldPath, 'Warning', 'ErrImageNeverPull', message);
-      return this.imageMissing(c, 'ErrImageNeverPull', message, RESYNC_MS, retry);
+      return this.imageMissing(c, image, 'ErrImageNeverPull', message, RESYNC_MS, retry);
     }
     const now = this.now;
     const backoffLeft = c.pullBackoffUpdatedAt + c.pullBackoffMs - now;
@@ -708,10 +733,10 @@ export class SimPod {
       const backOff = `Back-off pulling image ${q(image)}`;
       this.host.event(this.pod, c.fieldPath, 'Normal', 'BackOff', backOff);
       const message = c.pullError ? `${backOff}: ${c.pullError}` : backOff;
-      return this.imageMissing(c, 'ImagePullBackOff', message, Math.min(RESYNC_MS, backoffLeft), retry);
+      return this.imageMissing(c, image, 'ImagePullBackOff', message, Math.min(RESYNC_MS, backoffLeft), retry);
     }
     this.host.event(this.pod, c.fieldPath, 'Normal', 'Pulling', `Pulling image ${q(image)}`);
-    if (this.lifecycle.imagePull === 'fail') {
+    if ((this.host.imagePullOf?.(this.pod) ?? this.lifecycle.imagePull) === 'fail') {
       // containerd's answer for a reference its registry does not have.
       const ref = normalizeImage(image);
       const error = `rpc error: code = NotFound desc = failed to pull and unpack image ${q(ref)}: failed to resolve reference ${q(ref)}: ${ref}: not found`;
@@ -721,7 +746,7 @@ export class SimPod {
         c.pullBackoffMs === 0 || expired ? INITIAL_BACKOFF_MS : Math.min(MAX_BACKOFF_MS, c.pullBackoffMs * 2);
       c.pullBackoffUpdatedAt = now;
       c.pullError = `ErrImagePull: ${error}`;
-      return this.imageMissing(c, 'ErrImagePull', error, RELIST_MS, retry);
+      return this.imageMissing(c, image, 'ErrImagePull', error, RELIST_MS, retry);
     }
     const took = formatGoDuration(Math.max(0, now - this.pullStartedAt));
     this.host.event(
@@ -739,22 +764,30 @@ export class SimPod {
   }
 
   /** c waits for its image (reason, message, with upstream's `Error: <reason>` event); retry runs after delayMs. */
-  private imageMissing(c: SimContainer, reason: string, message: string, delayMs: number, retry: () => void): false {
+  private imageMissing(
+    c: SimContainer,
+    image: string,
+    reason: string,
+    message: string,
+    delayMs: number,
+    retry: () => void,
+  ): false {
     c.state = { kind: 'waiting', reason, message };
     this.host.event(this.pod, c.fieldPath, 'Warning', 'Failed', `Error: ${reason}`);
-    c.timers.push(
-      this.host.wheel.after(delayMs, () => {
-        if (this.terminal || this.terminating) return;
-        retry();
-        this.host.changed(this);
-      }),
-    );
+    c.imageWait?.timer.cancel();
+    const timer = this.host.wheel.after(delayMs, () => {
+      c.imageWait = undefined;
+      if (this.terminal || this.terminating) return;
+      retry();
+      this.host.changed(this);
+    });
+    c.imageWait = { image, timer, retry };
     return false;
   }
 
   /** Creates and starts c, its image there. */
   private startContainer(c: SimContainer): void {
-    const image = c.spec.image ?? '';
+    const image = (this.specNow(c) ?? c.spec).image ?? '';
     c.image = normalizeImage(image);
     c.imageID = imageIdOf(image);
     c.containerID = newContainerId(`${this.uid}/${c.name}`);
