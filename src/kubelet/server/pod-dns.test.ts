@@ -74,6 +74,7 @@ describe("a pod's resolv.conf and hosts file", () => {
       podHostname(pod({ subdomain: 'web', setHostnameAsFQDN: true }), 'cluster.local'),
       'web-0.web.shop.svc.cluster.local',
     );
+    assert.equal(podHostname(pod({ hostNetwork: true, nodeName: 'node-2' }), 'cluster.local'), 'node-2');
     const long = { ...pod(), metadata: { name: `${'a'.repeat(62)}-b`, namespace: 'shop' } };
     assert.equal(podHostname(long, 'cluster.local'), 'a'.repeat(62));
   });

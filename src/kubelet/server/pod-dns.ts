@@ -108,8 +108,12 @@ export function podHostNameAndDomain(pod: KubeObject, clusterDomain: string): { 
   return { hostname, domain };
 }
 
-/** The name the pod's containers have (/etc/hostname, $HOSTNAME): with setHostnameAsFQDN, the name and domain. */
+/**
+ * The name the pod's containers have (/etc/hostname, $HOSTNAME): the node's in the host network; else the pod's, with
+ * its domain under setHostnameAsFQDN.
+ */
 export function podHostname(pod: KubeObject, clusterDomain: string): string {
+  if (pod.spec?.hostNetwork === true && typeof pod.spec.nodeName === 'string') return pod.spec.nodeName;
   const { hostname, domain } = podHostNameAndDomain(pod, clusterDomain);
   return pod.spec?.setHostnameAsFQDN === true && domain !== '' ? `${hostname}.${domain}` : hostname;
 }

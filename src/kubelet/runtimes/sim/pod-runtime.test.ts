@@ -44,6 +44,7 @@ function run(pod: KubeObject, opts: { images?: Set<string> } = {}): Harness {
     changed: () => {},
     imagePresent: (image) => images?.has(image) ?? true,
     imagePulled: (image) => images?.add(image),
+    imagePullOf: (p) => new Lifecycles().resolve(p).imagePull,
   };
   const sim = new SimPod(pod, new Lifecycles().resolve(pod), host);
   let previous: PodCondition[] = [];
@@ -331,6 +332,19 @@ describe('simulated pod timelines', () => {
       reason: 'ImagePullBackOff',
       message: `Back-off pulling image "nginx:nope": ErrImagePull: ${error}`,
     });
+  });
+
+  it('pulls again once the pod no longer says pulls fail, when the back-off is over', () => {
+    const h = run(
+      pod({ containers: [{ name: 'c', image: 'nginx:nope' }] }, { 'sim.wheelhouse.dev/image-pull': 'fail' }),
+      { images: new Set() },
+    );
+    h.clock.step(2000);
+    assert.match(h.summary(), /c=ImagePullBackOff#0$/);
+    // kubectl annotate pod p sim.wheelhouse.dev/image-pull-
+    h.sim.update({ ...h.sim.pod, metadata: { ...h.sim.pod.metadata, annotations: {} } });
+    h.clock.step(9000);
+    assert.match(h.summary(), /Running ready=True c=running\+ready#0$/);
   });
 
   it('a container waiting for an image the spec no longer names is tried at once with the new one', () => {
