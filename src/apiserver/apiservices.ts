@@ -169,7 +169,7 @@ export class APIServiceRegistration {
       .sort();
   }
 
-  /** Creates svc, or sets its spec and labels back to what is registered. */
+  /** Creates svc, or sets its spec back to what is registered when it is registered the same way. */
   private async ensure(svc: KubeObject): Promise<void> {
     const store = this.apiServices;
     if (!store) return;
