@@ -11,6 +11,7 @@ import { servedGroupVersions } from '../api/catalog.js';
 import { StatusError } from '../api/status-error.js';
 import type { Logger } from '../util/logger.js';
 import type { APIRegistry } from './api-registry.js';
+import { createIfMissing } from './assemble.js';
 import { asCRD } from './crd/types.js';
 import { followStore, KeyQueue } from './key-queue.js';
 import { METRICS_GROUP, METRICS_VERSION } from './metrics-api.js';
@@ -172,14 +173,8 @@ export class APIServiceRegistration {
   /** Creates svc, or sets its spec back to what is registered when it is registered the same way. */
   private async ensure(svc: KubeObject): Promise<void> {
     const store = this.apiServices;
-    if (!store) return;
+    if (!store || (await createIfMissing(this.registry, GROUP, 'v1', 'apiservices', svc))) return;
     const name = svc.metadata.name ?? '';
-    try {
-      await store.create('', svc, { internal: true });
-      return;
-    } catch (err) {
-      if (!(err instanceof StatusError && err.code === 409)) throw err;
-    }
     // Only one registered the same way is brought back in line: one a user made, or registered otherwise (a
     // CRD's group version that a built-in one already is), is left as it is, as upstream's autoregister leaves it.
     const managed = svc.metadata.labels?.[AUTOMANAGED_LABEL];

@@ -107,19 +107,22 @@ export async function ensureSystemNamespaces(registry: APIRegistry): Promise<voi
   );
 }
 
-async function createIfMissing(
+/** Creates obj as the apiserver unless it exists (or the resource is not served); whether it created it. */
+export async function createIfMissing(
   registry: APIRegistry,
   group: string,
   version: string,
   resource: string,
   obj: KubeObject,
-) {
+): Promise<boolean> {
   const served = registry.lookup(group, version, resource);
-  if (!served) return;
+  if (!served) return false;
   try {
     await served.store.create(obj.metadata.namespace ?? '', obj, { internal: true });
+    return true;
   } catch (err) {
     if (!(err instanceof StatusError && err.code === 409)) throw err;
+    return false;
   }
 }
 

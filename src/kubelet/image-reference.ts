@@ -5,6 +5,8 @@
  * there with InvalidImageName. The answer is the parser's error text, which the kubelet puts in its message.
  */
 
+import { BoundedMemo } from '../util/bounded-memo.js';
+
 // The grammar of a Docker image reference: [domain[:port]/]path[:tag][@digest].
 const ALPHANUMERIC = '[a-z0-9]+';
 const SEPARATOR = '(?:[._]|__|[-]+)';
@@ -61,8 +63,19 @@ function digestError(digest: string): string | undefined {
   return /^[a-f0-9]+$/.test(hex) ? undefined : 'invalid checksum digest format';
 }
 
+/**
+ * The answer for each image seen (every container start asks, and a node starts the same few images over and over);
+ * '' for a valid one. Cleared when full, so a stream of distinct images cannot make it grow without end.
+ */
+const answers = new BoundedMemo<string, string>(1024);
+
 /** Why image is no valid reference (the reference parser's words), or undefined when it is one. */
 export function imageReferenceError(image: string): string | undefined {
+  const answer = answers.get(image) ?? answers.remember(image, parse(image) ?? '');
+  return answer === '' ? undefined : answer;
+}
+
+function parse(image: string): string | undefined {
   if (IDENTIFIER.test(image)) return `invalid repository name (${image}), cannot specify 64-byte hexadecimal strings`;
   const [domain, remainder] = splitDomain(image);
   const colon = remainder.indexOf(':');

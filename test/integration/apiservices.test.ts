@@ -8,29 +8,10 @@ import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { apiRequest, kubectl } from '../../src/testing/api-client.js';
 import assert from '../../src/testing/assert.js';
 import { eventually } from '../../src/testing/controllers.js';
+import { crdManifest, servedVersions } from '../../src/testing/crd-fixtures.js';
 
 const APISERVICES = '/apis/apiregistration.k8s.io/v1/apiservices';
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
-
-/** A CRD serving every one of versions (the first stored), of objects of any shape. */
-function crdOf(group: string, plural: string, kind: string, versions: string[]) {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${plural}.${group}` },
-    spec: {
-      group,
-      scope: 'Namespaced',
-      names: { plural, kind },
-      versions: versions.map((name, i) => ({
-        name,
-        served: true,
-        storage: i === 0,
-        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-      })),
-    },
-  };
-}
 
 describe('APIServices', () => {
   let cp: ControlPlane;
@@ -81,7 +62,7 @@ describe('APIServices', () => {
   });
 
   it('registers the group versions a CRD serves while it serves them', async () => {
-    const crd = crdOf('stable.example.com', 'widgets', 'Widget', ['v1', 'v2']);
+    const crd = crdManifest('widgets', 'Widget', 'stable.example.com', servedVersions('v1', 'v2'));
     assert.equal((await apiRequest(cp, 'POST', CRDS, { body: crd })).status, 201);
     const v2 = await eventually(async () => {
       const res = await apiRequest(cp, 'GET', `${APISERVICES}/v2.stable.example.com`);
@@ -149,7 +130,7 @@ describe('APIServices', () => {
     assert.equal(remote.status, 201, remote.text);
     assert.equal(remote.body.spec.service.port, 443, 'the port defaults to 443');
     // A CRD of that group version does not take the user's APIService over.
-    const crd = crdOf('custom.example.com', 'gadgets', 'Gadget', ['v1beta1']);
+    const crd = crdManifest('gadgets', 'Gadget', 'custom.example.com', servedVersions('v1beta1'));
     assert.equal((await apiRequest(cp, 'POST', CRDS, { body: crd })).status, 201);
     await eventually(async () => {
       const gadgets = await apiRequest(cp, 'GET', '/apis/custom.example.com/v1beta1/namespaces/default/gadgets');

@@ -8,6 +8,7 @@ import { type ControlPlane, startControlPlane } from '../../src/index.js';
 import { apiRequest } from '../../src/testing/api-client.js';
 import assert from '../../src/testing/assert.js';
 import { eventually, runControllers } from '../../src/testing/controllers.js';
+import { crdManifest as crd } from '../../src/testing/crd-fixtures.js';
 
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 
@@ -17,28 +18,6 @@ interface Condition {
   reason?: string;
   message?: string;
   lastTransitionTime?: string;
-}
-
-function crd(plural: string, kind: string, group = 'example.org', versions?: unknown[], extra = {}) {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${plural}.${group}` },
-    spec: {
-      group,
-      scope: 'Namespaced',
-      names: { plural, kind },
-      versions: versions ?? [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
-        },
-      ],
-      ...extra,
-    },
-  };
 }
 
 async function condition(cp: ControlPlane, name: string, type: string): Promise<Condition | undefined> {
