@@ -6,9 +6,19 @@
  */
 import type { AdmissionAttributes, AdmissionPlugin } from './types.js';
 
+type Phase = 'admit' | 'validate';
+
 export class AdmissionChain {
   private readonly mutating: AdmissionPlugin[];
   private readonly validating: AdmissionPlugin[];
+  /**
+   * Each phase's plugins that take part in a request, by operation, then group, then resource: worked out once per
+   * kind of request rather than asking every plugin on every write. A plugin's operations and resources do not change.
+   */
+  private readonly picked: Record<Phase, Map<string, Map<string, Map<string, readonly AdmissionPlugin[]>>>> = {
+    admit: new Map(),
+    validate: new Map(),
+  };
 
   constructor(readonly plugins: readonly AdmissionPlugin[]) {
     this.mutating = plugins.filter((p) => p.admit !== undefined);
@@ -32,55 +42,73 @@ export class AdmissionChain {
    */
   admit(attrs: AdmissionAttributes): void | Promise<void> {
     attrs.reinvocation ??= { isReinvoke: false, shouldReinvoke: false, values: new Map() };
-    const first = this.admitFrom(attrs, resourceKey(attrs), 0);
-    return first ? first.then(() => this.reinvoke(attrs)) : this.reinvoke(attrs);
+    const plugins = this.pick('admit', attrs);
+    const first = admitFrom(plugins, attrs, 0);
+    return first ? first.then(() => this.reinvoke(plugins, attrs)) : this.reinvoke(plugins, attrs);
   }
 
-  private reinvoke(attrs: AdmissionAttributes): void | Promise<void> {
+  private reinvoke(plugins: readonly AdmissionPlugin[], attrs: AdmissionAttributes): void | Promise<void> {
     const r = attrs.reinvocation;
     if (!r?.shouldReinvoke || r.isReinvoke) return;
     r.isReinvoke = true;
-    return this.admitFrom(attrs, resourceKey(attrs), 0);
-  }
-
-  /**
-   * The mutating plugins from the i-th on. Plugins answer at once nearly always (their lookups hit the watch
-   * caches), so the phase makes no promise until one of them returns one.
-   */
-  private admitFrom(attrs: AdmissionAttributes, resource: string, from: number): void | Promise<void> {
-    const plugins = this.mutating;
-    for (let i = from; i < plugins.length; i++) {
-      const plugin = plugins[i] as AdmissionPlugin;
-      if (!wants(plugin, attrs, resource)) continue;
-      const done = plugin.admit?.(attrs);
-      if (done) return done.then(() => this.admitFrom(attrs, resource, i + 1));
-    }
+    return admitFrom(plugins, attrs, 0);
   }
 
   /** The validating phase: plugins accept or refuse the object as it will be stored. */
   validate(attrs: AdmissionAttributes): void | Promise<void> {
-    return this.validateFrom(attrs, resourceKey(attrs), 0);
+    return validateFrom(this.pick('validate', attrs), attrs, 0);
   }
 
-  private validateFrom(attrs: AdmissionAttributes, resource: string, from: number): void | Promise<void> {
-    const plugins = this.validating;
-    for (let i = from; i < plugins.length; i++) {
-      const plugin = plugins[i] as AdmissionPlugin;
-      if (!wants(plugin, attrs, resource)) continue;
-      const done = plugin.validate?.(attrs);
-      if (done) return done.then(() => this.validateFrom(attrs, resource, i + 1));
+  /** The phase's plugins, in order, whose operations and resources (when they name them) include the request's. */
+  private pick(phase: Phase, attrs: AdmissionAttributes): readonly AdmissionPlugin[] {
+    const { group, resource } = attrs.resource;
+    const byGroup = mapIn(this.picked[phase], attrs.operation);
+    const byResource = mapIn(byGroup, group);
+    let plugins = byResource.get(resource);
+    if (!plugins) {
+      const key = `${group}/${resource}`;
+      plugins = (phase === 'admit' ? this.mutating : this.validating).filter(
+        (p) => (!p.handles || p.handles(attrs.operation)) && (p.resources === undefined || p.resources.includes(key)),
+      );
+      byResource.set(resource, plugins);
     }
+    return plugins;
   }
 }
 
-function resourceKey(attrs: AdmissionAttributes): string {
-  return `${attrs.resource.group}/${attrs.resource.resource}`;
+function mapIn<V>(outer: Map<string, Map<string, V>>, key: string): Map<string, V> {
+  let inner = outer.get(key);
+  if (!inner) {
+    inner = new Map();
+    outer.set(key, inner);
+  }
+  return inner;
 }
 
-/** Whether a plugin takes part in a request: its operations and resources, when it names them, include it. */
-function wants(plugin: AdmissionPlugin, attrs: AdmissionAttributes, resource: string): boolean {
-  if (plugin.handles && !plugin.handles(attrs.operation)) return false;
-  return plugin.resources === undefined || plugin.resources.includes(resource);
+/**
+ * The mutating plugins from the i-th on. Plugins answer at once nearly always (their lookups hit the watch caches),
+ * so the phase makes no promise until one of them returns one.
+ */
+function admitFrom(
+  plugins: readonly AdmissionPlugin[],
+  attrs: AdmissionAttributes,
+  from: number,
+): void | Promise<void> {
+  for (let i = from; i < plugins.length; i++) {
+    const done = (plugins[i] as AdmissionPlugin).admit?.(attrs);
+    if (done) return done.then(() => admitFrom(plugins, attrs, i + 1));
+  }
+}
+
+function validateFrom(
+  plugins: readonly AdmissionPlugin[],
+  attrs: AdmissionAttributes,
+  from: number,
+): void | Promise<void> {
+  for (let i = from; i < plugins.length; i++) {
+    const done = (plugins[i] as AdmissionPlugin).validate?.(attrs);
+    if (done) return done.then(() => validateFrom(plugins, attrs, i + 1));
+  }
 }
 
 /** A chain that admits everything (no plugins). */
