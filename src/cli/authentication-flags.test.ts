@@ -33,6 +33,16 @@ describe('authentication and authorization webhook flags', () => {
     assert.equal(authenticationOptionsOf(parse([])).oidc, undefined);
   });
 
+  it('turns bootstrap token authentication on unless --enable-bootstrap-token-auth=false (as kubeadm)', () => {
+    assert.equal(authenticationOptionsOf(parse([])).enableBootstrapTokenAuth, true);
+    assert.equal(authenticationOptionsOf(parse(['--enable-bootstrap-token-auth=true'])).enableBootstrapTokenAuth, true);
+    assert.equal(
+      authenticationOptionsOf(parse(['--enable-bootstrap-token-auth=false'])).enableBootstrapTokenAuth,
+      false,
+    );
+    assert.throws(() => authenticationOptionsOf(parse(['--enable-bootstrap-token-auth=yes'])), /true or false/);
+  });
+
   it('reads --client-ca-file', () => {
     assert.equal(
       authenticationOptionsOf(parse(['--client-ca-file=/etc/kubernetes/ca.crt'])).clientCAFile,

@@ -7,6 +7,7 @@ export const authenticationFlagSpec = {
   'anonymous-auth': { type: 'string' },
   'client-ca-file': { type: 'string' },
   'token-auth-file': { type: 'string' },
+  'enable-bootstrap-token-auth': { type: 'string' },
   'service-account-key-file': { type: 'string' },
   'service-account-signing-key-file': { type: 'string' },
   'service-account-issuer': { type: 'string' },
@@ -30,6 +31,7 @@ export const authenticationFlagSpec = {
 export const authenticationFlagsHelp = `  --anonymous-auth=true|false      requests without credentials are system:anonymous (default true)
   --client-ca-file FILE            CA bundle that client certificates may be signed by, besides the cluster CA
   --token-auth-file FILE           static tokens: token,user,uid,"group1,group2" a line
+  --enable-bootstrap-token-auth=true|false  bootstrap token Secrets in kube-system authenticate (default true, as kubeadm)
   --service-account-key-file FILE  public keys that verify ServiceAccount tokens (default: <data-dir>/pki/sa.pub)
   --service-account-signing-key-file FILE  the key TokenRequest signs with (default: <data-dir>/pki/sa.key)
   --service-account-issuer URL     iss of ServiceAccount tokens (default https://kubernetes.default.svc.cluster.local)
@@ -63,6 +65,10 @@ export function authenticationOptionsOf(values: Record<string, unknown>): Authen
   if (anonymous !== undefined && anonymous !== 'true' && anonymous !== 'false') {
     throw new UsageError(`--anonymous-auth must be true or false, not ${JSON.stringify(anonymous)}`);
   }
+  const bootstrap = str('enable-bootstrap-token-auth');
+  if (bootstrap !== undefined && bootstrap !== 'true' && bootstrap !== 'false') {
+    throw new UsageError(`--enable-bootstrap-token-auth must be true or false, not ${JSON.stringify(bootstrap)}`);
+  }
   const keyFiles = list(strs('service-account-key-file'));
   const issuers = list(strs('service-account-issuer'));
   const audiences = list(str('api-audiences') === undefined ? undefined : [str('api-audiences') as string]);
@@ -82,6 +88,8 @@ export function authenticationOptionsOf(values: Record<string, unknown>): Authen
   return {
     ...(anonymous !== undefined ? { anonymousAuth: anonymous === 'true' } : {}),
     ...(tokenFile ? { tokenAuthFile: tokenFile } : {}),
+    // As kubeadm runs kube-apiserver (upstream's flag default is false).
+    enableBootstrapTokenAuth: bootstrap !== 'false',
     ...(clientCAFile ? { clientCAFile } : {}),
     ...(keyFiles.length ? { serviceAccountKeyFiles: keyFiles } : {}),
     ...(signing ? { serviceAccountSigningKeyFile: signing } : {}),

@@ -2,6 +2,7 @@
  * The controllers this build of kube-controller-manager has, in the order they start.
  */
 
+import { tokenCleanerController } from './bootstrap/token-cleaner.js';
 import { csrApprovingController, csrCleanerController, csrSigningController } from './certificates/index.js';
 import { clusterRoleAggregationController } from './clusterroleaggregation/index.js';
 import type { ControllerDescriptor } from './context.js';
@@ -62,4 +63,5 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   csrSigningController,
   csrApprovingController,
   csrCleanerController,
+  tokenCleanerController,
 ];

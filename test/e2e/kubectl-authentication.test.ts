@@ -1,6 +1,6 @@
 /**
  * The real kubectl against `wheelhouse up` under several identities (issue 6's authentication acceptance): a
- * ServiceAccount token from `kubectl create token`, a static-token user, impersonation with --as/--as-group, and a
+ * ServiceAccount token from `kubectl create token`, a static-token user, a bootstrap token, impersonation with --as/--as-group, and a
  * garbage token refused with kubectl's Unauthorized message. Then RBAC (the default Node,RBAC modes) with kubeconfigs
  * whose users hold only a `token:` — one from --token-auth-file, one printed by `kubectl create token`: forbidden
  * with upstream's message until a RoleBinding names them, allowed after it, forbidden still elsewhere.
@@ -150,6 +150,33 @@ describe('kubectl against wheelhouse up: authentication', () => {
     assert.equal(info.username, 'jane');
     assert.equal(info.uid, 'jane-uid');
     assert.deepEqual(info.groups, ['dev', 'ops', 'system:authenticated']);
+  });
+
+  it('a bootstrap token (a Secret made with kubectl, as kubeadm token create makes it) is system:bootstrap:<id>', async () => {
+    await kubectl(
+      'create',
+      'secret',
+      'generic',
+      'bootstrap-token-07401b',
+      '-n',
+      'kube-system',
+      '--type',
+      'bootstrap.kubernetes.io/token',
+      '--from-literal=token-id=07401b',
+      '--from-literal=token-secret=f395accd246ae52d',
+      '--from-literal=usage-bootstrap-authentication=true',
+      '--from-literal=auth-extra-groups=system:bootstrappers:kubeadm:default-node-token',
+    );
+    const { stdout } = await kubectlWithToken('07401b.f395accd246ae52d', 'auth', 'whoami', '-o', 'json');
+    assert.deepEqual(JSON.parse(stdout).status.userInfo, {
+      username: 'system:bootstrap:07401b',
+      groups: ['system:bootstrappers', 'system:bootstrappers:kubeadm:default-node-token', 'system:authenticated'],
+    });
+    // Another secret for the same id is no credential at all.
+    await assert.rejects(kubectlWithToken('07401b.0000000000000000', 'auth', 'whoami'), (err: { stderr: string }) => {
+      assert.match(err.stderr, /error: You must be logged in to the server \(Unauthorized\)/);
+      return true;
+    });
   });
 
   it('kubectl --as=jane --as-group=qa auth whoami', async () => {

@@ -5,6 +5,7 @@ import type { APIRegistry } from '../api-registry.js';
 import { type Authenticator, x509Authenticator } from '../filters/authentication.js';
 import type { KubeObject } from '../registry/object.js';
 import { audienceAgnostic, bearerTokenAuthenticator, type TokenAuthenticator, tokenUnion } from './bearer.js';
+import { bootstrapTokenAuthenticator } from './bootstrap-token.js';
 import { type OIDCOptions, oidcAuthenticator } from './oidc/authenticator.js';
 import { type ObjectGetter, serviceAccountTokenAuthenticator } from './serviceaccount/authenticator.js';
 import { DEFAULT_SERVICE_ACCOUNT_ISSUER } from './serviceaccount/claims.js';
@@ -30,6 +31,11 @@ export interface AuthenticationOptions {
   clientCAFile?: string;
   /** --token-auth-file: static tokens, upstream's CSV. */
   tokenAuthFile?: string;
+  /**
+   * --enable-bootstrap-token-auth: bootstrap tokens (Secrets of type bootstrap.kubernetes.io/token in kube-system)
+   * authenticate as system:bootstrap:<id>. Off unless asked for, as upstream; `wheelhouse up` turns it on as kubeadm.
+   */
+  enableBootstrapTokenAuth?: boolean;
   /**
    * Static tokens held in memory (no flag upstream): the same authenticator as --token-auth-file's, with these
    * entries after the file's. startControlPlane gives one to each simulated node and to their add-ons.
@@ -127,7 +133,7 @@ function lastUsedLabeler(registry: APIRegistry, log: Logger): LastUsedLabeler {
 
 /**
  * Builds the authenticators in upstream's order — client certificates, then bearer tokens (static tokens,
- * ServiceAccount JWTs, OIDC ID tokens, the token webhook last) — from the flags. Throws on unreadable files, as kube-apiserver refuses to start.
+ * ServiceAccount JWTs, bootstrap tokens, OIDC ID tokens, the token webhook last) — from the flags. Throws on unreadable files, as kube-apiserver refuses to start.
  */
 export function buildAuthentication(
   opts: AuthenticationOptions,
@@ -168,6 +174,9 @@ export function buildAuthentication(
         ...(clock ? { now: () => clock.now() } : {}),
       }),
     );
+  }
+  if (opts.enableBootstrapTokenAuth) {
+    tokenAuthenticators.push(audienceAgnostic(bootstrapTokenAuthenticator(getObject, clock), apiAudiences));
   }
   const max = opts.serviceAccountMaxTokenExpirationSeconds;
   if (max && (max < 3600 || max > 2 ** 32)) {
