@@ -43,7 +43,7 @@ export class AdmissionChain {
   admit(attrs: AdmissionAttributes): void | Promise<void> {
     attrs.reinvocation ??= { isReinvoke: false, shouldReinvoke: false, values: new Map() };
     const plugins = this.pick('admit', attrs);
-    const first = admitFrom(plugins, attrs, 0);
+    const first = runFrom('admit', plugins, attrs, 0);
     return first ? first.then(() => this.reinvoke(plugins, attrs)) : this.reinvoke(plugins, attrs);
   }
 
@@ -51,12 +51,12 @@ export class AdmissionChain {
     const r = attrs.reinvocation;
     if (!r?.shouldReinvoke || r.isReinvoke) return;
     r.isReinvoke = true;
-    return admitFrom(plugins, attrs, 0);
+    return runFrom('admit', plugins, attrs, 0);
   }
 
   /** The validating phase: plugins accept or refuse the object as it will be stored. */
   validate(attrs: AdmissionAttributes): void | Promise<void> {
-    return validateFrom(this.pick('validate', attrs), attrs, 0);
+    return runFrom('validate', this.pick('validate', attrs), attrs, 0);
   }
 
   /** The phase's plugins, in order, whose operations and resources (when they name them) include the request's. */
@@ -86,28 +86,18 @@ function mapIn<V>(outer: Map<string, Map<string, V>>, key: string): Map<string, 
 }
 
 /**
- * The mutating plugins from the i-th on. Plugins answer at once nearly always (their lookups hit the watch caches),
+ * The phase's plugins from the i-th on. Plugins answer at once nearly always (their lookups hit the watch caches),
  * so the phase makes no promise until one of them returns one.
  */
-function admitFrom(
+function runFrom(
+  phase: Phase,
   plugins: readonly AdmissionPlugin[],
   attrs: AdmissionAttributes,
   from: number,
 ): void | Promise<void> {
   for (let i = from; i < plugins.length; i++) {
-    const done = (plugins[i] as AdmissionPlugin).admit?.(attrs);
-    if (done) return done.then(() => admitFrom(plugins, attrs, i + 1));
-  }
-}
-
-function validateFrom(
-  plugins: readonly AdmissionPlugin[],
-  attrs: AdmissionAttributes,
-  from: number,
-): void | Promise<void> {
-  for (let i = from; i < plugins.length; i++) {
-    const done = (plugins[i] as AdmissionPlugin).validate?.(attrs);
-    if (done) return done.then(() => validateFrom(plugins, attrs, i + 1));
+    const done = (plugins[i] as AdmissionPlugin)[phase]?.(attrs);
+    if (done) return done.then(() => runFrom(phase, plugins, attrs, i + 1));
   }
 }
 
