@@ -15,6 +15,7 @@ import type { AuthenticationOptions } from './apiserver/authn/options.js';
 import { ensureServiceAccountKeyPair } from './apiserver/authn/serviceaccount/keys.js';
 import { authorizationModesOf, DEFAULT_AUTHORIZATION_MODES } from './apiserver/authz/modes.js';
 import type { WebhookAuthorizerOptions } from './apiserver/authz/webhook/webhook-authorizer.js';
+import { ensureClusterInfo } from './apiserver/bootstrap/cluster-info.js';
 import { ensurePki } from './apiserver/bootstrap/pki.js';
 import { defaultComponentProbes, httpsHealthProbe, inProcessProbe } from './apiserver/component-status.js';
 import type { EncryptionRule } from './apiserver/encryption/config.js';
@@ -263,6 +264,8 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       securePort: Number(new URL(url).port),
       ...(opts.serviceClusterIpRange ? { serviceClusterIpRange: opts.serviceClusterIpRange } : {}),
     });
+    // A whole cluster, as kubeadm init leaves one: cluster-info in kube-public for joining nodes.
+    if (opts.controllers) await ensureClusterInfo(registry, url, pki.ca.certPem);
     const compactor = opts.compaction
       ? new Compactor(storage, opts.compaction, undefined, log.child('compactor'))
       : undefined;

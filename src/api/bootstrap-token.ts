@@ -4,6 +4,7 @@
  * `token-secret`, an optional RFC 3339 `expiration`, the `usage-bootstrap-*` flags and `auth-extra-groups`. Read by
  * the apiserver's bootstrap token authenticator and by the controller manager's token cleaner.
  */
+import { createHmac } from 'node:crypto';
 import { parseGoTime } from './go-time.js';
 
 export const BOOTSTRAP_TOKEN_SECRET_TYPE = 'bootstrap.kubernetes.io/token';
@@ -32,4 +33,38 @@ export function bootstrapTokenTimeLeft(secret: SecretLike, nowMs: number): numbe
   const t = parseGoTime(expiration, 'time');
   if ('error' in t) return 0;
   return Math.max(0, t.seconds * 1000 + Math.floor(t.nanos / 1e6) - nowMs);
+}
+
+/** The ConfigMap kube-public/cluster-info that kubeadm makes and the bootstrap signer signs. */
+export const CLUSTER_INFO_NAMESPACE = 'kube-public';
+export const CLUSTER_INFO_NAME = 'cluster-info';
+/** Its key holding a kubeconfig with the cluster's address and CA only. */
+export const CLUSTER_INFO_KUBECONFIG_KEY = 'kubeconfig';
+/** Its keys holding each signing token's detached signature of that kubeconfig. */
+export const JWS_SIGNATURE_KEY_PREFIX = 'jws-kubeconfig-';
+
+/**
+ * The token's id and secret when it may sign cluster-info (upstream's validateSecretForSigning): the Secret's name
+ * carries the id its token-id holds, it has a token-secret, has not expired and says usage-bootstrap-signing "true".
+ */
+export function signingToken(secret: object & { metadata?: { name?: string } }, nowMs: number) {
+  const nameId = /^bootstrap-token-([a-z0-9]{6})$/.exec(secret.metadata?.name ?? '')?.[1];
+  const id = bootstrapSecretData(secret, 'token-id');
+  const tokenSecret = bootstrapSecretData(secret, 'token-secret');
+  if (!nameId || id === '' || id !== nameId || tokenSecret === '') return undefined;
+  if (bootstrapTokenTimeLeft(secret, nowMs) === 0) return undefined;
+  if (bootstrapSecretData(secret, 'usage-bootstrap-signing') !== 'true') return undefined;
+  return { id, secret: tokenSecret };
+}
+
+/**
+ * A detached compact JWS of content (upstream's jws.ComputeDetachedSignature): HS256 keyed with the token's secret,
+ * the protected header `{"alg":"HS256","kid":"<id>"}` (go-jose's key order), the payload left out: `header..sig`.
+ * `kubeadm join` computes the same and compares the strings.
+ */
+export function detachedSignature(content: string, tokenId: string, tokenSecret: string): string {
+  const header = Buffer.from(JSON.stringify({ alg: 'HS256', kid: tokenId })).toString('base64url');
+  const payload = Buffer.from(content).toString('base64url');
+  const sig = createHmac('sha256', tokenSecret).update(`${header}.${payload}`).digest('base64url');
+  return `${header}..${sig}`;
 }

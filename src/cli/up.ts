@@ -57,7 +57,7 @@ ${encryptionFlagsHelp}
   -v N                             log verbosity
 
 kube-controller-manager runs inside too, with its flags (see wheelhouse controller-manager --help), e.g.
-  --controllers LIST               *,tokencleaner (default, as kubeadm), NAME, -NAME
+  --controllers LIST               *,bootstrapsigner,tokencleaner (default, as kubeadm), NAME, -NAME
   --use-service-account-credentials BOOL  each controller as ServiceAccount kube-system/<name> (default true, as kubeadm)
   --kube-api-qps N                 its client's rate limit (default 20; --kube-api-burst 30)
   --terminated-pod-gc-threshold N  (default 12500)
@@ -189,12 +189,12 @@ async function serve(
     : undefined;
   // Several clusters may run on one machine: the kubelet endpoint takes a free port unless one is asked for.
   if (nodeOptions && values['kubelet-port'] === undefined) nodeOptions.kubeletPort = 0;
-  // As kubeadm runs kube-controller-manager: --use-service-account-credentials, and the token cleaner on beside the
-  // default set, unless the flags say otherwise.
+  // As kubeadm runs kube-controller-manager: --use-service-account-credentials, and the bootstrap token controllers
+  // on beside the default set, unless the flags say otherwise.
   const controllers = mode.controllers
     ? controllerManagerOptionsOf(values as Record<string, string | undefined>, {
         ...DEFAULT_CONTROLLER_MANAGER_OPTIONS,
-        controllers: ['*', 'tokencleaner'],
+        controllers: ['*', 'bootstrapsigner', 'tokencleaner'],
         useServiceAccountCredentials: true,
       })
     : undefined;

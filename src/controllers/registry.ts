@@ -2,6 +2,7 @@
  * The controllers this build of kube-controller-manager has, in the order they start.
  */
 
+import { bootstrapSignerController } from './bootstrap/bootstrap-signer.js';
 import { tokenCleanerController } from './bootstrap/token-cleaner.js';
 import { csrApprovingController, csrCleanerController, csrSigningController } from './certificates/index.js';
 import { clusterRoleAggregationController } from './clusterroleaggregation/index.js';
@@ -63,5 +64,6 @@ export const CONTROLLERS: readonly ControllerDescriptor[] = [
   csrSigningController,
   csrApprovingController,
   csrCleanerController,
+  bootstrapSignerController,
   tokenCleanerController,
 ];

@@ -1,12 +1,14 @@
 /**
  * The real kubectl against `wheelhouse up` under several identities (issue 6's authentication acceptance): a
- * ServiceAccount token from `kubectl create token`, a static-token user, a bootstrap token, impersonation with --as/--as-group, and a
+ * ServiceAccount token from `kubectl create token`, a static-token user, a bootstrap token (and cluster-info, signed with
+ * it), impersonation with --as/--as-group, and a
  * garbage token refused with kubectl's Unauthorized message. Then RBAC (the default Node,RBAC modes) with kubeconfigs
  * whose users hold only a `token:` — one from --token-auth-file, one printed by `kubectl create token`: forbidden
  * with upstream's message until a RoleBinding names them, allowed after it, forbidden still elsewhere.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -166,6 +168,7 @@ describe('kubectl against wheelhouse up: authentication', () => {
       '--from-literal=token-secret=f395accd246ae52d',
       '--from-literal=usage-bootstrap-authentication=true',
       '--from-literal=auth-extra-groups=system:bootstrappers:kubeadm:default-node-token',
+      '--from-literal=usage-bootstrap-signing=true',
     );
     const { stdout } = await kubectlWithToken('07401b.f395accd246ae52d', 'auth', 'whoami', '-o', 'json');
     assert.deepEqual(JSON.parse(stdout).status.userInfo, {
@@ -176,6 +179,38 @@ describe('kubectl against wheelhouse up: authentication', () => {
     await assert.rejects(kubectlWithToken('07401b.0000000000000000', 'auth', 'whoami'), (err: { stderr: string }) => {
       assert.match(err.stderr, /error: You must be logged in to the server \(Unauthorized\)/);
       return true;
+    });
+  });
+
+  it('cluster-info in kube-public, as kubeadm makes it: readable by anyone, signed with each bootstrap token', async () => {
+    // Anonymous: no credential at all, as a joining node reads it (kubectl would ask for a user name).
+    const anonymous = await new Promise<string>((resolve, reject) => {
+      https
+        .get(
+          `${up.url()}/api/v1/namespaces/kube-public/configmaps/cluster-info`,
+          { ca: readFileSync(join(dataDir, 'pki', 'ca.crt')) },
+          (res) => {
+            let body = '';
+            res.on('data', (chunk) => {
+              body += chunk;
+            });
+            res.on('end', () =>
+              res.statusCode === 200 ? resolve(body) : reject(new Error(`${res.statusCode} ${body}`)),
+            );
+          },
+        )
+        .on('error', reject);
+    });
+    const data = JSON.parse(anonymous).data;
+    assert.match(data.kubeconfig, new RegExp(`server: ${up.url().replace(/[.]/g, '\\.')}\n`));
+    assert.match(data.kubeconfig, /certificate-authority-data: \S+\n {4}server: \S+\n {2}name: ""\ncontexts: null\n/);
+    // The bootstrap signer signs it with the token made above (usage-bootstrap-signing: "true").
+    await eventually(async () => {
+      const signed = JSON.parse(await kubectl('-n', 'kube-public', 'get', 'configmap', 'cluster-info', '-o', 'json'));
+      assert.match(
+        signed.data['jws-kubeconfig-07401b'] ?? '',
+        /^eyJhbGciOiJIUzI1NiIsImtpZCI6IjA3NDAxYiJ9\.\.[\w-]{43}$/,
+      );
     });
   });
 

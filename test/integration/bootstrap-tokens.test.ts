@@ -1,5 +1,7 @@
 import { after, before, describe, it } from 'node:test';
+import { CompactSign } from 'jose';
 import { isNotFound, type KubeObject } from '../../src/client/types.js';
+import { bootstrapSignerController } from '../../src/controllers/bootstrap/bootstrap-signer.js';
 import { tokenCleanerController } from '../../src/controllers/bootstrap/token-cleaner.js';
 import type { ControllerManager } from '../../src/controllers/manager.js';
 import { type ControlPlane, startControlPlane } from '../../src/index.js';
@@ -149,5 +151,49 @@ describe('bootstrap tokens (--enable-bootstrap-token-auth) and the token cleaner
     clock.step(3_600_000);
     await eventually(async () => assert.equal(await exists('kube-system', 'bootstrap-token-later0'), false));
     assert.equal(await exists('kube-system', 'bootstrap-token-abcdef'), true, 'a token without expiration stays');
+  });
+
+  it('the bootstrap signer keeps one detached JWS of cluster-info per signing token, and no others', async () => {
+    const kubeconfig = 'apiVersion: v1\nclusters: []\nkind: Config\n';
+    await cp.client.configMaps('kube-public').create({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'cluster-info', namespace: 'kube-public' },
+      data: { kubeconfig, 'jws-kubeconfig-gone00': 'stale', other: 'kept' },
+    } as unknown as KubeObject);
+    const secrets = cp.client.secrets('kube-system');
+    await secrets.create(tokenSecret('sign01', 'aaaaaaaaaaaaaaaa'));
+    await secrets.create(tokenSecret('nosign', 'bbbbbbbbbbbbbbbb', { 'usage-bootstrap-signing': 'false' }));
+    const signer = await runControllers(cp, [bootstrapSignerController], {
+      clock,
+      options: { controllers: ['bootstrapsigner'] },
+    });
+    try {
+      // The same signature an independent JWS library makes, its payload cut out (what kubeadm join compares).
+      const expected = async (id: string, secret: string) => {
+        const full = await new CompactSign(new TextEncoder().encode(kubeconfig))
+          .setProtectedHeader({ alg: 'HS256', kid: id })
+          .sign(new TextEncoder().encode(secret));
+        const [header, , sig] = full.split('.');
+        return `${header}..${sig}`;
+      };
+      const data = async () =>
+        (await cp.client.configMaps('kube-public').get('cluster-info')).data as Record<string, string>;
+      // Signing tokens of the earlier steps (abcdef, nouse0…) sign too: usage-bootstrap-signing is theirs.
+      await eventually(async () => {
+        const d = await data();
+        assert.equal(d['jws-kubeconfig-sign01'], await expected('sign01', 'aaaaaaaaaaaaaaaa'));
+        assert.equal(d['jws-kubeconfig-abcdef'], await expected('abcdef', '0123456789abcdef'));
+        assert.equal(d['jws-kubeconfig-gone00'], undefined, 'a signature of no token is removed');
+      });
+      const d = await data();
+      assert.equal(d.kubeconfig, kubeconfig);
+      assert.equal(d.other, 'kept');
+      for (const id of ['nosign', 'wrngid', 'opaque', 'expird']) assert.equal(d[`jws-kubeconfig-${id}`], undefined, id);
+      await secrets.delete('bootstrap-token-sign01');
+      await eventually(async () => assert.equal((await data())['jws-kubeconfig-sign01'], undefined));
+    } finally {
+      await signer.stop();
+    }
   });
 });
