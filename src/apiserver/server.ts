@@ -310,12 +310,14 @@ export class APIServer {
       const { contentType, body } = await this.metrics.text();
       return writeText(ctx.res, 200, body, { 'content-type': contentType });
     }
-    if (issuer && ctx.method === 'GET' && path === '/.well-known/openid-configuration') {
+    // Upstream's go-restful routes take these with a trailing slash too (clients generated from its OpenAPI ask so).
+    const metadataPath = path.endsWith('/') ? path.slice(0, -1) : path;
+    if (issuer && ctx.method === 'GET' && metadataPath === '/.well-known/openid-configuration') {
       // Written raw, as upstream's OIDC metadata handlers write their bytes (no audit response object).
       const body = issuer.openidConfiguration(`${this.url}/openid/v1/jwks`);
       return writeRawJson(ctx, 200, body, 'application/json', { 'cache-control': OPENID_METADATA_CACHE_CONTROL });
     }
-    if (issuer && ctx.method === 'GET' && path === '/openid/v1/jwks') {
+    if (issuer && ctx.method === 'GET' && metadataPath === '/openid/v1/jwks') {
       return writeRawJson(ctx, 200, await issuer.jwks(), JWKS_CONTENT_TYPE, {
         'cache-control': OPENID_METADATA_CACHE_CONTROL,
       });

@@ -302,6 +302,17 @@ describe('apiserver authentication: 401, static tokens, ServiceAccount tokens, i
     assert.equal(jwks.body.keys[0].kty, 'EC');
     // The members in the order go-jose writes them.
     assert.deepEqual(Object.keys(jwks.body.keys[0]), ['use', 'kty', 'kid', 'crv', 'alg', 'x', 'y']);
+    // Every ServiceAccount may read both (system:service-account-issuer-discovery), also slash-ended, as upstream
+    // serves and allows them for clients generated from its older OpenAPI.
+    await apiRequest(cp, 'POST', '/api/v1/namespaces/default/serviceaccounts', { body: { metadata: { name: 'oidc' } } });
+    const tr = await apiRequest(cp, 'POST', '/api/v1/namespaces/default/serviceaccounts/oidc/token', {
+      body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} },
+    });
+    for (const path of ['/.well-known/openid-configuration/', '/openid/v1/jwks/', '/openid/v1/jwks']) {
+      const res = await asToken(cp, 'GET', path, tr.body.status.token);
+      assert.equal(res.status, 200, `${path}: ${res.text}`);
+      assert.deepEqual(res.body, path.startsWith('/openid') ? jwks.body : config.body, path);
+    }
   });
 
   it('impersonates a user and groups when allowed', async () => {

@@ -275,7 +275,10 @@ export const CLUSTER_ROLES: ClusterRoleSpec[] = [
   { name: 'system:public-info-viewer', rules: [n('get', '/healthz,/livez,/readyz,/version,/version/')] },
   {
     name: 'system:service-account-issuer-discovery',
-    rules: [n('get', '/.well-known/openid-configuration,/openid/v1/jwks')],
+    // The slash-ended paths too, for clients generated from the OpenAPI of before upstream's fix (as upstream).
+    rules: [
+      n('get', '/.well-known/openid-configuration,/.well-known/openid-configuration/,/openid/v1/jwks,/openid/v1/jwks/'),
+    ],
   },
   {
     name: 'system:volume-scheduler',
