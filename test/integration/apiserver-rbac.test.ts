@@ -82,6 +82,22 @@ describe('RBAC authorization (--authorization-mode=RBAC)', () => {
     await cp?.stop();
   });
 
+  it("lists system:masters' rules once: from RBAC's cluster-admin binding, not also from the group's own allowance", async () => {
+    const res = await admin(cp, 'POST', '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectRulesReview',
+      spec: { namespace: 'default' },
+    });
+    assert.equal(res.status, 201, res.text);
+    const { resourceRules, nonResourceRules } = res.body.status as {
+      resourceRules: { resources?: string[]; verbs: string[] }[];
+      nonResourceRules: { nonResourceURLs: string[]; verbs: string[] }[];
+    };
+    const all = (r: { verbs: string[] }, names?: string[]) => r.verbs.join() === '*' && names?.join() === '*';
+    assert.equal(resourceRules.filter((r) => all(r, r.resources)).length, 1, JSON.stringify(resourceRules));
+    assert.equal(nonResourceRules.filter((r) => all(r, r.nonResourceURLs)).length, 1, JSON.stringify(nonResourceRules));
+  });
+
   it('answers a users × verbs × resources × namespaces matrix as upstream RBAC', async () => {
     const A = 'system:authenticated';
     const rows: [string, string[], Record<string, string>, boolean][] = [
