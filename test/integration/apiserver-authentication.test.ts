@@ -116,6 +116,10 @@ describe('apiserver authentication: 401, static tokens, ServiceAccount tokens, i
     const token: string = tr.body.status.token;
     const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString());
     assert.equal(claims.iss, 'https://kubernetes.default.svc.cluster.local');
+    // Keys sorted, as go-jose writes the merged claims (real tokens start eyJhdWQiOlsi: {"aud":[").
+    assert.deepEqual(Object.keys(claims), ['aud', 'exp', 'iat', 'iss', 'jti', 'kubernetes.io', 'nbf', 'sub']);
+    assert.deepEqual(Object.keys(claims['kubernetes.io']), ['namespace', 'serviceaccount']);
+    assert.match(token.split('.')[1] ?? '', /^eyJhdWQiOlsi/);
     assert.equal(claims.exp - claims.iat, 3600);
     assert.equal(Date.parse(tr.body.status.expirationTimestamp) / 1000, claims.exp);
     const who = await asToken(cp, 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', token, whoamiBody);

@@ -1,5 +1,6 @@
 import type { KeyObject } from 'node:crypto';
-import { exportJWK, SignJWT } from 'jose';
+import { exportJWK, type JWTPayload, SignJWT } from 'jose';
+import { withSortedKeys } from '../../../api/go-json.js';
 import type { ServiceAccountClaims } from './claims.js';
 import { algorithmOf, keyIdOf } from './keys.js';
 
@@ -36,7 +37,8 @@ export class ServiceAccountTokenIssuer {
 
   async sign(claims: ServiceAccountClaims): Promise<string> {
     const { iss: _iss, ...rest } = claims;
-    return new SignJWT({ iss: this.issuer, ...rest })
+    // go-jose merges the claims into a map before encoding them: every object's keys come out sorted.
+    return new SignJWT(withSortedKeys({ iss: this.issuer, ...rest }) as JWTPayload)
       .setProtectedHeader({ alg: this.algorithm, kid: this.keyId })
       .sign(this.signingKey);
   }
