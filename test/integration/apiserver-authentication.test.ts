@@ -308,7 +308,9 @@ describe('apiserver authentication: 401, static tokens, ServiceAccount tokens, i
     assert.deepEqual(Object.keys(jwks.body.keys[0]), ['use', 'kty', 'kid', 'crv', 'alg', 'x', 'y']);
     // Every ServiceAccount may read both (system:service-account-issuer-discovery), also slash-ended, as upstream
     // serves and allows them for clients generated from its older OpenAPI.
-    await apiRequest(cp, 'POST', '/api/v1/namespaces/default/serviceaccounts', { body: { metadata: { name: 'oidc' } } });
+    await apiRequest(cp, 'POST', '/api/v1/namespaces/default/serviceaccounts', {
+      body: { metadata: { name: 'oidc' } },
+    });
     const tr = await apiRequest(cp, 'POST', '/api/v1/namespaces/default/serviceaccounts/oidc/token', {
       body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} },
     });
