@@ -45,6 +45,49 @@ describe('CEL environment: compiling', () => {
     );
   });
 
+  it('checks literals as upstream validators do: homogeneous outside format(), durations and timestamps', () => {
+    assert.equal(
+      compileError("[1, 'a']"),
+      "compilation failed: ERROR: <input>:1:5: expected type 'int' but found 'string'\n | [1, 'a']\n | ....^",
+    );
+    assert.match(compileError("{'a': 1, 'b': 'c'}"), /<input>:1:15: expected type 'int' but found 'string'/);
+    assert.match(compileError("[[1], ['a']]"), /<input>:1:7: expected type 'list\(int\)' but found 'list\(string\)'/);
+    assert.match(
+      compileError('[1, 2].map(x, [x, "a"]).size() == 2'),
+      /<input>:1:19: expected type 'int' but found 'string'/,
+    );
+    assert.deepEqual(run('[[1], []]'), [[1], []], 'an empty list fits any element type');
+    // format() takes mixed arguments, at any depth of its argument list (strings library v1 and later).
+    assert.equal(run("'%s=%d'.format(['a', 1])"), 'a=1');
+    assert.equal(run("'%s'.format([[1, 'a']])"), '[1, a]');
+    assert.equal(
+      compileError("duration('1x') > duration('1s')"),
+      "compilation failed: ERROR: <input>:1:10: invalid duration argument\n | duration('1x') > duration('1s')\n | .........^",
+    );
+    assert.match(compileError("timestamp('tomorrow') > timestamp(0)"), /<input>:1:11: invalid timestamp argument/);
+    assert.equal(run("duration('1s') < duration('2s')"), true);
+  });
+
+  it('names types and places calls and indexes as cel-go does', () => {
+    assert.match(
+      compileError("string('a,b'.split(','))"),
+      /<input>:1:7: found no matching overload for 'string' applied to '\(list\(string\)\)'/,
+    );
+    assert.match(
+      compileError('size(1) == 3'),
+      /<input>:1:5: found no matching overload for 'size' applied to '\(int\)'/,
+    );
+    assert.match(
+      compileError('1.size() == 3'),
+      /<input>:1:7: found no matching overload for 'size' applied to 'int.\(\)'/,
+    );
+    assert.match(
+      compileError("[1, 2]['x']"),
+      /<input>:1:7: found no matching overload for '_\[_\]' applied to '\(list\(int\), string\)'/,
+    );
+    assert.match(compileError('[optional.of(1)] == [1]'), /'\(list\(optional_type\(int\)\), list\(int\)\)'/);
+  });
+
   it('reports the checked output type', () => {
     assert.equal(compileCel('1 < 2').outputType, 'bool');
     assert.equal(compileCel('"a" + "b"').outputType, 'string');
@@ -112,6 +155,8 @@ describe('CEL environment: Kubernetes values', () => {
   it('fails evaluations with upstream words', () => {
     assert.throws(() => run('object.spec.x', { object: { spec: {} } }), new CelEvaluationError('no such key: x'));
     assert.throws(() => run('1 / 0'), /division by zero/);
+    assert.throws(() => run('[1, 2, 3][5] == 1'), new CelEvaluationError("index '5' out of range in list size '3'"));
+    assert.throws(() => run('[1, 2, 3][-1] == 1'), new CelEvaluationError("index '-1' out of range in list size '3'"));
   });
 });
 

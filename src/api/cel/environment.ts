@@ -49,7 +49,9 @@ export interface CompiledCelExpression {
 class IPNamespace {}
 
 function buildBaseEnvironment(): Environment {
-  const env = new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: true });
+  // Literals' homogeneity is checked after type-checking, as upstream's validator does (checkLiterals), so that
+  // format()'s arguments may mix types.
+  const env = new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false });
   registerStringsLibrary(env);
   registerListsLibrary(env);
   registerRegexLibrary(env);
@@ -133,6 +135,95 @@ export function rewriteMatches(node: unknown): void {
   });
 }
 
+interface CheckedType {
+  readonly name: string;
+  isEmpty?(): boolean;
+}
+
+interface CheckedNode extends AstNode {
+  readonly checkedType?: CheckedType;
+  readonly start?: number;
+}
+
+/** A compile error at a node, as the environment's own checks raise them (see compileErrorFrom). */
+function nodeError(summary: string, node: CheckedNode): Error {
+  const at = node.start ?? 0;
+  return Object.assign(new Error(summary), { summary, range: { start: at, end: at } });
+}
+
+/** Calls visit on every node with whether it stands inside a format() call (at any depth). */
+function visitInFormat(node: unknown, inFormat: boolean, visit: (ast: CheckedNode, inFormat: boolean) => void): void {
+  if (node === null || typeof node !== 'object') return;
+  if (Array.isArray(node)) {
+    for (const n of node) visitInFormat(n, inFormat, visit);
+    return;
+  }
+  const ast = node as CheckedNode;
+  if (typeof ast.op !== 'string') return;
+  const args = ast.args;
+  const within = inFormat || ((ast.op === 'rcall' || ast.op === 'call') && Array.isArray(args) && args[0] === 'format');
+  visit(ast, within);
+  if (args && typeof args === 'object') visitInFormat(args, within, visit);
+}
+
+/** The next element type of a homogeneous literal, or undefined when it differs (an empty list fits any). */
+function joined(previous: CheckedType | undefined, next: CheckedType | undefined): CheckedType | undefined {
+  if (!previous || !next || previous.isEmpty?.()) return next ?? previous;
+  if (next.isEmpty?.() || next.name === previous.name) return previous;
+  return undefined;
+}
+
+/** cel-go's check of literals with upstream's validators (ValidateHomogeneousAggregateLiterals, duration and timestamp). */
+function checkLiterals(root: unknown): void {
+  visitInFormat(root, false, (ast, inFormat) => {
+    if (ast.op === 'list' && !inFormat && Array.isArray(ast.args)) {
+      let type: CheckedType | undefined;
+      for (const el of ast.args as CheckedNode[]) {
+        const next = joined(type, el.checkedType);
+        if (!next) throw typeMismatch(type, el);
+        type = next;
+      }
+    } else if (ast.op === 'map' && !inFormat && Array.isArray(ast.args)) {
+      let keyType: CheckedType | undefined;
+      let valueType: CheckedType | undefined;
+      for (const [key, value] of ast.args as [CheckedNode, CheckedNode][]) {
+        const k = joined(keyType, key.checkedType);
+        if (!k) throw typeMismatch(keyType, key);
+        const v = joined(valueType, value.checkedType);
+        if (!v) throw typeMismatch(valueType, value);
+        [keyType, valueType] = [k, v];
+      }
+    } else if (ast.op === 'call' && Array.isArray(ast.args)) {
+      const [name, params] = ast.args as [unknown, CheckedNode[] | undefined];
+      const literal = params?.length === 1 ? params[0] : undefined;
+      if (
+        (name === 'duration' || name === 'timestamp') &&
+        literal?.op === 'value' &&
+        typeof literal.args === 'string'
+      ) {
+        if (!literalConverts(name, literal.args)) throw nodeError(`invalid ${name} argument`, literal);
+      }
+    }
+  });
+}
+
+function typeMismatch(expected: CheckedType | undefined, el: CheckedNode): Error {
+  return nodeError(`expected type '${expected?.name}' but found '${el.checkedType?.name}'`, el);
+}
+
+let literalEnv: Environment | undefined;
+
+/** Whether duration(text) or timestamp(text) evaluates (cel-go's validators evaluate the call once at compile time). */
+function literalConverts(fn: 'duration' | 'timestamp', text: string): boolean {
+  literalEnv ??= baseEnvironment().clone().registerVariable('text', 'string');
+  try {
+    literalEnv.evaluate(`${fn}(text)`, { text });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Compiles an expression against declared variables. Throws CelCompileError, whose `compilationFailed` is
  * upstream's `compilation failed: ERROR: <input>:1:5: …` text.
@@ -150,6 +241,7 @@ export function compileCel(
     rewriteMatches(program.ast);
     const checked = program.check();
     if (!checked.valid) throw checked.error;
+    checkLiterals(program.ast);
     outputType = checked.type ?? 'dyn';
   } catch (err) {
     throw compileErrorFrom(expression, err);

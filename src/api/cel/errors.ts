@@ -5,11 +5,37 @@
  * in upstream's words where they differ (`no such key: x`).
  */
 
+interface LibraryNode {
+  op?: unknown;
+  args?: unknown;
+  start?: number;
+  end?: number;
+  checkedType?: { name: string };
+}
+
 interface LibraryError {
   name?: string;
   summary?: string;
   message?: string;
   range?: { start: number; end: number };
+  /** The node the error is about (the library's CelError carries it). */
+  node?: LibraryNode;
+}
+
+/**
+ * Type names as cel-go's FormatCELType writes them: `list(string)`, `map(string, int)`, `optional_type(int)` where
+ * the library writes `list<string>`, `map<string, int>`, `optional<int>`.
+ */
+export function upstreamTypeNames(text: string): string {
+  const generic = /\b(list|map|optional)<([^<>]*)>/g;
+  let out = text;
+  for (let before = ''; before !== out; ) {
+    before = out;
+    out = out.replace(generic, (_m, name: string, params: string) =>
+      name === 'optional' ? `optional_type(${params})` : `${name}(${params})`,
+    );
+  }
+  return out;
 }
 
 const OPERATOR_NAMES: Record<string, string> = {
@@ -38,7 +64,14 @@ function publicNames(text: string): string {
 
 /** The library's summary of a type-check or parse error in cel-go's words. */
 export function upstreamCompileMessage(err: LibraryError): string {
+  return upstreamTypeNames(compileMessage(err));
+}
+
+function compileMessage(err: LibraryError): string {
   const summary = publicNames(err.summary ?? err.message ?? String(err));
+  const index = /^List index must be int, got '(.+)'$/.exec(summary);
+  const list = (err.node?.args as LibraryNode[] | undefined)?.[0]?.checkedType?.name;
+  if (index && list) return `found no matching overload for '_[_]' applied to '(${list}, ${index[1]})'`;
   let m = /^Unknown variable: (.+)$/.exec(summary);
   if (m) return `undeclared reference to '${m[1]}' (in container '')`;
   m = /^No such key: (.+)$/.exec(summary);
@@ -96,6 +129,10 @@ export function upstreamEvaluationMessage(err: unknown): string {
   if (err instanceof CelEvaluationError) return err.message;
   const e = err as LibraryError;
   const summary = publicNames(e?.summary ?? e?.message ?? String(err));
+  // cel-go's list Get: the index and the list's size, quoted.
+  const index = /^No such key: index out of bounds, index (-?\d+) (?:< 0|>= size (\d+))$/.exec(summary);
+  const size = index?.[2] ?? listSize(e?.node);
+  if (index && size !== undefined) return `index '${index[1]}' out of range in list size '${size}'`;
   const m = /^No such key: (.+)$/.exec(summary);
   if (m) return `no such key: ${m[1]}`;
   return summary;
@@ -108,8 +145,37 @@ export function compileErrorFrom(expression: string, err: unknown): CelCompileEr
   // cel-go places a field selection at its dot, and a binary operator's call at the operator.
   if (message.startsWith('undefined field') && expression[position - 1] === '.') position--;
   const operator = /^found no matching overload for '_(\S+)_' applied to '\(/.exec(message)?.[1];
-  if (operator && e?.range) position = operatorPosition(expression, e.range.start, e.range.end, operator) ?? position;
+  if (message.startsWith("found no matching overload for '_[_]'"))
+    position = indexPosition(expression, e?.node) ?? position;
+  else if (operator && e?.range) {
+    position = operatorPosition(expression, e.range.start, e.range.end, operator) ?? position;
+  } else if (message.startsWith('found no matching overload for '))
+    position = callPosition(expression, e?.node) ?? position;
   return new CelCompileError(expression, formatCompileIssue(expression, position, message));
+}
+
+/** cel-go places a function call at its opening parenthesis: after the name, or after a receiver's `.name`. */
+function callPosition(expression: string, node: LibraryNode | undefined): number | undefined {
+  if (node?.op !== 'call' && node?.op !== 'rcall') return undefined;
+  const receiver = node.op === 'rcall' ? (node.args as LibraryNode[] | undefined)?.[1] : undefined;
+  const from = node.op === 'rcall' ? receiver?.end : node.start;
+  if (from === undefined) return undefined;
+  const at = expression.indexOf('(', from);
+  return at < 0 ? undefined : at;
+}
+
+/** An index `a[i]` is placed at its bracket: the last `[` before the index expression. */
+function indexPosition(expression: string, node: LibraryNode | undefined): number | undefined {
+  const index = (node?.args as LibraryNode[] | undefined)?.[1]?.start;
+  if (index === undefined) return undefined;
+  const at = expression.lastIndexOf('[', index);
+  return at < 0 ? undefined : at;
+}
+
+/** The size of the list an index node reads, when its receiver is a literal list. */
+function listSize(node: LibraryNode | undefined): string | undefined {
+  const list = (node?.args as LibraryNode[] | undefined)?.[0];
+  return list?.op === 'list' && Array.isArray(list.args) ? String(list.args.length) : undefined;
 }
 
 /**
