@@ -54,6 +54,11 @@ export interface Strategy {
   prepareForUpdate?(obj: KubeObject, old: KubeObject): void;
   validate?(obj: KubeObject): FieldError[];
   validateUpdate?(obj: KubeObject, old: KubeObject): FieldError[];
+  /**
+   * Runs on a created object once it has passed validation and admission, just before it is stored: what upstream's
+   * defaulting adds only when the stored object is decoded again (so it is neither validated nor admitted).
+   */
+  defaultOnRead?(obj: KubeObject): void;
   /** Fields a field selector may use besides metadata.name and metadata.namespace, with how to read each. */
   selectableFields?: Record<string, (obj: KubeObject) => string>;
   /** Older names a field selector may still use for a selectable field (upstream's field label conversion). */

@@ -325,6 +325,7 @@ export class GenericStore {
       const name = meta.name as string;
       const validating = this.validatingAdmission('CREATE', typed, undefined, namespace, name, opts);
       if (validating) await validating;
+      this.def.strategy.defaultOnRead?.(typed);
       // Storage refuses a create that names a revision, as upstream's etcd3 store does (an error that is not a
       // Status: 500 with no reason); "0" and what does not parse as a revision pass, as there.
       if (!opts.dryRun && Number(requestedRV) > 0 && /^\d+$/.test(requestedRV ?? '')) {

@@ -60,6 +60,16 @@ describe('apps/v1 StatefulSets', () => {
     ]);
   });
 
+  it('refuses a new StatefulSet whose serviceName is not a DNS-1123 label, and tolerates an old one on update', () => {
+    const bad = sts({ serviceName: 'A.b' });
+    assert.deepEqual(create(bad), [
+      `spec.serviceName: Invalid value: "A.b": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`,
+    ]);
+    const next = structuredClone(bad);
+    (next.spec as Record<string, unknown>).replicas = 3;
+    assert.deepEqual(strategy.validateUpdate?.(next, bad) ?? [], []);
+  });
+
   it('forbids changing spec fields other than the mutable ones', () => {
     const old = sts();
     create(old);

@@ -15,6 +15,7 @@ import {
 } from '../../../api/field-errors.js';
 import { validateLabels } from '../../../api/validation/labels.js';
 import { nameIsDNSLabel } from '../../../api/validation/name-validators.js';
+import { isDNS1123Label } from '../../../api/validation/names.js';
 import { validateAnnotations } from '../../../api/validation/object-meta.js';
 import { age } from '../../printers/duration.js';
 import { ageColumn, nameColumn } from '../../printers/table.js';
@@ -122,8 +123,11 @@ function validateUpdateStrategy(strategy: Rec, at: FieldPath): FieldError[] {
   return [invalid(at, shown, "must be 'RollingUpdate' or 'OnDelete'")];
 }
 
-/** ValidateStatefulSetSpec (the pod spec itself is not validated for StatefulSets upstream either). */
-export function validateStatefulSetSpec(spec: Rec, at: FieldPath): FieldError[] {
+/**
+ * ValidateStatefulSetSpec (the pod spec itself is not validated for StatefulSets upstream either). A new StatefulSet's
+ * serviceName must be a DNS-1123 label (v1.33: such a name could never make pods); an update tolerates an old one.
+ */
+export function validateStatefulSetSpec(spec: Rec, at: FieldPath, allowInvalidServiceName = false): FieldError[] {
   const errs: FieldError[] = [];
   const policy = str(spec.podManagementPolicy);
   if (policy === '') errs.push(required(at.child('podManagementPolicy')));
@@ -143,6 +147,10 @@ export function validateStatefulSetSpec(spec: Rec, at: FieldPath): FieldError[] 
   errs.push(...nonNegative(spec.replicas ?? 0, at.child('replicas')));
   errs.push(...nonNegative(spec.minReadySeconds ?? 0, at.child('minReadySeconds')));
   if (!unset(spec.ordinals)) errs.push(...nonNegative(rec(spec.ordinals).start ?? 0, at.child('ordinals.start')));
+  const serviceName = str(spec.serviceName);
+  if (!allowInvalidServiceName && serviceName !== '') {
+    for (const msg of isDNS1123Label(serviceName)) errs.push(invalid(at.child('serviceName'), serviceName, msg));
+  }
   const selector = validateRequiredSelector(spec.selector, at.child('selector'), 'statefulset');
   errs.push(...selector.errs);
   const templatePath = at.child('template');
@@ -223,7 +231,7 @@ export const statefulsets: Builtin = withStatusValidation(
       },
       validate: (obj) => validateStatefulSetSpec(rec(obj.spec), path('spec')),
       validateUpdate: (obj, old) => [
-        ...validateStatefulSetSpec(rec(obj.spec), path('spec')),
+        ...validateStatefulSetSpec(rec(obj.spec), path('spec'), true),
         ...immutableSpecRest(rec(obj.spec), rec(old.spec)),
       ],
     },

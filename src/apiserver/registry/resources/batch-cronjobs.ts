@@ -10,17 +10,17 @@ import { age } from '../../printers/duration.js';
 import { ageColumn, nameColumn } from '../../printers/table.js';
 import type { KubeObject } from '../object.js';
 import { embeddedObjectMeta } from './apps-pod-template-defaults.js';
-import { defaultJobSpecTemplate, validateJobSpec } from './batch-job-spec.js';
+import { defaultJobSpecTemplate, jobSpecWarnings, validateJobSpec } from './batch-job-spec.js';
 import { type Builtin, builtin } from './common.js';
 import { column, printBoolPointer, TEMPLATE_WIDE_COLUMNS, templateWideCells } from './groups-columns.js';
 import { child, defaultString, defaultValue, list, type Rec, rec, str, unset } from './groups-fields.js';
 import { goLabelSelector } from './groups-go-format.js';
 import { withStatusValidation } from './groups-status.js';
 import { nonNegative } from './groups-validation.js';
-import { nameWarnings, templateWarnings } from './pod-warnings.js';
+import { nameWarnings } from './pod-warnings.js';
 
 const cronJobTemplateWarnings = (obj: KubeObject) =>
-  templateWarnings(rec(rec(rec(obj.spec).jobTemplate).spec).template, path('spec', 'jobTemplate', 'spec', 'template'));
+  jobSpecWarnings(rec(rec(obj.spec).jobTemplate).spec, path('spec', 'jobTemplate', 'spec'));
 
 export function defaultCronJob(obj: KubeObject): void {
   const spec = child(obj, 'spec');

@@ -19,8 +19,9 @@ import { GoValue, goQuote } from '../../../api/validation/go-format.js';
 import { isQualifiedName } from '../../../api/validation/names.js';
 import { defaultPodTemplate } from './apps-pod-template-defaults.js';
 import { validatePodTemplateSpec } from './core-pod-validation.js';
-import { defaultString, defaultValue, list, type Rec, rec, records, str, unset } from './groups-fields.js';
+import { defaultString, defaultValue, list, num, type Rec, rec, records, str, unset } from './groups-fields.js';
 import { domainPrefixedPathErrors, nonNegative } from './groups-validation.js';
+import { templateWarnings } from './pod-warnings.js';
 
 const MAX_INT32 = 2147483647;
 /** Upstream's limits of a JobSpec. */
@@ -359,4 +360,19 @@ export function validateJobSpec(spec: Rec, at: FieldPath): FieldError[] {
   errs.push(...validatePodTemplateSpec(spec.template, at.child('template')));
   errs.push(...validateRestartPolicy(spec, at));
   return errs;
+}
+
+/**
+ * WarningsForJobSpec: an Indexed Job past upstream's soft limits (more than 10^5 completions and 10^4 parallelism),
+ * whose failed indexes may not all be tracked, then the pod template's warnings.
+ */
+export function jobSpecWarnings(spec: unknown, at: FieldPath): string[] {
+  const s = rec(spec);
+  const warnings: string[] = [];
+  if (s.completionMode === 'Indexed' && num(s.completions) > 100_000 && num(s.parallelism) > 10_000) {
+    warnings.push(
+      `${at}: In Indexed Jobs with a number of completions higher than 10^5 and a parallelism higher than 10^4, Kubernetes might not be able to track completedIndexes when a big number of indexes fail`,
+    );
+  }
+  return [...warnings, ...templateWarnings(s.template, at.child('template'))];
 }

@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from '../../../testing/assert.js';
 import type { KubeObject } from '../object.js';
+import { cronjobs } from './batch-cronjobs.js';
 import { jobs } from './batch-jobs.js';
 
 const strategy = jobs.def.strategy;
@@ -16,7 +17,9 @@ function job(spec: Record<string, unknown> = {}, meta: Record<string, unknown> =
 function create(obj: KubeObject): string[] {
   strategy.default?.(obj);
   strategy.prepareForCreate?.(obj);
-  return (strategy.validate?.(obj) ?? []).map((e) => e.message);
+  const errors = (strategy.validate?.(obj) ?? []).map((e) => e.message);
+  strategy.defaultOnRead?.(obj);
+  return errors;
 }
 
 describe('batch/v1 Jobs', () => {
@@ -84,6 +87,43 @@ describe('batch/v1 Jobs', () => {
     );
     create(both);
     assert.deepEqual(both.metadata.labels, { app: 'pi' });
+  });
+
+  it("validates a long name in the generated pod labels, and in the Job's own only when they share the template's", () => {
+    const name = 'a'.repeat(64);
+    const tooLong = (field: string) => `${field}: Invalid value: "${name}": must be no more than 63 characters`;
+    // As `kubectl create job` sends it: no template labels, so the Job's labels are copied only after validation.
+    const plain = create(job({}, { name }));
+    assert.ok(plain.includes(tooLong('spec.template.labels')), plain.join('\n'));
+    assert.ok(!plain.some((m) => m.startsWith('metadata.labels')), plain.join('\n'));
+    const labelled = create(
+      job(
+        {
+          template: {
+            metadata: { labels: { app: 'pi' } },
+            spec: { restartPolicy: 'Never', containers: [{ name: 'pi', image: 'perl' }] },
+          },
+        },
+        { name },
+      ),
+    );
+    assert.ok(labelled.includes(tooLong('metadata.labels')), labelled.join('\n'));
+  });
+
+  it('warns of an Indexed Job past the soft limits of completions and parallelism, as upstream', () => {
+    const message =
+      'In Indexed Jobs with a number of completions higher than 10^5 and a parallelism higher than 10^4, Kubernetes might not be able to track completedIndexes when a big number of indexes fail';
+    const big = job({ completionMode: 'Indexed', completions: 100_001, parallelism: 10_001 });
+    create(big);
+    assert.deepEqual(strategy.warningsOnCreate?.(big), [`spec: ${message}`]);
+    const within = job({ completionMode: 'Indexed', completions: 100_000, parallelism: 10_001 });
+    create(within);
+    assert.deepEqual(strategy.warningsOnCreate?.(within), []);
+    const cronjob = {
+      metadata: { name: 'c', namespace: 'default' },
+      spec: { schedule: '* * * * *', jobTemplate: { spec: structuredClone(big.spec) } },
+    } as KubeObject;
+    assert.deepEqual(cronjobs.def.strategy.warningsOnCreate?.(cronjob), [`spec.jobTemplate.spec: ${message}`]);
   });
 
   it('keeps the user labels of a labelled Job and of a manual selector', () => {

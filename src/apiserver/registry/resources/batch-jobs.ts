@@ -11,7 +11,7 @@ import { age, humanDuration } from '../../printers/duration.js';
 import { ageColumn, nameColumn } from '../../printers/table.js';
 import { isObject, jsonEqual, type KubeObject } from '../object.js';
 import { selectorMatchesTemplate } from './apps-workload-validation.js';
-import { defaultJobSpec, validateJobSpec } from './batch-job-spec.js';
+import { defaultJobSpec, jobSpecWarnings, validateJobSpec } from './batch-job-spec.js';
 import { validateJobStatusUpdate } from './batch-job-status.js';
 import { type Builtin, builtin } from './common.js';
 import { column, int, TEMPLATE_WIDE_COLUMNS, templateWideCells } from './groups-columns.js';
@@ -19,7 +19,7 @@ import { child, num, type Rec, rec, records, str, stringMap, unset } from './gro
 import { goLabelSelector, goStringMap } from './groups-go-format.js';
 import { withStatusValidation } from './groups-status.js';
 import { immutable, parseSelector } from './groups-validation.js';
-import { nameWarnings, specTemplateWarnings } from './pod-warnings.js';
+import { nameWarnings } from './pod-warnings.js';
 
 export const JOB_NAME_LABEL = 'batch.kubernetes.io/job-name';
 export const CONTROLLER_UID_LABEL = 'batch.kubernetes.io/controller-uid';
@@ -30,7 +30,7 @@ export const LEGACY_CONTROLLER_UID_LABEL = 'controller-uid';
  * A Job without labels takes its template's labels. Upstream's SetDefaults_Job assigns the very map, so when the
  * decoded Job's template has labels, the pod labels generated on create land in the Job's labels too (`share`);
  * upstream also defaults again when it reads the stored Job back, so a Job created without any labels shows the
- * generated ones as well (a copy taken after they are generated).
+ * generated ones as well (a copy taken after they are generated, once the Job has been validated and admitted).
  */
 function defaultJobLabels(obj: KubeObject, share: boolean): void {
   const templateLabels = rec(rec(rec(obj.spec).template).metadata).labels;
@@ -199,16 +199,19 @@ export const jobs: Builtin = withStatusValidation(
     resource: 'jobs',
     hasStatus: true,
     strategy: {
-      warningsOnCreate: (obj) => [...nameWarnings(obj.metadata.name), ...specTemplateWarnings(obj)],
+      warningsOnCreate: (obj) => [...nameWarnings(obj.metadata.name), ...jobSpecWarnings(obj.spec, path('spec'))],
       warningsOnUpdate: (obj, old) =>
-        (obj.metadata.generation ?? 0) !== (old.metadata.generation ?? 0) ? specTemplateWarnings(obj) : [],
+        (obj.metadata.generation ?? 0) !== (old.metadata.generation ?? 0)
+          ? jobSpecWarnings(obj.spec, path('spec'))
+          : [],
       orphanDependentsByDefault: true,
       default: defaultJob,
       prepareForCreate(obj) {
         if (rec(obj.spec).manualSelector !== true) generateSelector(obj);
-        defaultJobLabels(obj, false);
         obj.status = {};
       },
+      // Validated without them (a 64-character name is refused for the template's labels only, as upstream).
+      defaultOnRead: (obj) => defaultJobLabels(obj, false),
       validate: (obj) => validateJob(obj),
       validateUpdate(obj, old) {
         const oldLabels = stringMap(rec(rec(rec(old.spec).template).metadata).labels) ?? {};
