@@ -70,6 +70,33 @@ describe('apps/v1 StatefulSets', () => {
     assert.deepEqual(strategy.validateUpdate?.(next, bad) ?? [], []);
   });
 
+  it("warns of fractional storage in claim templates and a negative revisionHistoryLimit, in upstream's words", () => {
+    const obj = sts({
+      revisionHistoryLimit: -1,
+      volumeClaimTemplates: [
+        { metadata: { name: 'ok' }, spec: { resources: { requests: { storage: '1Gi' } } } },
+        {
+          metadata: { name: 'data' },
+          spec: { resources: { requests: { storage: '1500m' }, limits: { storage: '2.5' } } },
+        },
+      ],
+    });
+    assert.deepEqual(create(obj), []);
+    const negative =
+      'spec.revisionHistoryLimit: a negative value retains all historical revisions; a value >= 0 is recommended';
+    assert.deepEqual(strategy.warningsOnCreate?.(obj), [
+      'spec.volumeClaimTemplates[1].resources.requests[storage]: fractional byte value "1500m" is invalid, must be an integer',
+      'spec.volumeClaimTemplates[1].resources.limits[storage]: fractional byte value "2500m" is invalid, must be an integer',
+      negative,
+    ]);
+    // On update (whatever changed) upstream names the claim template's spec "Spec".
+    assert.deepEqual(strategy.warningsOnUpdate?.(obj, structuredClone(obj)), [
+      'spec.volumeClaimTemplates[1].Spec.resources.requests[storage]: fractional byte value "1500m" is invalid, must be an integer',
+      'spec.volumeClaimTemplates[1].Spec.resources.limits[storage]: fractional byte value "2500m" is invalid, must be an integer',
+      negative,
+    ]);
+  });
+
   it('forbids changing spec fields other than the mutable ones', () => {
     const old = sts();
     create(old);

@@ -19,7 +19,7 @@ import { isDNS1123Label } from '../../../api/validation/names.js';
 import { validateAnnotations } from '../../../api/validation/object-meta.js';
 import { age } from '../../printers/duration.js';
 import { ageColumn, nameColumn } from '../../printers/table.js';
-import { isObject, jsonEqual } from '../object.js';
+import { isObject, jsonEqual, type KubeObject } from '../object.js';
 import { defaultPodTemplate, embeddedObjectMeta } from './apps-pod-template-defaults.js';
 import { validateAppsStatusCounts } from './apps-status-validation.js';
 import { alwaysRunningTemplate, selectorMatchesTemplate } from './apps-workload-validation.js';
@@ -36,7 +36,7 @@ import {
   validatePositiveIntOrPercent,
   validateRequiredSelector,
 } from './groups-validation.js';
-import { specTemplateWarnings } from './pod-warnings.js';
+import { claimSpecWarnings, specTemplateWarnings } from './pod-warnings.js';
 
 /**
  * A claim template as upstream's apps/v1 conversion writes it out: whatever type it was given is dropped on the way
@@ -121,6 +121,24 @@ function validateUpdateStrategy(strategy: Rec, at: FieldPath): FieldError[] {
     ['RollingUpdate', goPointer('apps.RollingUpdateStatefulSetStrategy', strategy.rollingUpdate)],
   ]);
   return [invalid(at, shown, "must be 'RollingUpdate' or 'OnDelete'")];
+}
+
+/**
+ * The claim templates' storage warnings and a negative revisionHistoryLimit's, as upstream's strategy gives them
+ * (its update path names each claim template's spec `Spec`, as upstream's does).
+ */
+function statefulSetWarnings(obj: KubeObject, update: boolean): string[] {
+  const spec = rec(obj.spec);
+  const out = records(spec.volumeClaimTemplates).flatMap((claim, i) => {
+    const at = path('spec', 'volumeClaimTemplates').index(i);
+    return claimSpecWarnings(update ? at.child('Spec') : at, claim.spec);
+  });
+  if (typeof spec.revisionHistoryLimit === 'number' && spec.revisionHistoryLimit < 0) {
+    out.push(
+      'spec.revisionHistoryLimit: a negative value retains all historical revisions; a value >= 0 is recommended',
+    );
+  }
+  return out;
 }
 
 /**
@@ -218,9 +236,11 @@ export const statefulsets: Builtin = withStatusValidation(
     hasStatus: true,
     hasScale: true,
     strategy: {
-      warningsOnCreate: (obj) => specTemplateWarnings(obj),
-      warningsOnUpdate: (obj, old) =>
-        (obj.metadata.generation ?? 0) !== (old.metadata.generation ?? 0) ? specTemplateWarnings(obj) : [],
+      warningsOnCreate: (obj) => [...specTemplateWarnings(obj), ...statefulSetWarnings(obj, false)],
+      warningsOnUpdate: (obj, old) => [
+        ...((obj.metadata.generation ?? 0) !== (old.metadata.generation ?? 0) ? specTemplateWarnings(obj) : []),
+        ...statefulSetWarnings(obj, true),
+      ],
       default: defaultStatefulSet,
       prepareForCreate(obj) {
         obj.status = { replicas: 0 };

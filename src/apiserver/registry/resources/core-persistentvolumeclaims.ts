@@ -31,6 +31,7 @@ import {
   volumeModeCell,
 } from './core-volume-claims.js';
 import { column } from './groups-columns.js';
+import { claimWarnings } from './pod-warnings.js';
 
 export function defaultPersistentVolumeClaim(pvc: KubeObject): void {
   const spec = child(pvc, 'spec');
@@ -173,6 +174,8 @@ export function persistentvolumeclaims(): Builtin {
       tracksGeneration: false,
       returnDeletedObject: true,
       default: defaultPersistentVolumeClaim,
+      warningsOnCreate: claimWarnings,
+      warningsOnUpdate: claimWarnings,
       prepareForCreate(pvc) {
         pvc.status = { phase: 'Pending' };
       },

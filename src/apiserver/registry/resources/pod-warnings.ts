@@ -7,6 +7,7 @@
 import { type FieldPath, path } from '../../../api/field-errors.js';
 import { parseQuantity } from '../../../api/quantity.js';
 import { isDNS1123Label } from '../../../api/validation/names.js';
+import type { KubeObject } from '../object.js';
 import { type Rec, rec, recs, str } from './core-json.js';
 
 const DEPRECATED_NODE_LABELS: Readonly<Record<string, string>> = {
@@ -210,6 +211,34 @@ export function podSpecWarnings(base: FieldPath | null, specValue: unknown, meta
 }
 
 /** The name warning of objects whose name goes into pod names and hostnames (`Pod's hostname` for a pod). */
+/**
+ * GetWarningsForPersistentVolumeClaimSpec: a storage request or limit that is not a whole number of bytes. at is the
+ * claim spec's path, or a claim template's (whose warnings upstream writes without `.spec`).
+ */
+export function claimSpecWarnings(at: FieldPath, spec: unknown): string[] {
+  const resources = rec(rec(spec).resources);
+  const out: string[] = [];
+  for (const kind of ['requests', 'limits']) {
+    const value = fractionalBytes(rec(resources[kind]).storage);
+    if (value)
+      out.push(
+        `${at.child('resources', kind).key('storage')}: fractional byte value "${value}" is invalid, must be an integer`,
+      );
+  }
+  return out;
+}
+
+/** GetWarningsForPersistentVolumeClaim: the beta storage-class annotation, then the spec's warnings. */
+export function claimWarnings(pvc: KubeObject): string[] {
+  const out: string[] = [];
+  if (pvc.metadata.annotations && Object.hasOwn(pvc.metadata.annotations, 'volume.beta.kubernetes.io/storage-class')) {
+    out.push(
+      `${path('metadata', 'annotations').key('volume.beta.kubernetes.io/storage-class')}: deprecated since v1.8; use "storageClassName" attribute instead`,
+    );
+  }
+  return [...out, ...claimSpecWarnings(path('spec'), pvc.spec)];
+}
+
 export function nameWarnings(name: unknown, usedIn = 'Pod names and hostnames'): string[] {
   const msgs = isDNS1123Label(str(name));
   return msgs.length > 0
