@@ -15,6 +15,11 @@ export const BOOTSTRAP_TOKEN_NAMESPACE = 'kube-system';
 /** A Secret as any layer holds it: a plain object whose `data` values are base64. */
 type SecretLike = object;
 
+/** Whether a Secret is a bootstrap token's: its type, in kube-system (what the token controllers look at). */
+export function isBootstrapTokenSecret(secret: { type?: unknown; metadata: { namespace?: string } }): boolean {
+  return secret.type === BOOTSTRAP_TOKEN_SECRET_TYPE && secret.metadata.namespace === BOOTSTRAP_TOKEN_NAMESPACE;
+}
+
 /** A value of the Secret's data, decoded ('' when absent), as upstream's GetData. */
 export function bootstrapSecretData(secret: SecretLike, key: string): string {
   const data = (secret as { data?: unknown }).data;

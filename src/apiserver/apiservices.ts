@@ -151,23 +151,21 @@ export class APIServiceRegistration {
     for (const w of this.watches) w.stop();
   }
 
-  /** The start-up APIServices seen Available so far: once seen, one stays counted (as upstream's check keeps it). */
-  private readonly seenAvailable = new Set<string>();
+  /** The start-up APIServices not seen Available yet, by name; once seen, one stays counted (as upstream's check). */
+  private notSeenAvailable: string[] | undefined;
 
   /** The start-up APIServices not seen Available yet (upstream's autoregister-completion check). */
   missing(): string[] {
     const store = this.apiServices;
     if (!store) return [];
-    return startupAPIServices()
+    this.notSeenAvailable ??= startupAPIServices()
       .map((svc) => svc.metadata.name ?? '')
-      .filter((name) => {
-        if (this.seenAvailable.has(name)) return false;
-        const current = store.cacher.getSharedNow(`${store.def.storagePrefix}/${name}`);
-        if (!current || !isAvailable(current)) return true;
-        this.seenAvailable.add(name);
-        return false;
-      })
       .sort();
+    this.notSeenAvailable = this.notSeenAvailable.filter((name) => {
+      const current = store.cacher.getSharedNow(`${store.def.storagePrefix}/${name}`);
+      return !current || !isAvailable(current);
+    });
+    return this.notSeenAvailable;
   }
 
   /** Creates svc, or sets its spec back to what is registered when it is registered the same way. */

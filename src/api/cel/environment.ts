@@ -101,15 +101,7 @@ export interface AstNode {
 
 /** Calls visit on every node of a parsed expression, parents before their arguments. */
 export function visitAst(node: unknown, visit: (ast: AstNode) => void): void {
-  if (node === null || typeof node !== 'object') return;
-  if (Array.isArray(node)) {
-    for (const n of node) visitAst(n, visit);
-    return;
-  }
-  const ast = node as AstNode;
-  if (typeof ast.op !== 'string') return;
-  visit(ast);
-  if (ast.args && typeof ast.args === 'object') visitAst(ast.args, visit);
+  visitInFormat(node, false, (ast) => visit(ast));
 }
 
 /**
@@ -151,7 +143,7 @@ function nodeError(summary: string, node: CheckedNode): Error {
   return Object.assign(new Error(summary), { summary, range: { start: at, end: at } });
 }
 
-/** Calls visit on every node with whether it stands inside a format() call (at any depth). */
+/** Calls visit on every node, parents first, with whether it stands inside a format() call (at any depth). */
 function visitInFormat(node: unknown, inFormat: boolean, visit: (ast: CheckedNode, inFormat: boolean) => void): void {
   if (node === null || typeof node !== 'object') return;
   if (Array.isArray(node)) {

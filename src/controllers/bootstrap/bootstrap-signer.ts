@@ -7,11 +7,11 @@
  */
 import {
   BOOTSTRAP_TOKEN_NAMESPACE,
-  BOOTSTRAP_TOKEN_SECRET_TYPE,
   CLUSTER_INFO_KUBECONFIG_KEY,
   CLUSTER_INFO_NAME,
   CLUSTER_INFO_NAMESPACE,
   detachedSignature,
+  isBootstrapTokenSecret,
   JWS_SIGNATURE_KEY_PREFIX,
   signingToken,
 } from '../../api/bootstrap-token.js';
@@ -47,14 +47,12 @@ export class BootstrapSigner implements Controller {
       onAdd: (cm) => clusterInfo(cm) && poke(),
       onUpdate: (_old, cm) => clusterInfo(cm) && poke(),
     });
-    const token = (s: KubeObject) =>
-      s.type === BOOTSTRAP_TOKEN_SECRET_TYPE && s.metadata.namespace === BOOTSTRAP_TOKEN_NAMESPACE;
     this.secretInformer.addEventHandler({
-      onAdd: (s) => token(s) && poke(),
-      onUpdate: (_old, s) => token(s) && poke(),
+      onAdd: (s) => isBootstrapTokenSecret(s) && poke(),
+      onUpdate: (_old, s) => isBootstrapTokenSecret(s) && poke(),
       onDelete: (s) => {
         // A tombstone's object may be unknown: look again in any case.
-        if (!('metadata' in s) || token(s as KubeObject)) poke();
+        if (!('metadata' in s) || isBootstrapTokenSecret(s as KubeObject)) poke();
       },
     });
   }
@@ -92,7 +90,7 @@ export class BootstrapSigner implements Controller {
     let changed = false;
     const now = this.ctx.clock.now();
     for (const secret of this.secrets.namespaced(BOOTSTRAP_TOKEN_NAMESPACE).list()) {
-      if (secret.type !== BOOTSTRAP_TOKEN_SECRET_TYPE) continue;
+      if (!isBootstrapTokenSecret(secret)) continue;
       const token = signingToken(secret, now);
       const key = token && `${JWS_SIGNATURE_KEY_PREFIX}${token.id}`;
       if (!token || !key || data[key] !== undefined) continue;

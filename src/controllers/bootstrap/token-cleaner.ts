@@ -4,11 +4,7 @@
  * their uid as a precondition; one that expires later is looked at again then. Off unless `--controllers` names it,
  * as upstream (`wheelhouse up` turns it on, as kubeadm does).
  */
-import {
-  BOOTSTRAP_TOKEN_NAMESPACE,
-  BOOTSTRAP_TOKEN_SECRET_TYPE,
-  bootstrapTokenTimeLeft,
-} from '../../api/bootstrap-token.js';
+import { bootstrapTokenTimeLeft, isBootstrapTokenSecret } from '../../api/bootstrap-token.js';
 import { Lister } from '../../client/cache/listers.js';
 import type { SharedIndexInformer } from '../../client/cache/shared-informer.js';
 import { metaNamespaceKeyFunc, splitMetaNamespaceKey } from '../../client/cache/store.js';
@@ -20,10 +16,6 @@ import { runWorkers } from '../worker.js';
 
 const SECRETS = { group: '', version: 'v1', resource: 'secrets' };
 
-function isBootstrapToken(secret: KubeObject): boolean {
-  return secret.type === BOOTSTRAP_TOKEN_SECRET_TYPE && secret.metadata.namespace === BOOTSTRAP_TOKEN_NAMESPACE;
-}
-
 export class TokenCleaner implements Controller {
   private readonly queue: RateLimitingQueue<string>;
   private readonly informer: SharedIndexInformer<KubeObject>;
@@ -34,7 +26,7 @@ export class TokenCleaner implements Controller {
     this.informer = ctx.informers.forGroupVersionResource(SECRETS);
     this.secrets = new Lister(this.informer.getIndexer());
     const enqueue = (secret: KubeObject) => {
-      if (isBootstrapToken(secret)) this.queue.add(metaNamespaceKeyFunc(secret));
+      if (isBootstrapTokenSecret(secret)) this.queue.add(metaNamespaceKeyFunc(secret));
     };
     this.informer.addEventHandler({ onAdd: enqueue, onUpdate: (_old, cur) => enqueue(cur) });
   }
@@ -61,7 +53,7 @@ export class TokenCleaner implements Controller {
       this.ctx.logger.v(3).info('Secret has been deleted', { secret: key });
       return;
     }
-    if (!isBootstrapToken(secret)) return;
+    if (!isBootstrapTokenSecret(secret)) return;
     const left = bootstrapTokenTimeLeft(secret, this.ctx.clock.now());
     if (left === undefined) return;
     if (left > 0) {
